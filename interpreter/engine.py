@@ -1,0 +1,1542 @@
+"""The tree-walking interpreter: runs a ruleset's match, rounds, turns and phases.
+
+The engine is a generator. It stops at every decision (who decides, what kind, the
+legal options, what that player can see) by yielding a :class:`Decision`, and resumes
+with the answer sent back. Bots, a person at the terminal, scripted tests and search
+all drive it through that one API (see :class:`Game`).
+
+Statements are generator methods (they may stop for a decision); expressions are plain
+functions (they never do). Each is one short method per node type.
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Optional
+
+import attrs
+
+from . import ast as A
+from .diagnostics import CglError, Diagnostic, did_you_mean, error
+from .names import BUILTIN_FUNCTIONS
+from .patterns import solve
+from .state import Event, Group, Match, Player, State, ZoneRef
+
+MAX_EVENT_DEPTH = 60      # nested events before a trigger chain counts as runaway
+MAX_LOOP = 10_000         # iterations of one `while` / `repeat`
+MAX_TURNS = 100_000       # turns in one round
+MAX_ROUNDS = 10_000
+
+
+# ---------------------------------------------------------------- control flow
+
+class _EndScope(Exception):
+    """`end turn|phase|round|game` unwinding to the matching level."""
+
+    def __init__(self, scope: str):
+        self.scope = scope
+
+
+class _GameOver(Exception):
+    """`win`/`lose` decided the game."""
+
+
+# ---------------------------------------------------------------- decisions
+
+@attrs.define
+class Decision:
+    """A point where a player must decide. Answer with :meth:`Game.answer`.
+
+    - kind "choose": pick `lo`..`hi` of `options` (an index, or a list of indices when
+      `hi` > 1); when `optional`, None declines.
+    - kind "may": answer True or False.
+    - kind "action": pick one of `options` (legal actions) by index.
+    """
+
+    player: int                  # 0-based seat
+    kind: str
+    prompt: str
+    options: list                # values (cards, players, texts, actions)
+    labels: list                 # how each option reads
+    lo: int = 1
+    hi: int = 1
+    optional: bool = False
+    tag: Optional[str] = None
+    secret: bool = False
+    span: Optional[A.Span] = None
+    _scores: Optional[Callable] = None
+    _view: Optional[Callable] = None
+
+    def scores(self) -> Optional[list]:
+        """The ruleset's `prefer` values for each option (bigger is better), if it gave any."""
+        return self._scores() if self._scores else None
+
+    def view(self) -> dict:
+        """What the deciding player can see."""
+        return self._view() if self._view else {}
+
+    def describe(self) -> str:
+        return f"P{self.player + 1} {self.kind}: {self.prompt}"
+
+
+@attrs.define
+class ActionChoice:
+    """One legal action instance offered by `act`."""
+
+    decl: A.Action
+    value: Any
+    label: str
+
+
+# ---------------------------------------------------------------- environments
+
+class Env:
+    """Local names: a chain of dicts (parameters, `let`, `choose`, loop variables)."""
+
+    __slots__ = ("vars", "parent")
+
+    def __init__(self, vars=None, parent=None):
+        self.vars = vars if vars is not None else {}
+        self.parent = parent
+
+    def lookup(self, name):
+        e = self
+        while e is not None:
+            if name in e.vars:
+                return True, e.vars[name]
+            e = e.parent
+        return False, None
+
+    def assign(self, name, value) -> bool:
+        e = self
+        while e is not None:
+            if name in e.vars:
+                e.vars[name] = value
+                return True
+            e = e.parent
+        return False
+
+    def child(self, vars=None):
+        return Env(vars if vars is not None else {}, self)
+
+
+# ---------------------------------------------------------------- the engine
+
+class Engine:
+    """Runs one game of a ruleset. Create through :class:`Game`."""
+
+    def __init__(self, rs, players: int, seed: int, check_invariants: bool = False):
+        self.rs = rs
+        self.n = players
+        self.seed = seed
+        self.check = check_invariants
+        self.players = [Player(i) for i in range(players)]
+        self.cards = rs.cards
+        self.opts = rs.option_values
+        self.card_var_names = set(rs.card_vars())
+        self.player_var_names = set(rs.player_vars())
+        self.static_cache: dict = {}
+        self.static_derives = _static_derives(rs)
+        self.secret_depth = 0
+        self.event_chain: list = []
+        self.forced_dice: list = []
+        self.forced_random: list = []
+        self.listeners: list = []
+        self._triggers_by_kind = _index_by_kind(rs.triggers)
+        self._reactions_by_kind = _index_by_kind(rs.reactions)
+        self.state = self._initial_state(seed)
+
+    # ------------------------------------------------------------ state
+    def _initial_state(self, seed) -> State:
+        rs = self.rs
+        zones = {}
+        for z in rs.zones.values():
+            if z.per_player:
+                for p in range(self.n):
+                    zones[f"{z.name}:{p}"] = []
+            else:
+                zones[z.name] = []
+        deck = rs.zone_with_role("deck") or next((z for z in rs.zones.values() if not z.per_player), None)
+        where = [None] * len(self.cards)
+        if deck is not None:
+            zones[deck.name] = list(range(len(self.cards)))
+            where = [deck.name] * len(self.cards)
+        st = State(zones=zones, where=where, card_vars=[{} for _ in self.cards],
+                   player_vars=[{} for _ in range(self.n)], globals={}, rng=random.Random(seed), players=self.n)
+        self.state = st
+        root = Env()
+        for name, v in rs.vars.items():
+            if v.scope == "global":
+                st.globals[name] = self.ev(v.init, root)
+        for name, v in rs.vars.items():
+            if v.scope == "player":
+                for p in range(self.n):
+                    st.player_vars[p][name] = _fresh(self.ev(v.init, root))
+            elif v.scope == "card":
+                init = self.ev(v.init, root)
+                for c in range(len(self.cards)):
+                    st.card_vars[c][name] = _fresh(init)
+        return st
+
+    def fail(self, node, message, code="E010", hint=None):
+        return CglError(Diagnostic(code, message, node.span if node is not None else None, hint=hint))
+
+    # ------------------------------------------------------------ logging
+    def log(self, kind: str, text: str, visible_to=None, **data):
+        entry = {"step": len(self.state.log), "type": kind, "text": text}
+        if visible_to is not None:
+            entry["to"] = sorted(visible_to)
+        entry.update(data)
+        self.state.log.append(entry)
+        for fn in self.listeners:
+            fn(entry)
+
+    def bump(self, key: str):
+        st = self.state.stats
+        st[key] = st.get(key, 0) + 1
+
+    # ------------------------------------------------------------ zones
+    def zone_ref(self, name, owner=None) -> ZoneRef:
+        return ZoneRef(name, owner)
+
+    def cards_of(self, value, node=None) -> list:
+        """Cards from a zone, a card or a list."""
+        if isinstance(value, ZoneRef):
+            return [self.cards[i] for i in self.state.zones[value.key]][::-1]  # top first
+        if value is None:
+            return []
+        if isinstance(value, list):
+            return value
+        if hasattr(value, "props"):
+            return [value]
+        raise self.fail(node, f"expected cards or a zone, got {_kind(value)}")
+
+    def as_list(self, value, node=None) -> list:
+        if isinstance(value, list):
+            return value
+        if isinstance(value, ZoneRef):
+            return self.cards_of(value)
+        if isinstance(value, (tuple, set)):
+            return list(value)
+        raise self.fail(node, f"expected a list or a zone, got {_kind(value)}")
+
+    def zone_of_card(self, card) -> ZoneRef:
+        key = self.state.where[card.id]
+        name, _, owner = key.partition(":")
+        return ZoneRef(name, int(owner) if owner else None)
+
+    def _place(self, card, dest: ZoneRef, position="top"):
+        st = self.state
+        old = st.where[card.id]
+        if old is not None:
+            st.zones[old].remove(card.id)
+        if position == "bottom":
+            st.zones[dest.key].insert(0, card.id)
+        else:
+            st.zones[dest.key].append(card.id)
+        st.where[card.id] = dest.key
+
+    def as_zone(self, value, node) -> ZoneRef:
+        if isinstance(value, ZoneRef):
+            return value
+        raise self.fail(node, f"expected a zone, got {_kind(value)}",
+                        hint="per-player zones take the player: `hand(p)`")
+
+    def as_player(self, value, node) -> Player:
+        if isinstance(value, Player):
+            return value
+        raise self.fail(node, f"expected a player, got {_kind(value)}")
+
+    # ------------------------------------------------------------ randomness
+    def roll(self, sides: int) -> int:
+        if self.forced_dice:
+            v = self.forced_dice.pop(0)
+            if not 1 <= v <= sides:
+                raise error("E013", f"the scenario scripts a roll of {v} for a d{sides}")
+            return v
+        return self.state.rng.randint(1, sides)
+
+    def pick(self, items: list):
+        if not items:
+            return None
+        if self.forced_random:
+            want = self.forced_random.pop(0)
+            for it in items:
+                if _label(it) == want or it == want:
+                    return it
+            raise error("E013", f"the scenario scripts a random pick of `{want}`, which is not among "
+                        + ", ".join(_label(i) for i in items))
+        return items[self.state.rng.randrange(len(items))]
+
+    # ================================================================ expressions
+    def ev(self, e, env: Env):
+        try:
+            return _EVAL[type(e)](self, e, env)
+        except CglError:
+            raise
+        except (_EndScope, _GameOver):
+            raise
+        except RecursionError:
+            raise self.fail(e, "the rules call themselves without end", code="E011") from None
+        except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as x:
+            raise self.fail(e, f"cannot evaluate this: {_explain(x)}") from None
+
+    def ev_int(self, e, env):
+        return e.value
+
+    def ev_const(self, e, env):
+        return e.value
+
+    def ev_text(self, e, env):
+        c = e.constant
+        if c is not None:
+            return c
+        return "".join(p if isinstance(p, str) else _show(self.ev(p, env)) for p in e.parts)
+
+    def ev_dice(self, e, env):
+        return sum(self.roll(e.sides) for _ in range(e.count))
+
+    def ev_name(self, e, env):
+        name = e.id
+        found, v = env.lookup(name)
+        if found:
+            return v
+        found, it = env.lookup("it")
+        if found and it is not None:
+            ok, v = self.attr_of(it, name)
+            if ok:
+                return v
+        return self.global_name(e)
+
+    def global_name(self, e):
+        name = e.id
+        rs, st = self.rs, self.state
+        if name in rs.option_values:
+            return rs.option_values[name]
+        if name in st.globals:
+            return st.globals[name]
+        d = rs.defs.get(name)
+        if d is not None and d.params is None:
+            return self.ev(d.expr, Env())
+        if name in rs.tables:
+            return rs.tables[name]
+        z = rs.zones.get(name)
+        if z is not None:
+            if z.per_player:
+                return ZoneRef(name, None)  # bare per-player zone: used by `deal`
+            return ZoneRef(name, None)
+        if name in rs.enum_members:
+            return name
+        if name == "players":
+            return [p for p in self.players if p.seat not in st.out]
+        if name == "all_players":
+            return list(self.players)
+        if name == "current":
+            return self.players[st.current]
+        if name == "all_cards":
+            return list(self.cards)
+        if name == "player_count":
+            return self.n
+        if name == "round_no":
+            return st.round_no
+        if name == "turn_no":
+            return st.turn_no
+        if name == "phase":
+            return st.phase
+        raise self.fail(e, f"unknown name `{name}`")
+
+    def attr_of(self, obj, name):
+        """(found, value) for `obj.name`."""
+        if hasattr(obj, "props"):  # a card
+            if name in self.card_var_names:
+                return True, self.state.card_vars[obj.id][name]
+            d = self.rs.derives.get(name)
+            if d is not None:
+                if name in self.static_derives:
+                    key = (obj.id, name)
+                    if key not in self.static_cache:
+                        self.static_cache[key] = self.ev(d.expr, Env({"it": obj}))
+                    return True, self.static_cache[key]
+                return True, self.ev(d.expr, Env({"it": obj}))
+            if name in obj.props:
+                return True, obj.props[name]
+            if name == "name":
+                return True, obj.name
+            if name == "id":
+                return True, obj.id
+            if name == "zone":
+                return True, self.zone_of_card(obj).name
+            if name == "owner":
+                z = self.zone_of_card(obj)
+                return True, None if z.owner is None else self.players[z.owner]
+            return False, None
+        if isinstance(obj, Player):
+            if name in self.player_var_names:
+                return True, self.state.player_vars[obj.seat][name]
+            if name == "name":
+                return True, obj.name
+            if name == "seat":
+                return True, obj.seat + 1
+            return False, None
+        if isinstance(obj, Event):
+            try:
+                return True, obj.get(name)
+            except KeyError:
+                return False, None
+        if isinstance(obj, (Match, Group)):
+            if name in ("shape", "groups", "label", "size", "cards"):
+                try:
+                    v = getattr(obj, name)
+                except AttributeError:
+                    return False, None
+                return True, list(v) if isinstance(v, tuple) else v
+            return False, None
+        if isinstance(obj, ZoneRef):
+            if name == "name":
+                return True, obj.name
+            if name == "owner":
+                return True, None if obj.owner is None else self.players[obj.owner]
+            if name == "size":
+                return True, len(self.state.zones[obj.key])
+            return False, None
+        if isinstance(obj, dict):
+            if name in obj:
+                return True, obj[name]
+            return False, None
+        return False, None
+
+    def ev_attr(self, e, env):
+        obj = self.ev(e.obj, env)
+        if obj is None:
+            raise self.fail(e, f"`.{e.name}` of none", hint="check that the value exists before using it")
+        ok, v = self.attr_of(obj, e.name)
+        if not ok:
+            raise self.fail(e, f"{_kind(obj)} has no property `{e.name}`")
+        return v
+
+    def ev_call(self, e, env):
+        name = e.name
+        rs = self.rs
+        d = rs.defs.get(name)
+        if d is not None and d.params is not None:
+            args = [self.ev(a, env) for a in e.args]
+            return self.ev(d.expr, Env(dict(zip(d.params, args))))
+        t = rs.table_decls.get(name)
+        if t is not None:
+            args = [self.ev(a, env) for a in e.args]
+            local = Env(dict(zip(t.params, args)))
+            for cond, val in t.rows:
+                if _truth(self.ev(cond, local)):
+                    return self.ev(val, local)
+            if t.default is not None:
+                return self.ev(t.default, local)
+            raise self.fail(e, f"no row of table `{name}` holds, and it has no `| else ->` row")
+        p = rs.patterns.get(name)
+        if p is not None:
+            return self.match_pattern(p, [self.ev(a, env) for a in e.args])
+        z = rs.zones.get(name)
+        if z is not None and z.per_player:
+            who = self.as_player(self.ev(e.args[0], env), e.args[0]) if e.args else None
+            if who is None:
+                raise self.fail(e, f"`{name}` is a zone of each player: say whose, `{name}(p)`")
+            return ZoneRef(name, who.seat)
+        fn = _BUILTINS.get(name)
+        if fn is not None:
+            return fn(self, e, [self.ev(a, env) for a in e.args])
+        raise self.fail(e, f"unknown function `{name}`")
+
+    def ev_list(self, e, env):
+        return [self.ev(i, env) for i in e.items]
+
+    def ev_comprehension(self, e, env):
+        out = []
+        for x in self.as_list(self.ev(e.source, env), e.source):
+            inner = env.child({e.name: x})
+            if e.cond is None or _truth(self.ev(e.cond, inner)):
+                out.append(self.ev(e.expr, inner))
+        return out
+
+    def ev_binop(self, e, env):
+        a = self.ev(e.left, env)
+        b = self.ev(e.right, env)
+        op = e.op
+        if op == "+":
+            if isinstance(a, ZoneRef) or isinstance(b, ZoneRef) or isinstance(a, list) or isinstance(b, list):
+                return self.as_list(a, e.left) + self.as_list(b, e.right)
+            if isinstance(a, str) or isinstance(b, str):
+                return _show(a) + _show(b)
+            return _num(a, e.left, self) + _num(b, e.right, self)
+        a = _num(a, e.left, self)
+        b = _num(b, e.right, self)
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if b == 0:
+            raise self.fail(e, "division by zero")
+        if op in ("/", "//"):
+            return a // b
+        return a % b
+
+    def ev_compare(self, e, env):
+        a = self.ev(e.left, env)
+        b = self.ev(e.right, env)
+        op = e.op
+        if op == "=":
+            return _eq(a, b)
+        if op == "!=":
+            return not _eq(a, b)
+        if a is None or b is None:
+            return False
+        try:
+            if op == "<":
+                return a < b
+            if op == "<=":
+                return a <= b
+            if op == ">":
+                return a > b
+            return a >= b
+        except TypeError:
+            raise self.fail(e, f"cannot compare {_kind(a)} with {_kind(b)}") from None
+
+    def ev_in(self, e, env):
+        a = self.ev(e.left, env)
+        b = self.ev(e.right, env)
+        if isinstance(b, ZoneRef):
+            found = hasattr(a, "props") and self.state.where[a.id] == b.key
+        elif isinstance(b, (list, tuple, set, dict)):
+            found = any(_eq(a, x) for x in b)
+        elif isinstance(b, str) and isinstance(a, str):
+            found = a in b
+        else:
+            raise self.fail(e, f"`in` needs a list or a zone on its right, got {_kind(b)}")
+        return not found if e.negated else found
+
+    def ev_and(self, e, env):
+        return _truth(self.ev(e.left, env)) and _truth(self.ev(e.right, env))
+
+    def ev_or(self, e, env):
+        return _truth(self.ev(e.left, env)) or _truth(self.ev(e.right, env))
+
+    def ev_not(self, e, env):
+        return not _truth(self.ev(e.operand, env))
+
+    def ev_neg(self, e, env):
+        return -_num(self.ev(e.operand, env), e.operand, self)
+
+    def ev_if(self, e, env):
+        return self.ev(e.then, env) if _truth(self.ev(e.cond, env)) else self.ev(e.otherwise, env)
+
+    def ev_where(self, e, env):
+        out = []
+        for x in self.as_list(self.ev(e.source, env), e.source):
+            if _truth(self.ev(e.cond, env.child({"it": x}))):
+                out.append(x)
+        return out
+
+    def ev_group_by(self, e, env):
+        groups: dict = {}
+        order = []
+        for x in self.as_list(self.ev(e.source, env), e.source):
+            k = self.ev(e.key, env.child({"it": x}))
+            hk = _hashable(k)
+            if hk not in groups:
+                groups[hk] = (k, [])
+                order.append(hk)
+            groups[hk][1].append(x)
+        return [Group(groups[h][0], tuple(groups[h][1])) for h in order]
+
+    def ev_sort_by(self, e, env):
+        items = self.as_list(self.ev(e.source, env), e.source)
+        keyed = [(self.ev(e.key, env.child({"it": x})), i, x) for i, x in enumerate(items)]
+        try:
+            keyed.sort(key=lambda t: (t[0] is None, t[0] if t[0] is not None else 0, t[1]))
+        except TypeError:
+            raise self.fail(e, "these values cannot be put in order") from None
+        return [x for _, _, x in keyed]
+
+    # ------------------------------------------------------------ patterns
+    def match_pattern(self, p: A.Pattern, args: list):
+        env = Env(dict(zip(p.params, args)))
+        cards = self.as_list(self.ev(p.cards, env), p.cards)
+        labels, fixed = [], []
+        for c in cards:
+            inner = env.child({"it": c})
+            labs = self.ev(p.labels, inner)
+            labels.append([_hashable(x) for x in (labs if isinstance(labs, list) else [labs]) if x is not None])
+            fixed.append(_hashable(self.ev(p.fixed, inner)) if p.fixed is not None else None)
+        shapes = []
+        for shape in p.shapes:
+            parts = []
+            for part in shape.parts:
+                ok = None
+                if part.cond is not None:
+                    ok = (lambda cond: lambda label: _truth(self.ev(cond, env.child({"label": label}))))(part.cond)
+                parts.append((part.size, part.any, ok))
+            shapes.append((shape.name, parts))
+        found = solve(cards, labels, fixed, shapes)
+        if found is None:
+            return None
+        name, groups = found
+        return Match(name, tuple(Group(label, tuple(cs)) for label, cs in groups))
+
+    # ================================================================ statements
+    def run_block(self, block, env):
+        if block is None:
+            return
+        inner = env.child()
+        for s in block.stmts:
+            yield from self.run(s, inner)
+
+    def run(self, s, env):
+        self.state.steps += 1
+        try:
+            yield from _EXEC[type(s)](self, s, env)
+        except (CglError, _EndScope, _GameOver, GeneratorExit):
+            raise
+        except RecursionError:
+            raise self.fail(s, "the rules call themselves without end", code="E011") from None
+        except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as x:
+            raise self.fail(s, f"cannot run this: {_explain(x)}") from None
+
+    def x_move(self, s, env):
+        cards = self.cards_of(self.ev(s.cards, env), s.cards)
+        dest = self.as_zone(self.ev(s.dest, env), s.dest)
+        if dest.owner is None and self.rs.zones[dest.name].per_player:
+            raise self.fail(s.dest, f"`{dest.name}` is a zone of each player: say whose, `{dest.name}(p)`")
+        for c in list(cards):
+            src = self.zone_of_card(c)
+            if src == dest:
+                continue  # already there: no move, no event
+            self._place(c, dest, s.position)
+            who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
+            yield from self.raise_event(Event("move", card=c, player=self.players[who], source=src, dest=dest))
+
+    def _default_zone(self, role, node, owner=None) -> ZoneRef:
+        z = self.rs.zone_with_role(role)
+        if z is None:
+            raise self.fail(node, f"no zone is marked `as {role}`, so say which zone",
+                            hint=f"declare e.g. `zone stock: shared, hidden, as {role}`")
+        return ZoneRef(z.name, owner if z.per_player else None)
+
+    def x_draw(self, s, env):
+        n = _num(self.ev(s.count, env), s.count, self)
+        src = self.as_zone(self.ev(s.source, env), s.source) if s.source else self._default_zone("deck", s)
+        dest = (self.as_zone(self.ev(s.dest, env), s.dest) if s.dest
+                else self._default_zone("hand", s, self.state.current))
+        who = dest.owner if dest.owner is not None else self.state.current
+        for _ in range(n):
+            ids = self.state.zones[src.key]
+            if not ids:
+                self.log("empty", f"{src} is empty", zone=src.name)
+                break
+            card = self.cards[ids[-1]]
+            self._place(card, dest)
+            self.bump(f"card drawn:{card.name}")
+            yield from self.raise_event(Event("draw", card=card, player=self.players[who], source=src, dest=dest))
+
+    def x_deal(self, s, env):
+        n = _num(self.ev(s.count, env), s.count, self)
+        src = self.as_zone(self.ev(s.source, env), s.source) if s.source else self._default_zone("deck", s)
+        order = self.seat_order(self.state.current)
+        for _ in range(n):
+            for p in order:
+                ids = self.state.zones[src.key]
+                if not ids:
+                    self.log("empty", f"{src} is empty", zone=src.name)
+                    return
+                card = self.cards[ids[-1]]
+                dest = ZoneRef(s.zone, p)
+                self._place(card, dest)
+                yield from self.raise_event(Event("deal", card=card, player=self.players[p], source=src, dest=dest))
+
+    def x_discard(self, s, env):
+        cards = self.cards_of(self.ev(s.cards, env), s.cards)
+        dest = self.as_zone(self.ev(s.dest, env), s.dest) if s.dest else self._default_zone("discard", s)
+        for c in list(cards):
+            src = self.zone_of_card(c)
+            who = src.owner if src.owner is not None else self.state.current
+            self._place(c, dest)
+            self.bump(f"card discarded:{c.name}")
+            yield from self.raise_event(Event("discard", card=c, player=self.players[who], source=src, dest=dest,
+                                              forced=s.forced))
+
+    def x_shuffle(self, s, env):
+        z = self.as_zone(self.ev(s.zone, env), s.zone)
+        ids = self.state.zones[z.key]
+        self.state.rng.shuffle(ids)
+        self.log("shuffle", f"{z} is shuffled", zone=z.name)
+        return
+        yield
+
+    def x_reveal(self, s, env):
+        what = self.ev(s.what, env)
+        cards = self.cards_of(what, s.what)
+        names = [c.name for c in cards]
+        if s.to is not None:
+            to = self.ev(s.to, env)
+            seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
+            self.log("reveal", f"{', '.join(f'P{x + 1}' for x in seats)} sees: {', '.join(names) or 'nothing'}",
+                     visible_to=seats, cards=names)
+        else:
+            self.log("reveal", f"revealed: {', '.join(names) or 'nothing'}", cards=names)
+        return
+        yield
+
+    def x_set(self, s, env):
+        value = self.ev(s.value, env)
+        t = s.target
+        if isinstance(t, A.Name):
+            found, old = env.lookup(t.id)
+            if not found:
+                if t.id not in self.state.globals:
+                    raise self.fail(t, f"`{t.id}` is not a variable")
+                old = self.state.globals[t.id]
+            new = _apply(s.op, old, value, s, self)
+            if not env.assign(t.id, new):
+                self.state.globals[t.id] = new
+        else:
+            obj = self.ev(t.obj, env)
+            if hasattr(obj, "props") and t.name in self.card_var_names:
+                store = self.state.card_vars[obj.id]
+            elif isinstance(obj, Player) and t.name in self.player_var_names:
+                store = self.state.player_vars[obj.seat]
+            else:
+                raise self.fail(t, f"cannot set `{t.name}` of {_kind(obj)}",
+                                hint="only variables declared with `var … per card` or `per player` can change")
+            store[t.name] = _apply(s.op, store[t.name], value, s, self)
+        return
+        yield
+
+    def x_let(self, s, env):
+        env.vars[s.name] = self.ev(s.value, env)
+        return
+        yield
+
+    def x_choose(self, s, env):
+        domain = self.ev(s.domain, env)
+        options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, s.domain))
+        if s.tag:
+            options = [o for o in options if self.allowed(s.tag, env.child({s.name: o, "it": o, "option": o}))]
+        lo = s.lo if s.lo is not None else 1
+        hi = s.hi if s.hi is not None else 1
+        chooser = self.as_player(self.ev(s.by, env), s.by) if s.by else self.players[self.state.current]
+        if len(options) < lo:
+            if s.otherwise:
+                yield from self.run_block(s.otherwise, env)
+            return
+        hi = min(hi, len(options))
+        prompt = self.ev(s.prompt, env) if s.prompt else f"Choose {s.name}"
+        if len(options) == lo == hi and not s.optional:
+            picked = list(range(len(options)))  # one legal answer: nothing to ask
+        else:
+            scores = None
+            if s.prefer is not None:
+                def scores(opts=options, env=env, s=s):
+                    return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
+            d = Decision(chooser.seat, "choose", prompt, options, [self.show_option(o) for o in options],
+                         lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span, scores,
+                         lambda seat=chooser.seat: self.view(seat))
+            answer = yield d
+            picked = self.validate_answer(d, answer)
+            if picked is None:
+                self.log("decision", f"{chooser} declines: {prompt}", visible_to=None if not d.secret else [chooser.seat],
+                         player=chooser.seat + 1, answer=None)
+                if s.otherwise:
+                    yield from self.run_block(s.otherwise, env)
+                return
+            chosen_labels = [d.labels[i] for i in picked]
+            self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
+                     visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
+                     player=chooser.seat + 1, answer=chosen_labels)
+        if s.lo is None and s.hi is None:
+            value = options[picked[0]]
+        else:
+            value = [options[i] for i in picked]
+        yield from self.run_block(s.body, env.child({s.name: value}))
+
+    def _private_choice(self, options) -> bool:
+        """A choice among cards in a zone others cannot see stays private."""
+        for o in options:
+            if hasattr(o, "props"):
+                z = self.rs.zones.get(self.zone_of_card(o).name)
+                if z is not None and z.visibility != "public":
+                    return True
+        return False
+
+    def validate_answer(self, d: Decision, answer):
+        """Indices picked, or None for a declined optional decision. Bad answers raise."""
+        if answer is None:
+            if d.optional:
+                return None
+            raise AnswerError("this decision must be answered")
+        if d.kind == "may":
+            return answer
+        if isinstance(answer, bool):
+            raise AnswerError("answer with an option's number")
+        if isinstance(answer, int):
+            picked = [answer]
+        elif isinstance(answer, (list, tuple)):
+            picked = list(answer)
+        else:
+            raise AnswerError(f"cannot use `{answer}` as an answer")
+        if not all(isinstance(i, int) and 0 <= i < len(d.options) for i in picked):
+            raise AnswerError(f"options are numbered 1 to {len(d.options)}")
+        if len(set(picked)) != len(picked):
+            raise AnswerError("the same option twice")
+        if not d.lo <= len(picked) <= d.hi:
+            raise AnswerError(f"choose {d.lo if d.lo == d.hi else f'{d.lo} to {d.hi}'}, not {len(picked)}")
+        return sorted(picked)
+
+    def ask_yes_no(self, seat: int, prompt: str, span, tag=None):
+        d = Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag, self.secret_depth > 0,
+                     span, None, lambda seat=seat: self.view(seat))
+        answer = yield d
+        if not isinstance(answer, bool):
+            raise AnswerError("answer yes or no")
+        self.log("decision", f"P{seat + 1} says {'yes' if answer else 'no'}: {prompt}", player=seat + 1,
+                 answer=answer)
+        return answer
+
+    def x_may(self, s, env):
+        seat = self._asker(s.by, env)
+        prompt = self.ev(s.prompt, env) if s.prompt else "Do it?"
+        yes = yield from self.ask_yes_no(seat, prompt, s.span)
+        yield from self.run_block(s.body if yes else s.otherwise, env)
+
+    def _asker(self, by, env) -> int:
+        if by is not None:
+            return self.as_player(self.ev(by, env), by).seat
+        found, p = env.lookup("player")
+        if found and isinstance(p, Player):
+            return p.seat
+        return self.state.current
+
+    def x_simul(self, s, env):
+        mark = len(self.state.log)
+        self.secret_depth += 1
+        try:
+            yield from self.run_block(s.body, env)
+        finally:
+            self.secret_depth -= 1
+        if self.secret_depth == 0:
+            shown = [e for e in self.state.log[mark:] if e["type"] == "decision" and e.get("to")]
+            for e in shown:
+                e = dict(e)
+                self.log("decision", e["text"] + " (revealed)", player=e.get("player"), answer=e.get("answer"),
+                         revealed=True)
+
+    def x_if(self, s, env):
+        for cond, body in s.branches:
+            if _truth(self.ev(cond, env)):
+                yield from self.run_block(body, env)
+                return
+        yield from self.run_block(s.otherwise, env)
+
+    def x_for(self, s, env):
+        for x in list(self.as_list(self.ev(s.source, env), s.source)):
+            yield from self.run_block(s.body, env.child({s.name: x}))
+
+    def x_repeat(self, s, env):
+        n = _num(self.ev(s.count, env), s.count, self)
+        if n > MAX_LOOP:
+            raise self.fail(s, f"`repeat {n}` is more than {MAX_LOOP} times", code="E011")
+        for _ in range(n):
+            yield from self.run_block(s.body, env)
+
+    def x_while(self, s, env):
+        n = 0
+        while _truth(self.ev(s.cond, env)):
+            n += 1
+            if n > MAX_LOOP:
+                raise self.fail(s, f"this `while` ran {MAX_LOOP} times without its condition turning false",
+                                code="E011")
+            yield from self.run_block(s.body, env)
+
+    def x_end(self, s, env):
+        raise _EndScope(s.scope)
+        yield
+
+    def x_win(self, s, env):
+        who = self.ev(s.who, env)
+        seats = [self.as_player(p, s.who).seat for p in (who if isinstance(who, list) else [who])]
+        self.finish(seats, "win")
+        raise _GameOver()
+        yield
+
+    def x_lose(self, s, env):
+        who = self.ev(s.who, env)
+        for p in (who if isinstance(who, list) else [who]):
+            seat = self.as_player(p, s.who).seat
+            if seat not in self.state.out:
+                self.state.out.append(seat)
+                self.log("lose", f"P{seat + 1} is out", player=seat + 1)
+        alive = [p for p in range(self.n) if p not in self.state.out]
+        if len(alive) <= 1:
+            self.finish(alive, "last player standing" if alive else "everyone lost")
+            raise _GameOver()
+        return
+        yield
+
+    def x_say(self, s, env):
+        text = self.ev(s.text, env)
+        if s.to is not None:
+            to = self.ev(s.to, env)
+            seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
+            self.log("say", text, visible_to=seats)
+        else:
+            self.log("say", text)
+        return
+        yield
+
+    def x_emit(self, s, env):
+        fields = {k: self.ev(v, env) for k, v in s.fields}
+        player = fields.get("player")
+        card = fields.get("card")
+        self.bump(f"event:{s.name}")
+        yield from self.raise_event(Event("custom", name=s.name, card=card,
+                                          player=player if isinstance(player, Player) else None, fields=fields))
+
+    def x_call(self, s, env):
+        proc = self.rs.procedures.get(s.name)
+        if proc is None:
+            raise self.fail(s, f"unknown procedure `{s.name}`")
+        args = [self.ev(a, env) for a in s.args]
+        yield from self.run_block(proc.body, Env(dict(zip(proc.params, args))))
+
+    def x_give(self, s, env):
+        self.state.next_player = self.as_player(self.ev(s.player, env), s.player).seat
+        return
+        yield
+
+    def x_act(self, s, env):
+        who = self.as_player(self.ev(s.by, env), s.by)
+        choices = []
+        for a in self.rs.actions:
+            values = [None]
+            if a.param:
+                values = list(self.as_list(self.ev(a.domain, env), a.domain))
+            for v in values:
+                local = Env({a.param: v} if a.param else {}, env)
+                local.vars["actor"] = who
+                if a.when is not None and not _truth(self.ev(a.when, local)):
+                    continue
+                if not self.allowed(a.name, local):
+                    continue
+                label = self.ev(a.label, local) if a.label else (a.name if v is None else f"{a.name} {_show(v)}")
+                choices.append(ActionChoice(a, v, label))
+        if not choices:
+            self.log("act", f"{who} has no legal action")
+            return
+        if len(choices) == 1:
+            idx = 0
+        else:
+            def scores(choices=choices):
+                out = []
+                for c in choices:
+                    if c.decl.prefer is None:
+                        out.append(0)
+                    else:
+                        out.append(self.ev(c.decl.prefer, Env({c.decl.param: c.value, "it": c.value,
+                                                                "actor": who} if c.decl.param else {"actor": who}, env)))
+                return out
+            d = Decision(who.seat, "action", f"{who}: choose an action", choices, [c.label for c in choices],
+                         1, 1, False, None, False, s.span, scores, lambda seat=who.seat: self.view(seat))
+            answer = yield d
+            idx = self.validate_answer(d, answer)[0]
+        c = choices[idx]
+        self.bump(f"action:{c.decl.name}")
+        self.log("action", f"{who}: {c.label}", player=who.seat + 1, action=c.decl.name)
+        local = Env({c.decl.param: c.value} if c.decl.param else {}, env)
+        local.vars["actor"] = who
+        yield from self.run_block(c.decl.body, local)
+
+    def x_pass(self, s, env):
+        return
+        yield
+
+    # ------------------------------------------------------------ continuous rules
+    def allowed(self, name: str, env: Env) -> bool:
+        """False when a `rule …: forbid NAME if …` holds in this situation."""
+        for r in self.rs.rules:
+            if r.forbid == name and (r.cond is None or _truth(self.ev(r.cond, env))):
+                self.bump(f"rule:{r.name}")
+                return False
+        return True
+
+    # ================================================================ events
+    def raise_event(self, ev: Event):
+        st = self.state
+        if ev.card is not None and ev.kind in ("draw", "discard", "deal", "move"):
+            what = {"draw": "draws", "discard": "discards", "deal": "is dealt", "move": "moves"}[ev.kind]
+            vis = None
+            if ev.kind in ("draw", "deal") or (ev.kind == "move" and not self._public(ev.dest)):
+                vis = [ev.player.seat] if ev.player is not None and not self._public(ev.dest) else None
+            text = (f"{ev.player} {what} {ev.card.name}" if ev.kind != "move"
+                    else f"{ev.card.name} moves from {ev.source} to {ev.dest}")
+            if vis is not None:
+                self.log(ev.kind, text, visible_to=vis, card=ev.card.name, player=ev.player.seat + 1)
+                self.log(ev.kind, f"{ev.player} {what} a card" if ev.kind != "move"
+                         else f"a card moves from {ev.source} to {ev.dest}", hidden=True,
+                         visible_to=[p for p in range(self.n) if p not in vis], player=ev.player.seat + 1)
+            else:
+                self.log(ev.kind, text, card=ev.card.name,
+                         player=ev.player.seat + 1 if ev.player is not None else None,
+                         **({"forced": True} if ev.forced else {}))
+        if self.check:
+            self.check_invariants()
+        triggers = self._matching(self._triggers_by_kind, ev)
+        reactions = self._matching(self._reactions_by_kind, ev)
+        if not triggers and not reactions:
+            return
+        if len(self.event_chain) >= MAX_EVENT_DEPTH:
+            chain = " -> ".join(self.event_chain[-12:])
+            raise CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",
+                                      None, hint="give one of these triggers a condition that stops it"))
+        env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+        env.vars.update(ev.fields)
+        for tr in triggers:
+            if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
+                continue
+            if tr.optional:
+                seat = self._asker(tr.ask_by, env)
+                prompt = self.ev(tr.prompt, env) if tr.prompt else f"Use {tr.name}?"
+                yes = yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)
+                if not yes:
+                    continue
+            self.bump(f"trigger:{tr.name}")
+            self.event_chain.append(tr.name)
+            try:
+                yield from self.run_block(tr.body, env)
+            finally:
+                self.event_chain.pop()
+        for r in reactions:
+            if r.cond is not None and not _truth(self.ev(r.cond, env)):
+                continue
+            yield from self.open_window(r, env)
+
+    def open_window(self, r: A.Reaction, env: Env):
+        """A reaction window: each responder in priority order may respond."""
+        if r.responders is not None:
+            resp = self.ev(r.responders, env)
+            responders = resp if isinstance(resp, list) else [resp]
+        else:
+            actor = env.vars.get("player")
+            responders = [self.players[p] for p in self.seat_order(actor.seat if actor else self.state.current)[1:]]
+        for who in responders:
+            local = env.child({"responder": who})
+            if r.eligible is not None and not _truth(self.ev(r.eligible, local)):
+                continue
+            if not self.allowed(r.name, local):
+                continue
+            prompt = self.ev(r.ask, local) if r.ask else f"Respond with {r.name}?"
+            yes = yield from self.ask_yes_no(who.seat, prompt, r.span, tag=r.name)
+            if not yes:
+                continue
+            self.bump(f"reaction:{r.name}")
+            self.event_chain.append(r.name)
+            try:
+                yield from self.run_block(r.body, local)
+            finally:
+                self.event_chain.pop()
+            if r.once:
+                return
+
+    def _public(self, zone: Optional[ZoneRef]) -> bool:
+        if zone is None:
+            return True
+        z = self.rs.zones.get(zone.name)
+        return z is None or z.visibility == "public"
+
+    def _matching(self, index, ev: Event) -> list:
+        out = []
+        for decl in index.get(ev.kind, ()) + (index.get("move", ()) if ev.kind in ("draw", "discard", "deal") else ()):
+            pat = decl.event
+            if pat.kind in ("start", "end"):
+                if pat.name != ev.name or (pat.phase and pat.phase != ev.phase):
+                    continue
+            elif pat.kind == "custom":
+                if pat.name != ev.name:
+                    continue
+            elif pat.kind == "move" or pat.kind == ev.kind:
+                if pat.source and (ev.source is None or ev.source.name != pat.source):
+                    continue
+                if pat.dest and (ev.dest is None or ev.dest.name != pat.dest):
+                    continue
+            else:
+                continue
+            out.append(decl)
+        if len(out) > 1:
+            order = {id(d): i for i, d in enumerate(self.rs.items)}
+            out.sort(key=lambda d: order.get(id(d), 0))
+        return out
+
+    def scope_event(self, kind: str, scope: str, phase=None):
+        yield from self.raise_event(Event(kind, name=scope, phase=phase, player=self.players[self.state.current]))
+
+    # ================================================================ flow
+    def seat_order(self, start: int) -> list:
+        """Seats still in the game, starting at `start` and going round the table."""
+        return [(start + i) % self.n for i in range(self.n) if (start + i) % self.n not in self.state.out]
+
+    def next_seat(self, seat: int) -> int:
+        for i in range(1, self.n + 1):
+            s = (seat + i) % self.n
+            if s not in self.state.out:
+                return s
+        return seat
+
+    def finish(self, winners: list, reason: str):
+        st = self.state
+        if st.finished:
+            return
+        st.finished = True
+        st.winners = sorted(set(winners))
+        st.end_reason = reason
+        names = ", ".join(f"P{w + 1}" for w in st.winners) or "nobody"
+        self.log("game_over", f"Game over ({reason}): winner{'s' if len(st.winners) > 1 else ''}: {names}",
+                 winners=[w + 1 for w in st.winners], reason=reason)
+
+    def play(self, start_turn: Optional[int] = None, max_turns: Optional[int] = None):
+        """The whole game as a generator of decisions.
+
+        With `start_turn` (a seat), skip the match and round set-up and play turns from
+        that seat: scenarios use it to start from a prepared position. `max_turns` stops
+        after that many turns (scenarios again).
+        """
+        rs, st = self.rs, self.state
+        root = Env()
+        try:
+            try:
+                if start_turn is None:
+                    yield from self.scope_event("start", "game")
+                    if rs.setup:
+                        yield from self.run_block(rs.setup.body, root)
+                    if rs.match and rs.match.start:
+                        yield from self.run_block(rs.match.start, root)
+                    rounds = None
+                    if rs.match and rs.match.rounds is not None:
+                        rounds = _num(self.ev(rs.match.rounds, root), rs.match.rounds, self)
+                    n = 0
+                    while rounds is None or n < rounds:
+                        n += 1
+                        if n > MAX_ROUNDS:
+                            raise error("E011", f"the match ran {MAX_ROUNDS} rounds without ending")
+                        yield from self.play_round(root)
+                else:
+                    st.round_no = max(st.round_no, 1)
+                    st.current = start_turn
+                    yield from self.play_turns(root, start_turn, max_turns)
+            except _EndScope as e:
+                if e.scope != "game":
+                    raise
+            if start_turn is None and rs.match and rs.match.end and not st.finished:
+                yield from self.run_block(rs.match.end, root)
+            if not st.finished and start_turn is None:
+                self.finish([], "no winner")
+        except _GameOver:
+            pass
+        except _EndScope as e:
+            if not st.finished:
+                self.finish([], "no winner")
+
+    def play_round(self, root):
+        rs, st = self.rs, self.state
+        st.round_no += 1
+        st.turn_no = 0
+        st.next_player = None
+        first = 0
+        if rs.round and rs.round.first is not None:
+            first = self.as_player(self.ev(rs.round.first, root), rs.round.first).seat
+        st.current = first
+        self.log("round", f"Round {st.round_no} begins", round=st.round_no)
+        self.bump("rounds")
+        try:
+            yield from self.scope_event("start", "round")
+            if rs.round and rs.round.start:
+                yield from self.run_block(rs.round.start, root)
+            yield from self.play_turns(root, first, None)
+        except _EndScope as e:
+            if e.scope != "round":
+                raise
+        if rs.round and rs.round.end:
+            try:
+                yield from self.run_block(rs.round.end, root)
+            except _EndScope as e:
+                if e.scope != "round":
+                    raise
+        yield from self.scope_event("end", "round")
+
+    def play_turns(self, root, first: int, max_turns):
+        rs, st = self.rs, self.state
+        seat = first
+        played = 0
+        while True:
+            if rs.round and rs.round.until is not None and _truth(self.ev(rs.round.until, root)):
+                return
+            if max_turns is not None and played >= max_turns:
+                raise _EndScope("game")
+            played += 1
+            if played > MAX_TURNS:
+                raise error("E011", f"a round ran {MAX_TURNS} turns without ending",
+                            hint="give the round an end: `until …` or `end round`")
+            st.current = seat
+            st.turn_no += 1
+            st.next_player = None
+            self.bump("turns")
+            self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no, turn=st.turn_no)
+            try:
+                yield from self.scope_event("start", "turn")
+                if rs.turn:
+                    if rs.turn.start:
+                        yield from self.run_block(rs.turn.start, root)
+                    for ph in rs.turn.phases:
+                        st.phase = ph.name
+                        try:
+                            yield from self.raise_event(Event("start", name="phase", phase=ph.name,
+                                                              player=self.players[seat]))
+                            yield from self.run_block(ph.body, root)
+                        except _EndScope as e:
+                            if e.scope != "phase":
+                                raise
+                        yield from self.raise_event(Event("end", name="phase", phase=ph.name,
+                                                          player=self.players[seat]))
+                    st.phase = None
+                    if rs.turn.end:
+                        yield from self.run_block(rs.turn.end, root)
+            except _EndScope as e:
+                if e.scope != "turn":
+                    raise
+            st.phase = None
+            yield from self.scope_event("end", "turn")
+            if st.next_player is not None and st.next_player not in st.out:
+                seat = st.next_player
+            elif rs.turn and rs.turn.order is not None:
+                seat = self.as_player(self.ev(rs.turn.order, root), rs.turn.order).seat
+            else:
+                seat = self.next_seat(seat)
+
+    # ================================================================ views and checks
+    def show_option(self, o) -> str:
+        if hasattr(o, "props"):
+            return self.show_card(o)
+        if isinstance(o, ActionChoice):
+            return o.label
+        return _show(o)
+
+    def show_card(self, c) -> str:
+        if "display" in self.rs.derives:
+            try:
+                return str(self.attr_of(c, "display")[1])
+            except CglError:
+                pass
+        return c.name
+
+    def view(self, seat: int) -> dict:
+        """What player `seat` may see: public zones, their own zones, counts of the rest."""
+        st, rs = self.state, self.rs
+        zones = {}
+        for key, ids in st.zones.items():
+            name, _, owner = key.partition(":")
+            z = rs.zones[name]
+            visible = z.visibility == "public" or (z.visibility == "owner" and owner and int(owner) == seat)
+            label = name if not owner else f"{name} P{int(owner) + 1}"
+            zones[label] = [self.show_card(self.cards[i]) for i in reversed(ids)] if visible else len(ids)
+        players = []
+        for p in range(self.n):
+            players.append({"player": f"P{p + 1}", **{k: _plain(v) for k, v in st.player_vars[p].items()},
+                            **({"out": True} if p in st.out else {})})
+        log = [e for e in st.log if "to" not in e or seat in e["to"]]
+        return {"you": f"P{seat + 1}", "round": st.round_no, "turn": st.turn_no, "current": f"P{st.current + 1}",
+                "phase": st.phase, "zones": zones, "players": players,
+                "globals": {k: _plain(v) for k, v in st.globals.items()}, "log": log[-12:]}
+
+    def check_invariants(self):
+        st = self.state
+        seen = [0] * len(self.cards)
+        for key, ids in st.zones.items():
+            for i in ids:
+                seen[i] += 1
+                if st.where[i] != key:
+                    raise error("E012", f"invariant broken: {self.cards[i].name} is in {key} "
+                                f"but recorded in {st.where[i]}")
+        bad = [self.cards[i].name for i, n in enumerate(seen) if n != 1]
+        if bad:
+            raise error("E012", f"invariant broken: cards lost or duplicated: {', '.join(bad[:5])}")
+
+
+class AnswerError(Exception):
+    """An answer that does not fit the decision (a human's typo, a buggy bot)."""
+
+
+# ---------------------------------------------------------------- helpers
+
+def _index_by_kind(decls) -> dict:
+    out: dict = {}
+    for d in decls:
+        out.setdefault(d.event.kind if d.event.kind not in ("start", "end") else d.event.kind, []).append(d)
+        if d.event.kind == "custom":
+            pass
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _static_derives(rs) -> set:
+    """Derived properties that depend only on the card's data: computed once per card."""
+    dynamic_names = set(rs.card_vars()) | set(rs.player_vars()) | set(rs.global_vars()) | {
+        "current", "players", "round_no", "turn_no", "phase", "random"} | set(rs.zones)
+    memo: dict = {}
+
+    def depends(node, seen) -> bool:
+        for n in _walk(node):
+            if isinstance(n, A.Dice):
+                return True
+            name = getattr(n, "id", None) if isinstance(n, A.Name) else (n.name if isinstance(n, (A.Call, A.Attr)) else None)
+            if name is None:
+                continue
+            if name in dynamic_names:
+                return True
+            if name in rs.derives and name not in seen:
+                if dyn(name, seen | {name}):
+                    return True
+            d = rs.defs.get(name)
+            if d is not None and name not in seen and depends(d.expr, seen | {name}):
+                return True
+        return False
+
+    def dyn(name, seen=frozenset()) -> bool:
+        if name not in memo:
+            memo[name] = depends(rs.derives[name].expr, seen | {name})
+        return memo[name]
+
+    return {n for n in rs.derives if not dyn(n)}
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend(n)
+        elif attrs.has(type(n)):
+            yield n
+            for f in attrs.fields(type(n)):
+                if f.name != "span":
+                    stack.append(getattr(n, f.name))
+
+
+def _truth(v) -> bool:
+    if isinstance(v, list):
+        return bool(v)
+    return bool(v)
+
+
+def _eq(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b if isinstance(a, bool) and isinstance(b, bool) else False
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _num(v, node, eng) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise eng.fail(node, f"expected a number, got {_kind(v)}")
+    return v
+
+
+def _apply(op, old, value, node, eng):
+    if op == "=":
+        return value
+    if op == "+=":
+        if isinstance(old, list):
+            return old + (value if isinstance(value, list) else [value])
+        return _num(old, node, eng) + _num(value, node, eng)
+    return _num(old, node, eng) - _num(value, node, eng)
+
+
+def _fresh(v):
+    return list(v) if isinstance(v, list) else v
+
+
+def _hashable(v):
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    return v
+
+
+def _kind(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true/false"
+    if isinstance(v, int):
+        return "a number"
+    if isinstance(v, str):
+        return "a text"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, Player):
+        return "a player"
+    if isinstance(v, ZoneRef):
+        return "a zone"
+    if hasattr(v, "props"):
+        return "a card"
+    if isinstance(v, Match):
+        return "a pattern match"
+    if isinstance(v, Group):
+        return "a group"
+    if isinstance(v, Event):
+        return "an event"
+    if isinstance(v, dict):
+        return "a table"
+    return type(v).__name__
+
+
+def _show(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if hasattr(v, "props"):
+        return v.name
+    if isinstance(v, list):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    return str(v)
+
+
+def _label(v) -> str:
+    return v.name if hasattr(v, "props") else _show(v)
+
+
+def _plain(v):
+    if hasattr(v, "props"):
+        return v.name
+    if isinstance(v, Player):
+        return v.name
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _explain(x: Exception) -> str:
+    if isinstance(x, KeyError):
+        return f"no entry {x}"
+    return str(x) or x.__class__.__name__
+
+
+# ---------------------------------------------------------------- built-in functions
+
+def _b_count(eng, e, a):
+    v = a[0]
+    if isinstance(v, ZoneRef):
+        return len(eng.state.zones[v.key])
+    if isinstance(v, (list, tuple, dict, str)):
+        return len(v)
+    raise eng.fail(e, f"`count` needs a list or a zone, got {_kind(v)}")
+
+
+def _b_sum(eng, e, a):
+    return sum(_num(x, e, eng) for x in eng.as_list(a[0], e))
+
+
+def _b_max(eng, e, a):
+    items = eng.as_list(a[0], e)
+    return max(items) if items else None
+
+
+def _b_min(eng, e, a):
+    items = eng.as_list(a[0], e)
+    return min(items) if items else None
+
+
+def _b_first(eng, e, a):
+    items = eng.as_list(a[0], e) if a[0] is not None else []
+    return items[0] if items else None
+
+
+def _b_last(eng, e, a):
+    items = eng.as_list(a[0], e)
+    return items[-1] if items else None
+
+
+def _b_top(eng, e, a):
+    n = _num(a[1], e, eng) if len(a) > 1 else 1
+    return eng.cards_of(a[0], e)[:n]
+
+
+def _b_bottom(eng, e, a):
+    n = _num(a[1], e, eng) if len(a) > 1 else 1
+    cards = eng.cards_of(a[0], e)
+    return cards[::-1][:n]
+
+
+def _b_random(eng, e, a):
+    return eng.pick(eng.as_list(a[0], e))
+
+
+def _b_lookup(eng, e, a):
+    table = a[0]
+    if not isinstance(table, dict):
+        raise eng.fail(e, f"`lookup` needs a data table, got {_kind(table)}")
+    if a[1] in table:
+        return table[a[1]]
+    if len(a) > 2:
+        return a[2]
+    raise eng.fail(e, f"the table has no entry `{_show(a[1])}`",
+                   hint=did_you_mean(str(a[1]), [str(k) for k in table]))
+
+
+def _b_others(eng, e, a):
+    p = eng.as_player(a[0], e)
+    return [eng.players[s] for s in eng.seat_order(p.seat) if s != p.seat]
+
+
+def _b_next_after(eng, e, a):
+    return eng.players[eng.next_seat(eng.as_player(a[0], e).seat)]
+
+
+def _b_seat(eng, e, a):
+    return eng.players[(_num(a[0], e, eng) - 1) % eng.n]
+
+
+def _b_unique(eng, e, a):
+    out = []
+    for x in eng.as_list(a[0], e):
+        if not any(_eq(x, y) for y in out):
+            out.append(x)
+    return out
+
+
+def _b_owner(eng, e, a):
+    return eng.attr_of(a[0], "owner")[1]
+
+
+def _b_zone_of(eng, e, a):
+    return eng.zone_of_card(a[0]).name
+
+
+_BUILTINS = {
+    "count": _b_count, "sum": _b_sum, "max": _b_max, "min": _b_min, "first": _b_first, "last": _b_last,
+    "top": _b_top, "bottom": _b_bottom, "random": _b_random, "lookup": _b_lookup, "others": _b_others,
+    "others_after": _b_others, "next_after": _b_next_after, "seat": _b_seat,
+    "abs": lambda eng, e, a: abs(_num(a[0], e, eng)), "unique": _b_unique, "owner": _b_owner,
+    "zone_of": _b_zone_of, "exists": lambda eng, e, a: _b_count(eng, e, a) > 0,
+    "text": lambda eng, e, a: _show(a[0]),
+}
+assert set(_BUILTINS) == set(BUILTIN_FUNCTIONS), set(_BUILTINS) ^ set(BUILTIN_FUNCTIONS)
+
+_EVAL = {
+    A.Int: Engine.ev_int, A.Const: Engine.ev_const, A.Text: Engine.ev_text, A.Dice: Engine.ev_dice,
+    A.Name: Engine.ev_name, A.Attr: Engine.ev_attr, A.Call: Engine.ev_call, A.ListLit: Engine.ev_list,
+    A.Comprehension: Engine.ev_comprehension, A.BinOp: Engine.ev_binop, A.Compare: Engine.ev_compare,
+    A.In: Engine.ev_in, A.And: Engine.ev_and, A.Or: Engine.ev_or, A.Not: Engine.ev_not, A.Neg: Engine.ev_neg,
+    A.IfExpr: Engine.ev_if, A.Where: Engine.ev_where, A.GroupBy: Engine.ev_group_by, A.SortBy: Engine.ev_sort_by,
+}
+
+_EXEC = {
+    A.Move: Engine.x_move, A.Draw: Engine.x_draw, A.Deal: Engine.x_deal, A.Discard: Engine.x_discard,
+    A.Shuffle: Engine.x_shuffle, A.Reveal: Engine.x_reveal, A.Set: Engine.x_set, A.Let: Engine.x_let,
+    A.Choose: Engine.x_choose, A.May: Engine.x_may, A.Simultaneously: Engine.x_simul, A.If: Engine.x_if,
+    A.For: Engine.x_for, A.Repeat: Engine.x_repeat, A.While: Engine.x_while, A.End: Engine.x_end,
+    A.Win: Engine.x_win, A.Lose: Engine.x_lose, A.Say: Engine.x_say, A.Emit: Engine.x_emit,
+    A.CallStmt: Engine.x_call, A.Give: Engine.x_give, A.Act: Engine.x_act, A.Pass: Engine.x_pass,
+}

@@ -1,0 +1,222 @@
+"""Playing games: the decision API (:class:`Game`), the built-in agents, and `play`.
+
+    game = Game(ruleset, players=4, seed=1)
+    decision = game.start()
+    while decision is not None:
+        decision = game.answer(agent.decide(decision))
+    game.result
+
+A game is reproducible from (ruleset, options, seed, answers): :attr:`Game.answers`
+records every answer given, and :func:`replay` feeds them back.
+"""
+from __future__ import annotations
+
+import random
+from typing import Callable, Optional, Sequence
+
+import attrs
+
+from .diagnostics import CglError, Diagnostic
+from .engine import AnswerError, Decision, Engine
+
+
+@attrs.define
+class Result:
+    """How a game ended."""
+
+    winners: list            # 1-based seats
+    reason: str
+    players: list            # each player's variables at the end
+    rounds: int
+    turns: int
+    steps: int
+    log: list
+    stats: dict
+    decisions: int
+
+    def summary(self) -> str:
+        if not self.winners:
+            return f"No winner ({self.reason})."
+        who = ", ".join(f"P{w}" for w in self.winners)
+        return f"Winner{'s' if len(self.winners) > 1 else ''}: {who} ({self.reason})."
+
+
+class Game:
+    """One game of a ruleset, driven one decision at a time."""
+
+    def __init__(self, ruleset, players: Optional[int] = None, seed: int = 0, check_invariants: bool = False):
+        g = ruleset.game
+        if players is None:
+            players = g.min_players
+        if not g.min_players <= players <= g.max_players:
+            span = g.span
+            rng = f"{g.min_players}" if g.min_players == g.max_players else f"{g.min_players} to {g.max_players}"
+            raise CglError(Diagnostic("E014", f"{g.title} is for {rng} players, not {players}", span))
+        self.ruleset = ruleset
+        self.seed = seed
+        self.engine = Engine(ruleset, players, seed, check_invariants)
+        self.answers: list = []
+        self.pending: Optional[Decision] = None
+        self._gen = None
+
+    @property
+    def state(self):
+        return self.engine.state
+
+    @property
+    def players(self) -> int:
+        return self.engine.n
+
+    def start(self, start_turn: Optional[int] = None, max_turns: Optional[int] = None) -> Optional[Decision]:
+        """Run until the first decision (returned) or the end of the game (None)."""
+        self._gen = self.engine.play(start_turn, max_turns)
+        return self._advance(None, first=True)
+
+    def answer(self, answer) -> Optional[Decision]:
+        """Answer the pending decision; run to the next one (returned) or the end (None).
+
+        A bad answer raises :class:`AnswerError` and leaves the game where it was.
+        """
+        d = self.pending
+        if d is None:
+            raise AnswerError("the game is not waiting for a decision")
+        if d.kind == "may":
+            if not isinstance(answer, bool):
+                raise AnswerError("answer yes or no")
+        else:
+            self.engine.validate_answer(d, answer)
+        self.answers.append(answer)
+        return self._advance(answer)
+
+    def _advance(self, answer, first=False) -> Optional[Decision]:
+        try:
+            d = next(self._gen) if first else self._gen.send(answer)
+        except StopIteration:
+            self.pending = None
+            return None
+        self.pending = d
+        return d
+
+    @property
+    def over(self) -> bool:
+        return self.state.finished or (self._gen is not None and self.pending is None)
+
+    @property
+    def result(self) -> Result:
+        st = self.state
+        return Result(
+            winners=[w + 1 for w in (st.winners or [])], reason=st.end_reason or "unfinished",
+            players=[{k: _plain(v) for k, v in pv.items()} for pv in st.player_vars],
+            rounds=st.round_no, turns=st.stats.get("turns", 0), steps=st.steps, log=st.log,
+            stats=dict(st.stats), decisions=len(self.answers))
+
+
+def _plain(v):
+    if hasattr(v, "props"):
+        return v.name
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if hasattr(v, "seat"):
+        return f"P{v.seat + 1}"
+    return v
+
+
+# ---------------------------------------------------------------- agents
+
+class Agent:
+    """Something that answers decisions. Agents see only `decision.view()`."""
+
+    name = "agent"
+
+    def __init__(self, seat: int, seed: int):
+        self.seat = seat
+        self.rng = random.Random(f"cgl-agent:{self.name}:{seed}:{seat}")
+
+    def decide(self, d: Decision):
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    """Picks uniformly among the legal answers; says yes to a `may` half the time."""
+
+    name = "random"
+
+    def decide(self, d: Decision):
+        if d.kind == "may":
+            return self.rng.random() < 0.5
+        if d.optional and self.rng.random() < 0.25:
+            return None
+        n = len(d.options)
+        if d.hi == 1 and d.lo <= 1:
+            return self.rng.randrange(n)
+        k = self.rng.randint(max(d.lo, 1), d.hi) if d.hi > 1 else 1
+        return sorted(self.rng.sample(range(n), k))
+
+
+class GreedyAgent(Agent):
+    """Follows the ruleset's `prefer` hints: takes the best-scored options, says yes to
+    every `may`, accepts optional choices, and falls back to random where no hint is given."""
+
+    name = "greedy"
+
+    def decide(self, d: Decision):
+        if d.kind == "may":
+            return True
+        scores = d.scores()
+        n = len(d.options)
+        if scores is None:
+            if d.hi == 1:
+                return self.rng.randrange(n)
+            return list(range(max(d.lo, 1)))
+        keyed = sorted(range(n), key=lambda i: (-_score(scores[i]), self.rng.random()))
+        if d.hi == 1:
+            return keyed[0]
+        return sorted(keyed[:max(d.lo, 1)])
+
+
+def _score(v) -> float:
+    if isinstance(v, bool):
+        return float(v)
+    if isinstance(v, (int, float)):
+        return float(v)
+    return 0.0
+
+
+AGENTS = {"random": RandomAgent, "greedy": GreedyAgent}
+
+
+class ScriptedAgent:
+    """Answers from a list (used by scenarios and replays); falls back to `fallback` when out."""
+
+    def __init__(self, answers: Sequence, fallback: Optional[Callable] = None):
+        self.answers = list(answers)
+        self.fallback = fallback
+
+    def decide(self, d: Decision):
+        if self.answers:
+            return self.answers.pop(0)
+        if self.fallback:
+            return self.fallback(d)
+        raise AnswerError(f"the script has no answer left for: {d.describe()}")
+
+
+def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, check_invariants: bool = False,
+         max_decisions: int = 1_000_000, listener=None) -> Game:
+    """Play a whole game. `agents` is a list (one per seat) of agents or agent names."""
+    game = Game(ruleset, players, seed, check_invariants)
+    n = game.players
+    if agents is None:
+        agents = ["random"] * n
+    elif len(agents) < n:
+        agents = list(agents) + [agents[-1]] * (n - len(agents))
+    made = [AGENTS[a](i, seed) if isinstance(a, str) else a for i, a in enumerate(agents)]
+    if listener is not None:
+        game.engine.listeners.append(listener)
+    d = game.start()
+    count = 0
+    while d is not None:
+        count += 1
+        if count > max_decisions:
+            raise CglError(Diagnostic("E011", f"the game asked more than {max_decisions} decisions without ending"))
+        d = game.answer(made[d.player].decide(d))
+    return game

@@ -1,0 +1,386 @@
+"""Load a ruleset: parse its file (and the files it extends), merge the definitions,
+read and check its card data, and settle the options.
+
+The result, :class:`Ruleset`, is immutable and shared by every game played with it.
+"""
+from __future__ import annotations
+
+import os
+from importlib import resources
+from typing import Any, Optional
+
+import attrs
+import yaml
+
+from . import ast as A
+from .build import parse, parse_expr
+from .diagnostics import CglError, Diagnostic, did_you_mean, error, remember_source
+
+BASE_TYPES = {"int", "text", "bool"}
+
+
+@attrs.define(eq=False)
+class Card:
+    """One physical card: its id in the game and its properties from the data."""
+
+    id: int
+    name: str
+    props: dict
+
+    def __repr__(self):
+        return f"<card {self.id} {self.name}>"
+
+
+@attrs.define
+class Ruleset:
+    """Everything a game needs, merged and checked; shared by every game played with it."""
+
+    path: str
+    game: A.Game
+    options: dict            # name -> A.Option
+    option_values: dict      # name -> value (defaults, then what the user set)
+    enums: dict              # name -> tuple of members
+    enum_members: dict       # member -> enum name
+    cards_decl: Optional[A.Cards]
+    cards: list              # of Card
+    tables: dict             # data tables from YAML: name -> dict
+    derives: dict            # name -> A.Derive
+    zones: dict              # name -> A.Zone
+    vars: dict               # name -> A.Var
+    defs: dict               # name -> A.Def
+    procedures: dict
+    table_decls: dict        # name -> A.Table
+    patterns: dict
+    setup: Optional[A.Setup]
+    match: Optional[A.MatchDecl]
+    round: Optional[A.RoundDecl]
+    turn: Optional[A.TurnDecl]
+    triggers: list
+    reactions: list
+    actions: list
+    rules: list
+    items: list              # every merged declaration, in order
+    sources: list            # the files read, base first
+
+    @property
+    def title(self) -> str:
+        return self.game.title
+
+    def zone_with_role(self, role: str) -> Optional[A.Zone]:
+        for z in self.zones.values():
+            if z.role == role:
+                return z
+        return None
+
+    def card_vars(self):
+        return {n: v for n, v in self.vars.items() if v.scope == "card"}
+
+    def player_vars(self):
+        return {n: v for n, v in self.vars.items() if v.scope == "player"}
+
+    def global_vars(self):
+        return {n: v for n, v in self.vars.items() if v.scope == "global"}
+
+
+# ---------------------------------------------------------------- finding files
+
+def packaged_rulesets() -> dict[str, str]:
+    """Names of the rulesets shipped inside the package (`mgt`, `mgt-v0.1`, …)."""
+    out = {}
+    try:
+        for entry in resources.files("cgl.rulesets").iterdir():
+            if entry.name.endswith(".cgl"):
+                out[entry.name[:-4]] = str(entry)
+    except (ModuleNotFoundError, FileNotFoundError):
+        pass
+    return out
+
+
+def resolve(name_or_path: str) -> str:
+    """A path for `cgl run NAME|FILE`: an existing file, or a packaged ruleset's name."""
+    if os.path.isfile(name_or_path):
+        return name_or_path
+    shipped = packaged_rulesets()
+    stem = os.path.basename(name_or_path)
+    if stem.endswith(".cgl"):
+        stem = stem[:-4]
+    if stem in shipped:
+        return shipped[stem]
+    if os.path.isdir(name_or_path):
+        raise error("E002", f"`{name_or_path}` is a folder, not a ruleset file")
+    hint = did_you_mean(stem, shipped) or ("shipped rulesets: " + ", ".join(sorted(shipped)) if shipped else None)
+    raise error("E002", f"no ruleset file or shipped ruleset named `{name_or_path}`", hint=hint)
+
+
+def _read(path: str, span: Optional[A.Span] = None) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise error("E002", f"cannot find `{path}`", span) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise error("E002", f"cannot read `{path}`: {e.__class__.__name__}", span) from None
+    remember_source(path, text)
+    return text
+
+
+# ---------------------------------------------------------------- merging
+
+def _merge(path: str, seen: tuple = ()) -> tuple[list, list]:
+    """The declarations of `path` with those of the files it extends, overrides applied."""
+    if os.path.abspath(path) in seen:
+        raise error("E006", f"`{path}` extends itself through a cycle: " + " -> ".join(seen + (path,)))
+    module = parse(_read(path), path)
+    extends = [i for i in module.items if isinstance(i, A.Extends)]
+    items: list = []
+    sources: list = []
+    if len(extends) > 1:
+        raise error("E006", "a ruleset can extend only one other file", extends[1].span)
+    if extends:
+        base_path = os.path.join(os.path.dirname(path), extends[0].path)
+        if not os.path.isfile(base_path):
+            raise error("E002", f"cannot find `{extends[0].path}` (looked in {os.path.dirname(path) or '.'})",
+                        extends[0].span)
+        items, sources = _merge(base_path, seen + (os.path.abspath(path),))
+    sources = sources + [path]
+    index = {i.key: n for n, i in enumerate(items) if i is not None and i.key}
+    own: dict[str, A.Decl] = {}
+    for item in module.items:
+        if isinstance(item, A.Extends):
+            continue
+        if isinstance(item, A.Override):
+            key = item.key
+            if key not in index:
+                raise CglError(Diagnostic("E006", f"`override` of `{key}`, which the extended file does not define",
+                                          item.span, hint=did_you_mean(key, index) if extends else
+                                          "`override` needs `extends \"base.cgl\"` at the top"))
+            items[index[key]] = item.item
+            continue
+        if isinstance(item, A.Remove):
+            if item.name not in index:
+                raise CglError(Diagnostic("E006", f"`remove {item.name}`: the extended file does not define it",
+                                          item.span, hint=did_you_mean(item.name, index)))
+            items[index.pop(item.name)] = None
+            continue
+        key = item.key
+        if key is not None:
+            if key in own:
+                raise CglError(Diagnostic("E005", f"`{key}` is defined twice", item.span,
+                                          related=(f"first defined at {own[key].span}",)))
+            if key in index:
+                raise CglError(Diagnostic("E005", f"`{key}` is already defined by the extended file",
+                                          item.span, hint="write `override` before it to replace it"))
+            own[key] = item
+            index[key] = len(items)
+        items.append(item)
+    return items, sources
+
+
+# ---------------------------------------------------------------- card data
+
+class _MarkedLoader(yaml.SafeLoader):
+    """A safe YAML loader that remembers where each mapping and sequence item starts."""
+
+
+def _construct_mapping(loader, node):
+    mapping = MarkedDict(loader.construct_mapping(node, deep=True))
+    mapping.line = node.start_mark.line + 1
+    mapping.column = node.start_mark.column + 1
+    mapping.key_marks = {}
+    for k, v in node.value:
+        try:
+            mapping.key_marks[loader.construct_object(k)] = (k.start_mark.line + 1, k.start_mark.column + 1,
+                                                            v.start_mark.line + 1, v.start_mark.column + 1)
+        except TypeError:
+            pass
+    return mapping
+
+
+class MarkedDict(dict):
+    line = 0
+    column = 0
+    key_marks: dict = {}
+
+    def span(self, path, key=None, value=False):
+        if key is not None and key in self.key_marks:
+            kl, kc, vl, vc = self.key_marks[key]
+            if value:
+                return A.Span(path, vl, vc, vl, vc + len(str(self.get(key))))
+            return A.Span(path, kl, kc, kl, kc + len(str(key)))
+        return A.Span(path, self.line, self.column, self.line, self.column + 1)
+
+
+_MarkedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _type_ok(value, t: A.TypeRef, enums: dict) -> bool:
+    if t.is_list:
+        return isinstance(value, list) and all(_type_ok(v, A.TypeRef(t.name), enums) for v in value)
+    if t.name == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t.name == "bool":
+        return isinstance(value, bool)
+    if t.name == "text":
+        return isinstance(value, str)
+    if t.name in enums:
+        return isinstance(value, str) and value in enums[t.name]
+    return False
+
+
+def _load_cards(decl: A.Cards, enums: dict) -> tuple[list, dict]:
+    base = os.path.dirname(decl.span.path)
+    path = os.path.join(base, decl.path)
+    text = _read(path, decl.span)
+    try:
+        data = yaml.load(text, Loader=_MarkedLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        sp = A.Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else A.Span(path, 0, 0, 0, 0)
+        raise CglError(Diagnostic("E003", f"the card data is not valid YAML: {getattr(e, 'problem', e)}", sp)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
+        raise CglError(Diagnostic("E003", "the card data needs a list under `cards:`", A.Span(path, 1, 1, 1, 2)))
+    props = {p.name: p for p in decl.props}
+    for p in decl.props:
+        if not p.type.is_list and p.type.name not in BASE_TYPES | set(enums):
+            raise CglError(Diagnostic("E008", f"unknown type `{p.type.name}` for property `{p.name}`", p.type.span,
+                                      hint=did_you_mean(p.type.name, BASE_TYPES | set(enums))))
+    defaults = {}
+    for p in decl.props:
+        if p.default is not None:
+            defaults[p.name] = _const_value(p.default, enums)
+    cards: list[Card] = []
+    for entry in data["cards"]:
+        if not isinstance(entry, MarkedDict):
+            raise CglError(Diagnostic("E003", "each card must be a mapping like `{name: …, type: …}`",
+                                      A.Span(path, 0, 0, 0, 0)))
+        values = dict(defaults)
+        count = 1
+        for k, v in entry.items():
+            if k == "count":
+                if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                    raise CglError(Diagnostic("E003", f"`count` must be a whole number of copies, not `{v}`",
+                                              entry.span(path, k, value=True)))
+                count = v
+                continue
+            if k not in props:
+                raise CglError(Diagnostic("E003", f"card property `{k}` is not declared in the ruleset's `cards` block",
+                                          entry.span(path, k), hint=did_you_mean(str(k), props)
+                                          or f"declare it: `{k}: text` inside `cards from \"{decl.path}\"`"))
+            if not _type_ok(v, props[k].type, enums):
+                hint = None
+                if props[k].type.name in enums:
+                    hint = did_you_mean(str(v), enums[props[k].type.name]) or \
+                        f"`{props[k].type.name}` is one of: " + ", ".join(enums[props[k].type.name])
+                raise CglError(Diagnostic("E003", f"`{k}: {v}` is not a {props[k].type}", entry.span(path, k, value=True),
+                                          hint=hint))
+            values[k] = v
+        missing = [p for p in props if p not in values]
+        if missing:
+            raise CglError(Diagnostic("E003", f"card `{entry.get('name', '?')}` has no `{missing[0]}`", entry.span(path)))
+        for _ in range(count):
+            cards.append(Card(len(cards), str(values.get("name", f"card {len(cards) + 1}")), values))
+    tables = data.get("tables") or {}
+    if not isinstance(tables, dict):
+        raise CglError(Diagnostic("E003", "`tables:` must map table names to tables", A.Span(path, 1, 1, 1, 2)))
+    return cards, {str(k): dict(v) if isinstance(v, dict) else v for k, v in tables.items()}
+
+
+def _const_value(expr: A.Expr, enums_or_members) -> Any:
+    if isinstance(expr, A.Int):
+        return expr.value
+    if isinstance(expr, A.Const):
+        return expr.value
+    if isinstance(expr, A.Text) and expr.constant is not None:
+        return expr.constant
+    if isinstance(expr, A.Neg) and isinstance(expr.operand, A.Int):
+        return -expr.operand.value
+    if isinstance(expr, A.Name):
+        members = enums_or_members
+        if isinstance(members, dict):
+            for ms in members.values():
+                if expr.id in ms:
+                    return expr.id
+    if isinstance(expr, A.ListLit):
+        return [_const_value(i, enums_or_members) for i in expr.items]
+    raise CglError(Diagnostic("E008", "this must be a plain value (a number, text, true/false, none or a list)",
+                              expr.span))
+
+
+# ---------------------------------------------------------------- options
+
+def parse_option_value(opt: A.Option, raw: str, enums: dict, span: Optional[A.Span] = None):
+    """Turn `--option name=raw` into a value of the option's type, or explain why not."""
+    t = opt.type
+    text = raw.strip()
+    if t.name == "int" and not t.is_list:
+        try:
+            v = int(text)
+        except ValueError:
+            raise error("E007", f"option `{opt.name}` takes a whole number, not `{raw}`", span) from None
+        if opt.lo is not None and not (opt.lo <= v <= opt.hi):
+            raise error("E007", f"option `{opt.name}` must be between {opt.lo} and {opt.hi}, not {v}", span)
+        return v
+    if t.name == "bool":
+        low = text.lower()
+        if low in ("true", "yes", "on", "1"):
+            return True
+        if low in ("false", "no", "off", "0"):
+            return False
+        raise error("E007", f"option `{opt.name}` is on or off (true/false), not `{raw}`", span)
+    if t.name in enums:
+        if text not in enums[t.name]:
+            raise error("E007", f"option `{opt.name}` is one of {', '.join(enums[t.name])}, not `{raw}`", span,
+                        hint=did_you_mean(text, enums[t.name]))
+        return text
+    return text
+
+
+def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
+    """Load and check a ruleset. `options` maps option names to strings (from the CLI) or values."""
+    path = resolve(path_or_name)
+    items, sources = _merge(path)
+    items = [i for i in items if i is not None]
+    by_kind: dict[type, list] = {}
+    for it in items:
+        by_kind.setdefault(type(it), []).append(it)
+
+    def one(cls):
+        found = by_kind.get(cls, [])
+        return found[-1] if found else None
+
+    game = one(A.Game)
+    if game is None:
+        raise error("E004", "the ruleset has no `game \"Name\" { … }` header", A.Span(path, 1, 1, 1, 2),
+                    hint='start the file with: game "My game" { players 2..4 }')
+    enums = {e.name: e.members for e in by_kind.get(A.Enum, [])}
+    enum_members = {}
+    for en, ms in enums.items():
+        for m in ms:
+            enum_members.setdefault(m, en)
+    cards_decl = one(A.Cards)
+    cards, tables = _load_cards(cards_decl, enums) if cards_decl else ([], {})
+
+    opts = {o.name: o for o in by_kind.get(A.Option, [])}
+    values = {}
+    for o in opts.values():
+        values[o.name] = _const_value(o.default, enums)
+    for k, raw in (options or {}).items():
+        if k not in opts:
+            raise error("E007", f"this ruleset has no option `{k}`",
+                        hint=did_you_mean(k, opts) or ("its options: " + ", ".join(opts) if opts else "it has no options"))
+        values[k] = parse_option_value(opts[k], raw, enums) if isinstance(raw, str) else raw
+
+    def named(cls):
+        return {i.name: i for i in by_kind.get(cls, [])}
+
+    rs = Ruleset(
+        path=path, game=game, options=opts, option_values=values, enums=enums, enum_members=enum_members,
+        cards_decl=cards_decl, cards=cards, tables=tables, derives=named(A.Derive), zones=named(A.Zone),
+        vars=named(A.Var), defs=named(A.Def), procedures=named(A.Procedure), table_decls=named(A.Table),
+        patterns=named(A.Pattern), setup=one(A.Setup), match=one(A.MatchDecl), round=one(A.RoundDecl),
+        turn=one(A.TurnDecl), triggers=by_kind.get(A.Trigger, []), reactions=by_kind.get(A.Reaction, []),
+        actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []), items=items, sources=sources,
+    )
+    from .names import check_names
+    check_names(rs)
+    return rs

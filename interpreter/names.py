@@ -1,0 +1,342 @@
+"""Static name resolution: every name a ruleset uses must mean something.
+
+Runs when a ruleset is loaded, so a misspelled zone, property, option or function is
+reported with its position and a did-you-mean before any game is played.
+"""
+from __future__ import annotations
+
+from . import ast as A
+from .diagnostics import CglError, Diagnostic, did_you_mean
+
+#: Built-in functions: name -> (min args, max args, one-line description).
+BUILTIN_FUNCTIONS = {
+    "count": (1, 1, "how many elements (cards of a zone, items of a list)"),
+    "sum": (1, 1, "the sum of a list of numbers"),
+    "max": (1, 1, "the largest of a list (none if empty)"),
+    "min": (1, 1, "the smallest of a list (none if empty)"),
+    "first": (1, 1, "the first element (for a zone: its top card), none if empty"),
+    "last": (1, 1, "the last element (for a zone: its bottom card), none if empty"),
+    "top": (1, 2, "top(zone, n): the n top cards of a zone, topmost first"),
+    "bottom": (1, 2, "bottom(zone, n): the n bottom cards of a zone"),
+    "random": (1, 1, "a random element, from the game's seeded random source"),
+    "lookup": (2, 3, "lookup(table, key[, default]): a value from a data table"),
+    "others": (1, 1, "every other player still in the game, in seat order after the given one"),
+    "others_after": (1, 1, "the same as others(p): the priority order for reactions"),
+    "next_after": (1, 1, "the next player in seat order still in the game"),
+    "seat": (1, 1, "seat(n): the player in seat n (1-based, wraps around)"),
+    "abs": (1, 1, "absolute value"),
+    "unique": (1, 1, "the list without repeats, in first-seen order"),
+    "owner": (1, 1, "the player whose zone holds the card (none for shared zones)"),
+    "zone_of": (1, 1, "the name of the zone that holds the card"),
+    "exists": (1, 1, "true when the list or zone is not empty"),
+    "text": (1, 1, "a value as text"),
+}
+
+#: Built-in names that are values.
+BUILTIN_VALUES = {
+    "players": "every player still in the game, in seat order",
+    "all_players": "every player, out or not, in seat order",
+    "current": "the player whose turn it is",
+    "all_cards": "every card of the game (the whole deck)",
+    "player_count": "how many players the game has",
+    "round_no": "the number of the current round (1-based)",
+    "turn_no": "the number of the current turn in the round (1-based)",
+    "phase": "the name of the current phase",
+}
+
+#: Attributes every value of a kind has, besides declared properties and variables.
+BUILTIN_ATTRS = {
+    "name", "id", "seat", "zone", "owner",            # cards and players
+    "shape", "groups", "cards",                       # pattern matches
+    "label", "size",                                  # groups
+    "kind", "from", "to", "forced",                   # events
+}
+
+
+class _Scope:
+    def __init__(self, names=(), parent=None, it_ok=False):
+        self.names = set(names)
+        self.parent = parent
+        self.it_ok = it_ok or (parent.it_ok if parent else False)
+
+    def child(self, names=(), it_ok=False):
+        return _Scope(names, self, it_ok)
+
+    def has(self, name):
+        s = self
+        while s is not None:
+            if name in s.names:
+                return True
+            s = s.parent
+        return False
+
+    def all(self):
+        out, s = set(), self
+        while s is not None:
+            out |= s.names
+            s = s.parent
+        return out
+
+
+class NameChecker:
+    """Walks a merged ruleset and reports the first unknown name."""
+
+    def __init__(self, rs):
+        self.rs = rs
+        self.card_attrs = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope == "card"}
+        if rs.cards_decl:
+            self.card_attrs |= {p.name for p in rs.cards_decl.props}
+        self.player_attrs = {n for n, v in rs.vars.items() if v.scope == "player"}
+        self.event_fields = set()
+        for item in rs.items:
+            for node in _walk(item):
+                if isinstance(node, A.Emit):
+                    self.event_fields |= {k for k, _ in node.fields}
+        self.values = (set(rs.options) | {n for n, v in rs.vars.items() if v.scope == "global"}
+                       | {n for n, d in rs.defs.items() if d.params is None} | set(rs.tables)
+                       | set(rs.enum_members) | {n for n, z in rs.zones.items() if not z.per_player}
+                       | set(BUILTIN_VALUES))
+        self.callables = ({n for n, d in rs.defs.items() if d.params is not None} | set(rs.table_decls)
+                          | set(rs.patterns) | {n for n, z in rs.zones.items() if z.per_player}
+                          | set(BUILTIN_FUNCTIONS))
+        self.attrs = self.card_attrs | self.player_attrs | BUILTIN_ATTRS | self.event_fields
+
+    # ------------------------------------------------------------ reporting
+    def fail(self, message, span, name, candidates):
+        raise CglError(Diagnostic("E004", message, span, hint=did_you_mean(name, candidates)))
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e, scope: _Scope):
+        if e is None:
+            return
+        t = type(e)
+        if t is A.Name:
+            if scope.has(e.id) or e.id in self.values:
+                return
+            if scope.it_ok and (e.id in self.card_attrs or e.id in self.player_attrs or e.id in self.event_fields):
+                return
+            if e.id in self.callables:
+                return  # a per-player zone name used bare, e.g. in `deal 8 to hand`
+            cands = scope.all() | self.values | (self.card_attrs | self.player_attrs if scope.it_ok else set())
+            self.fail(f"unknown name `{e.id}`", e.span, e.id, cands)
+        elif t is A.Call:
+            if e.name in self.callables:
+                if e.name in BUILTIN_FUNCTIONS:
+                    lo, hi, _ = BUILTIN_FUNCTIONS[e.name]
+                    if not lo <= len(e.args) <= hi:
+                        raise CglError(Diagnostic("E009", f"`{e.name}` takes {lo if lo == hi else f'{lo} to {hi}'} "
+                                                  f"argument{'s' if hi > 1 else ''}, not {len(e.args)}", e.span))
+                elif e.name in self.rs.defs or e.name in self.rs.table_decls or e.name in self.rs.patterns:
+                    decl = self.rs.defs.get(e.name) or self.rs.table_decls.get(e.name) or self.rs.patterns.get(e.name)
+                    if len(decl.params) != len(e.args):
+                        raise CglError(Diagnostic("E009", f"`{e.name}` takes {len(decl.params)} argument(s), "
+                                                  f"not {len(e.args)}", e.span,
+                                                  related=(f"`{e.name}` is defined at {decl.span}",)))
+            elif e.name in self.rs.procedures:
+                raise CglError(Diagnostic("E008", f"`{e.name}` is a procedure: call it as a statement, "
+                                          "it gives no value", e.span))
+            else:
+                self.fail(f"unknown function `{e.name}`", e.span, e.name, self.callables)
+            for a in e.args:
+                self.expr(a, scope)
+        elif t is A.Attr:
+            self.expr(e.obj, scope)
+            if e.name not in self.attrs:
+                self.fail(f"no card, player or event has a property `{e.name}`", e.span, e.name, self.attrs)
+        elif t is A.Comprehension:
+            self.expr(e.source, scope)
+            inner = scope.child([e.name])
+            self.expr(e.expr, inner)
+            self.expr(e.cond, inner)
+        elif t in (A.Where, A.GroupBy, A.SortBy):
+            self.expr(e.source, scope)
+            self.expr(e.cond if t is A.Where else e.key, scope.child(["it"], it_ok=True))
+        elif t is A.Text:
+            for p in e.parts:
+                if not isinstance(p, str):
+                    self.expr(p, scope)
+        else:
+            for f in ("left", "right", "operand", "cond", "then", "otherwise", "obj"):
+                sub = getattr(e, f, None)
+                if isinstance(sub, A.Expr):
+                    self.expr(sub, scope)
+            if t is A.ListLit:
+                for i in e.items:
+                    self.expr(i, scope)
+
+    # ------------------------------------------------------------ statements
+    def block(self, b, scope):
+        if b is None:
+            return
+        scope = scope.child()
+        for s in b.stmts:
+            self.stmt(s, scope)
+
+    def stmt(self, s, scope: _Scope):
+        t = type(s)
+        if t is A.Let:
+            self.expr(s.value, scope)
+            scope.names.add(s.name)
+        elif t is A.Choose:
+            self.expr(s.domain, scope)
+            self.expr(s.by, scope)
+            self.expr(s.prompt, scope)
+            inner = scope.child([s.name, "it"])
+            self.expr(s.prefer, scope.child([s.name, "it"], it_ok=True))
+            self.block(s.body, inner)
+            self.block(s.otherwise, scope)
+        elif t is A.For:
+            self.expr(s.source, scope)
+            self.block(s.body, scope.child([s.name]))
+        elif t is A.CallStmt:
+            if s.name not in self.rs.procedures:
+                hint_names = set(self.rs.procedures)
+                msg = (f"`{s.name}` is not a procedure" if s.name in self.callables
+                       else f"unknown procedure `{s.name}`")
+                self.fail(msg, s.span, s.name, hint_names)
+            proc = self.rs.procedures[s.name]
+            if len(proc.params) != len(s.args):
+                raise CglError(Diagnostic("E009", f"`{s.name}` takes {len(proc.params)} argument(s), "
+                                          f"not {len(s.args)}", s.span))
+            for a in s.args:
+                self.expr(a, scope)
+        elif t is A.Set:
+            if isinstance(s.target, A.Name):
+                if not (scope.has(s.target.id) or s.target.id in self.rs.vars):
+                    if s.target.id in self.rs.options or s.target.id in self.rs.defs:
+                        raise CglError(Diagnostic("E008", f"`{s.target.id}` cannot be changed: declare a `var` "
+                                                  "for a value that changes", s.target.span))
+                    self.fail(f"unknown variable `{s.target.id}`", s.target.span, s.target.id,
+                              scope.all() | set(self.rs.vars))
+            else:
+                self.expr(s.target, scope)
+            self.expr(s.value, scope)
+        elif t is A.Deal:
+            self.expr(s.count, scope)
+            self.expr(s.source, scope)
+            z = self.rs.zones.get(s.zone)
+            if z is None or not z.per_player:
+                self.fail(f"`deal` needs a per-player zone, and `{s.zone}` is not one", s.span, s.zone,
+                          [n for n, z in self.rs.zones.items() if z.per_player])
+        elif t is A.Emit:
+            for _, e in s.fields:
+                self.expr(e, scope)
+        else:
+            for f in attrs_fields(s):
+                v = getattr(s, f)
+                if isinstance(v, A.Expr):
+                    self.expr(v, scope)
+                elif isinstance(v, A.Block):
+                    self.block(v, scope)
+            if t is A.If:
+                for cond, body in s.branches:
+                    self.expr(cond, scope)
+                    self.block(body, scope)
+                self.block(s.otherwise, scope)
+
+    # ------------------------------------------------------------ declarations
+    def check(self):
+        rs = self.rs
+        root = _Scope()
+        for d in rs.derives.values():
+            self.expr(d.expr, root.child(["it"], it_ok=True))
+        for d in rs.defs.values():
+            self.expr(d.expr, root.child(d.params or ()))
+        for t in rs.table_decls.values():
+            sc = root.child(t.params)
+            for c, v in t.rows:
+                self.expr(c, sc)
+                self.expr(v, sc)
+            self.expr(t.default, sc)
+        for p in rs.patterns.values():
+            sc = root.child(p.params)
+            self.expr(p.cards, sc)
+            self.expr(p.labels, sc.child(["it"], it_ok=True))
+            self.expr(p.fixed, sc.child(["it"], it_ok=True))
+            for shape in p.shapes:
+                for part in shape.parts:
+                    self.expr(part.cond, sc.child(["label"]))
+        for v in rs.vars.values():
+            self.expr(v.init, root)
+        for pr in rs.procedures.values():
+            self.block(pr.body, root.child(pr.params))
+        for decl in (rs.setup,):
+            if decl:
+                self.block(decl.body, root)
+        if rs.match:
+            self.expr(rs.match.rounds, root)
+            self.block(rs.match.start, root)
+            self.block(rs.match.end, root)
+        if rs.round:
+            self.expr(rs.round.first, root)
+            self.expr(rs.round.until, root)
+            self.block(rs.round.start, root)
+            self.block(rs.round.end, root)
+        if rs.turn:
+            self.expr(rs.turn.order, root)
+            self.block(rs.turn.start, root)
+            self.block(rs.turn.end, root)
+            for ph in rs.turn.phases:
+                self.block(ph.body, root)
+        event_names = ["card", "player", "event", "it"] + sorted(self.event_fields)
+        for tr in rs.triggers:
+            self._check_event(tr.event)
+            sc = root.child(event_names, it_ok=True)
+            self.expr(tr.cond, sc)
+            self.expr(tr.ask_by, sc)
+            self.expr(tr.prompt, sc)
+            self.block(tr.body, sc)
+        for r in rs.reactions:
+            self._check_event(r.event)
+            sc = root.child(event_names, it_ok=True)
+            self.expr(r.cond, sc)
+            self.expr(r.responders, sc)
+            rsc = sc.child(["responder"])
+            self.expr(r.eligible, rsc)
+            self.expr(r.ask, rsc)
+            self.block(r.body, rsc)
+        for a in rs.actions:
+            sc = root.child([a.param] if a.param else [])
+            self.expr(a.domain, root)
+            self.expr(a.label, sc)
+            self.expr(a.when, sc)
+            self.expr(a.prefer, sc.child(["it"], it_ok=True))
+            self.block(a.body, sc)
+        for rule in rs.rules:
+            sc = root.child(event_names + ["responder", "actor", "option"], it_ok=True)
+            self.expr(rule.cond, sc)
+
+    def _check_event(self, ev: A.EventPat):
+        for zname in (ev.source, ev.dest):
+            if zname and zname not in self.rs.zones:
+                self.fail(f"unknown zone `{zname}`", ev.span, zname, self.rs.zones)
+        if ev.phase and self.rs.turn and ev.phase not in {p.name for p in self.rs.turn.phases}:
+            self.fail(f"unknown phase `{ev.phase}`", ev.span, ev.phase, [p.name for p in self.rs.turn.phases])
+
+
+def attrs_fields(node):
+    import attrs
+    return [f.name for f in attrs.fields(type(node)) if f.name != "span"]
+
+
+def _walk(node):
+    """Every AST node below `node` (used to collect emitted event fields)."""
+    import attrs
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend(n)
+            continue
+        if not attrs.has(type(n)):
+            continue
+        yield n
+        for f in attrs.fields(type(n)):
+            if f.name != "span":
+                v = getattr(n, f.name)
+                if attrs.has(type(v)) or isinstance(v, tuple):
+                    stack.append(v)
+
+
+def check_names(rs) -> None:
+    NameChecker(rs).check()

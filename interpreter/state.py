@@ -1,0 +1,133 @@
+"""The game state: plain data, cheap to copy, serialisable; and the values rules see.
+
+Everything that changes during a game lives in :class:`State`. The interpreter's own
+objects (the ruleset, the AST) never do, so a state can be copied at any decision.
+"""
+from __future__ import annotations
+
+import copy
+import random
+from typing import Optional
+
+import attrs
+
+
+@attrs.define
+class State:
+    """Zones, variables, whose turn, the random source, the result and the event log."""
+
+    zones: dict                 # zone key ("stock", "hand:0") -> card ids, bottom first, top last
+    where: list                 # card id -> zone key
+    card_vars: list             # card id -> {var: value}
+    player_vars: list           # seat -> {var: value}
+    globals: dict               # global variables
+    rng: random.Random
+    players: int
+    out: list = attrs.Factory(list)        # seats that have lost
+    current: int = 0
+    round_no: int = 0
+    turn_no: int = 0
+    phase: Optional[str] = None
+    next_player: Optional[int] = None
+    finished: bool = False
+    winners: Optional[list] = None
+    end_reason: Optional[str] = None
+    log: list = attrs.Factory(list)
+    steps: int = 0
+    stats: dict = attrs.Factory(dict)      # counters: trigger fires, cards played, …
+
+    def copy(self) -> "State":
+        """An independent copy (the random source included)."""
+        return copy.deepcopy(self)
+
+    def to_json(self, rs) -> dict:
+        """A JSON-ready picture of the state, with card names instead of ids."""
+        names = [c.name for c in rs.cards]
+        return {
+            "zones": {k: [names[i] for i in v] for k, v in self.zones.items()},
+            "players": [dict(v) for v in self.player_vars],
+            "globals": dict(self.globals),
+            "current": self.current + 1,
+            "round": self.round_no,
+            "turn": self.turn_no,
+            "phase": self.phase,
+            "winners": None if self.winners is None else [w + 1 for w in self.winners],
+        }
+
+
+@attrs.frozen
+class Player:
+    """A seat at the table, as rules see it (`current`, `p.points`)."""
+
+    seat: int  # 0-based
+
+    @property
+    def name(self) -> str:
+        return f"P{self.seat + 1}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@attrs.frozen
+class ZoneRef:
+    """A zone as a value: `stock`, `hand(p)`."""
+
+    name: str
+    owner: Optional[int]  # seat for per-player zones
+
+    @property
+    def key(self) -> str:
+        return self.name if self.owner is None else f"{self.name}:{self.owner}"
+
+    def __str__(self) -> str:
+        return self.name if self.owner is None else f"{self.name}(P{self.owner + 1})"
+
+
+@attrs.frozen
+class Group:
+    """One group of a pattern match, or of `group by`: `.label`, `.size`, `.cards`."""
+
+    label: object
+    cards: tuple
+
+    @property
+    def size(self) -> int:
+        return len(self.cards)
+
+
+@attrs.frozen
+class Match:
+    """What a pattern found: the shape's name and its groups."""
+
+    shape: str
+    groups: tuple
+
+
+@attrs.define
+class Event:
+    """Something that happened: a card moved, a turn started, a custom `emit`."""
+
+    kind: str                  # draw | discard | deal | move | start | end | custom
+    name: Optional[str] = None  # scope for start/end, the custom event's name
+    card: object = None
+    player: object = None
+    source: Optional[ZoneRef] = None
+    dest: Optional[ZoneRef] = None
+    forced: bool = False
+    phase: Optional[str] = None
+    fields: dict = attrs.Factory(dict)
+    cancelled: bool = False
+
+    def get(self, attr: str):
+        if attr == "from":
+            return self.source.name if self.source else None
+        if attr == "to":
+            return self.dest.name if self.dest else None
+        if attr in ("card", "player", "forced", "kind", "phase"):
+            return getattr(self, attr)
+        if attr == "name":
+            return self.name
+        if attr in self.fields:
+            return self.fields[attr]
+        raise KeyError(attr)

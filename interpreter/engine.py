@@ -1125,7 +1125,15 @@ class Engine:
                 else:
                     st.round_no = max(st.round_no, 1)
                     st.current = start_turn
-                    yield from self.play_turns(root, start_turn, max_turns)
+                    try:
+                        yield from self.play_turns(root, start_turn, max_turns)
+                    except _EndScope as e:
+                        if e.scope != "round":
+                            raise
+                        st.end_reason = "the round ended"
+                        if rs.round and rs.round.end:
+                            yield from self.run_block(rs.round.end, root)
+                        yield from self.scope_event("end", "round")
             except _EndScope as e:
                 if e.scope != "game":
                     raise

@@ -1,0 +1,93 @@
+"""A person at the terminal: shows what their seat may see and asks each decision."""
+from __future__ import annotations
+
+import click
+
+from cgl.interpreter.engine import Decision
+
+
+class QuitGame(Exception):
+    """The person typed `quit`."""
+
+
+class HumanAgent:
+    """Answers decisions by asking at the terminal. Shows only this seat's view."""
+
+    name = "human"
+
+    def __init__(self, seat: int, echo=click.echo, prompt=None):
+        self.seat = seat
+        self.echo = echo
+        self.ask = prompt or (lambda text: click.prompt(text, default="", show_default=False))
+        self.seen = 0
+
+    def show_view(self, view: dict, full: bool = False):
+        e = self.echo
+        e("")
+        e(f"--- You are {view['you']} · round {view['round']} · turn {view['turn']} "
+          f"({view['current']} to play{', phase ' + view['phase'] if view.get('phase') else ''}) ---")
+        for name, cards in view["zones"].items():
+            if isinstance(cards, int):
+                if full and cards:
+                    e(f"  {name}: {cards} card{'s' if cards != 1 else ''} (hidden)")
+            elif cards or full:
+                e(f"  {name}: {', '.join(cards) if cards else '(empty)'}")
+        for p in view["players"]:
+            vals = ", ".join(f"{k} {v}" for k, v in p.items() if k != "player" and not isinstance(v, list) or v)
+            e(f"  {p['player']}: {vals}")
+
+    def decide(self, d: Decision):
+        view = d.view()
+        new = [x for x in view.get("log", []) if x["step"] >= self.seen and not x.get("hidden")]
+        for entry in new:
+            self.echo(f"  · {entry['text']}")
+        if view.get("log"):
+            self.seen = view["log"][-1]["step"] + 1
+        self.show_view(view)
+        self.echo("")
+        self.echo(d.prompt)
+        if d.kind == "may":
+            while True:
+                raw = self.ask("yes or no").strip().lower()
+                if raw in ("y", "yes"):
+                    return True
+                if raw in ("n", "no"):
+                    return False
+                self._common(raw, d)
+                self.echo("Please answer yes or no (or `help`).")
+        for i, label in enumerate(d.labels, 1):
+            self.echo(f"  {i:>2}. {label}")
+        if d.optional:
+            self.echo("   0. (none: decline)")
+        many = d.hi > 1
+        hint = (f"numbers separated by spaces ({d.lo} to {d.hi})" if many else "a number")
+        while True:
+            raw = self.ask(f"Your choice: {hint}").strip()
+            if self._common(raw, d):
+                continue
+            try:
+                nums = [int(x) for x in raw.replace(",", " ").split()]
+            except ValueError:
+                self.echo(f"`{raw}` is not a number. Type {hint}, `help`, `view` or `quit`.")
+                continue
+            if d.optional and nums == [0]:
+                return None
+            if not nums or any(not 1 <= n <= len(d.options) for n in nums):
+                self.echo(f"Choose between 1 and {len(d.options)}.")
+                continue
+            if len(set(nums)) != len(nums) or not (d.lo <= len(nums) <= d.hi if many else len(nums) == 1):
+                self.echo(f"Choose {d.lo if d.lo == d.hi else f'{d.lo} to {d.hi}'} different option(s).")
+                continue
+            return sorted(n - 1 for n in nums) if many else nums[0] - 1
+
+    def _common(self, raw: str, d: Decision) -> bool:
+        low = raw.lower()
+        if low in ("q", "quit", "exit"):
+            raise QuitGame()
+        if low in ("v", "view", "look"):
+            self.show_view(d.view(), full=True)
+            return True
+        if low in ("h", "help", "?"):
+            self.echo("Type the number of an option (or yes/no), `view` to see the table, `quit` to stop.")
+            return True
+        return False

@@ -1,0 +1,365 @@
+"""The `cgl` command: a thin layer that parses options, calls the library, and maps
+results to exit codes (0 ok, 1 a failed test or a game error, 2 a usage or ruleset error).
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from typing import Optional
+
+import click
+
+from cgl.interpreter.diagnostics import CglError, Diagnostic, render_all, use_colour
+from cgl.interpreter.engine import AnswerError
+from cgl.interpreter.game import AGENTS, Game, ScriptedAgent
+from cgl.interpreter.loader import load, packaged_rulesets, resolve
+
+from .human import HumanAgent, QuitGame
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("cgl")
+    except Exception:  # pragma: no cover - running from a source tree without metadata
+        return "unknown"
+
+
+def _report(err: CglError, code: int):
+    click.echo(render_all(err.diagnostics, colour=use_colour(sys.stderr)), err=True)
+    sys.exit(code)
+
+
+def _parse_options(pairs) -> dict:
+    out = {}
+    for raw in pairs:
+        key, sep, value = raw.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"`{raw}` is not key=value (for example: --option rounds=4)",
+                                     param_hint="--option")
+        out[key.strip()] = value
+    return out
+
+
+def _load(ruleset: str, options: dict):
+    try:
+        return load(ruleset, options)
+    except CglError as e:
+        _report(e, EXIT_USAGE)
+
+
+class _Main(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
+            raise
+        except CglError as e:
+            _report(e, EXIT_FAIL)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            sys.exit(130)
+        except Exception as e:  # an internal bug: say so plainly, traceback only on request
+            if os.environ.get("CGL_DEBUG"):
+                raise
+            click.echo(f"cgl: internal error: {e.__class__.__name__}: {e}\n"
+                       "This is a bug in cgl, not in your ruleset; set CGL_DEBUG=1 to see where it happened.",
+                       err=True)
+            sys.exit(3)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(_version(), prog_name="cgl")
+def main():
+    """cgl, the card-game language: play, test and check card games written in CGL.
+
+    \b
+    Examples:
+      cgl run mgt --players 4 --seed 1        play a bot game of a shipped ruleset
+      cgl run rulesets/mgt.cgl --human 1      play seat 1 yourself
+      cgl test tests/scenarios                run scenario files
+      cgl lint rulesets                       check rulesets without playing
+    """
+
+
+# ---------------------------------------------------------------- run
+
+def _print_entry(entry, quiet):
+    if quiet or entry.get("hidden"):
+        return
+    kind = entry["type"]
+    text = entry["text"]
+    if kind == "round":
+        click.secho(f"\n== {text} ==", bold=True)
+    elif kind == "turn":
+        click.secho(text, bold=True)
+    elif kind == "game_over":
+        pass
+    else:
+        private = " (private)" if entry.get("to") is not None and kind != "decision" else ""
+        click.echo(f"  {text}{private}")
+
+
+@main.command()
+@click.argument("ruleset")
+@click.option("--players", "-p", type=int, help="Number of players (default: the fewest the game allows).")
+@click.option("--seed", "-s", type=int, help="Random seed; the same seed plays the same game (default: random, printed).")
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+              help="Set a ruleset option, e.g. -o rounds=4 (repeatable). `cgl info` lists them.")
+@click.option("--human", "humans", type=int, multiple=True, metavar="SEAT",
+              help="Seat (1-based) played by you at the terminal (repeatable).")
+@click.option("--agent", type=click.Choice(sorted(AGENTS)), default="random", show_default=True,
+              help="The bot that plays the other seats.")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
+              help="Write every event and answer as JSON Lines (replay with `cgl replay`).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the result.")
+@click.option("--check/--no-check", default=False, help="Check invariants while playing (slower).")
+def run(ruleset, players, seed, options, humans, agent, log_path, quiet, check):
+    """Play one game of RULESET (a .cgl file, or the name of a shipped ruleset).
+
+    Bots play every seat not given to --human. The play-by-play shows everything
+    (a bot game has no secrets); with a human seat it shows only what that seat sees.
+    """
+    opts = _parse_options(options)
+    rs = _load(ruleset, opts)
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 10**6)
+    try:
+        game = Game(rs, players, seed, check_invariants=check)
+    except CglError as e:
+        _report(e, EXIT_USAGE)
+    n = game.players
+    for h in humans:
+        if not 1 <= h <= n:
+            raise click.BadParameter(f"seat {h} does not exist in a {n}-player game (seats 1 to {n})",
+                                     param_hint="--human")
+    agents = [HumanAgent(i) if (i + 1) in humans else AGENTS[agent](i, seed) for i in range(n)]
+    watcher = humans[0] - 1 if humans else None
+
+    def show(entry):
+        if watcher is not None:
+            return  # the human agent prints what its seat sees
+        _print_entry(entry, quiet)
+
+    game.engine.listeners.append(show)
+    if not quiet:
+        click.secho(f"{rs.title} {rs.game.version or ''} · {n} players · seed {seed}"
+                    + (f" · options {', '.join(f'{k}={v}' for k, v in opts.items())}" if opts else ""), bold=True)
+    d = game.start()
+    try:
+        while d is not None:
+            a = agents[d.player].decide(d)
+            try:
+                d = game.answer(a)
+            except AnswerError as e:
+                if isinstance(agents[d.player], HumanAgent):
+                    click.echo(f"That answer does not fit: {e}")
+                    continue
+                raise
+    except QuitGame:
+        click.echo("You left the game.")
+        _write_log(log_path, rs, ruleset, opts, seed, n, agent, humans, game)
+        sys.exit(EXIT_OK)
+    except click.exceptions.Abort:
+        click.echo("\nThe game was stopped (end of input).", err=True)
+        sys.exit(EXIT_USAGE)
+    except CglError as e:
+        _write_log(log_path, rs, ruleset, opts, seed, n, agent, humans, game)
+        _report(e, EXIT_FAIL)
+    if watcher is not None:  # what the human has not seen yet: how the game ended
+        for entry in game.state.log[agents[watcher].seen:]:
+            if not entry.get("hidden") and ("to" not in entry or watcher in entry["to"]):
+                click.echo(f"  · {entry['text']}")
+    res = game.result
+    click.echo("")
+    click.secho(res.summary(), bold=True)
+    _print_scores(res)
+    _write_log(log_path, rs, ruleset, opts, seed, n, agent, humans, game)
+
+
+def _print_scores(res):
+    for i, pv in enumerate(res.players, 1):
+        shown = {k: v for k, v in pv.items() if isinstance(v, (int, bool)) or isinstance(v, str)}
+        if "points" in pv:
+            shown = {"points": pv["points"], **shown}
+        parts = ", ".join(f"{k} {v}" for k, v in shown.items())
+        click.echo(f"  P{i}: {parts}")
+    click.echo(f"  ({res.rounds} round{'s' if res.rounds != 1 else ''}, {res.turns} turns, {res.decisions} decisions)")
+
+
+def _write_log(path, rs, ruleset, opts, seed, n, agent, humans, game):
+    if not path:
+        return
+    header = {"type": "header", "cgl": _version(), "ruleset": ruleset, "ruleset_path": os.path.abspath(rs.path),
+              "options": opts, "players": n, "seed": seed, "agent": agent, "humans": list(humans)}
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(json.dumps(header) + "\n")
+            for entry in game.state.log:
+                f.write(json.dumps(entry, default=str) + "\n")
+            f.write(json.dumps({"type": "answers", "answers": game.answers, "result": {
+                "winners": game.result.winners, "reason": game.result.reason}}) + "\n")
+    except OSError as e:
+        click.echo(f"cgl: cannot write the log `{path}`: {e.strerror}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+# ---------------------------------------------------------------- replay
+
+@main.command()
+@click.argument("log_file", type=click.Path(exists=True, dir_okay=False))
+def replay(log_file):
+    """Re-play a game from its --log file and check that it reproduces event for event."""
+    lines = []
+    with open(log_file, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                lines.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                click.echo(f"{log_file}:{n}:{e.colno}: E002 this line is not JSON: {e.msg}", err=True)
+                sys.exit(EXIT_USAGE)
+    if not lines or lines[0].get("type") != "header" or lines[-1].get("type") != "answers":
+        click.echo(f"{log_file}: E002 not a cgl game log (it needs the header and answers lines `cgl run --log` writes)",
+                   err=True)
+        sys.exit(EXIT_USAGE)
+    header, events, answers = lines[0], lines[1:-1], lines[-1]["answers"]
+    ruleset = header["ruleset"] if os.path.exists(header["ruleset"]) else header.get("ruleset_path", header["ruleset"])
+    rs = _load(ruleset, header.get("options") or {})
+    game = Game(rs, header["players"], header["seed"])
+    agent = ScriptedAgent(answers)
+    d = game.start()
+    try:
+        while d is not None:
+            d = game.answer(agent.decide(d))
+    except AnswerError:
+        pass
+    got = [json.loads(json.dumps(e, default=str)) for e in game.state.log]
+    for i, (a, b) in enumerate(zip(events, got)):
+        if a != b:
+            click.echo(f"Diverges at event {i + 1}:\n  log:    {a.get('text')}\n  replay: {b.get('text')}")
+            sys.exit(EXIT_FAIL)
+    if len(events) != len(got):
+        click.echo(f"The log has {len(events)} events, the replay {len(got)}.")
+        sys.exit(EXIT_FAIL)
+    click.echo(f"Reproduced: {len(events)} events, {len(answers)} decisions, {game.result.summary()}")
+
+
+# ---------------------------------------------------------------- test
+
+@main.command("test")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--verbose", "-v", is_flag=True, help="Print every scenario, and the play of failed ones.")
+@click.option("-k", "pattern", help="Run only scenarios whose name contains this text.")
+def test_cmd(paths, verbose, pattern):
+    """Run the scenario files (YAML) under PATHS. Exit 1 if any fails."""
+    from cgl.interpreter import scenario
+    try:
+        files = scenario.collect(paths)
+    except CglError as e:
+        _report(e, EXIT_USAGE)
+    if not files:
+        click.echo("No scenario files (*.yaml) found.", err=True)
+        sys.exit(EXIT_USAGE)
+    passed = failed = 0
+    for f in files:
+        try:
+            items = scenario.read(f)
+        except CglError as e:
+            click.echo(render_all(e.diagnostics), err=True)
+            failed += 1
+            continue
+        for item in items:
+            if pattern and pattern not in str(item.get("scenario")):
+                continue
+            try:
+                out = scenario.run(f, item)
+            except CglError as e:
+                click.echo(f"FAIL {item.get('scenario')}  ({f})")
+                click.echo(render_all(e.diagnostics), err=True)
+                failed += 1
+                continue
+            if out.passed:
+                passed += 1
+                if verbose:
+                    click.echo(out.report())
+            else:
+                failed += 1
+                click.echo(out.report())
+                if verbose:
+                    click.echo("\n".join("      | " + t for t in out.transcript))
+    click.echo(f"{passed} passed, {failed} failed")
+    sys.exit(EXIT_FAIL if failed else EXIT_OK)
+
+
+# ---------------------------------------------------------------- lint and info
+
+def _cgl_files(paths):
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, names in os.walk(p):
+                files += [os.path.join(root, n) for n in sorted(names) if n.endswith(".cgl")]
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            raise click.BadParameter(f"no such file or folder: {p}", param_hint="PATHS")
+    return sorted(files)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+def lint(paths):
+    """Check rulesets (files, or folders searched for *.cgl) without playing them.
+
+    Reports syntax errors, unknown names, bad overrides and card data that does not
+    match its schema. Exit 0 when clean, 1 when errors are found.
+    """
+    files = _cgl_files(paths)
+    if not files:
+        click.echo("No .cgl files found.", err=True)
+        sys.exit(EXIT_USAGE)
+    errors = 0
+    for f in files:
+        try:
+            load(f)
+        except CglError as e:
+            errors += len(e.diagnostics)
+            click.echo(render_all(e.diagnostics, colour=use_colour(sys.stdout)))
+    click.echo(f"{len(files)} file{'s' if len(files) != 1 else ''} checked, {errors} error{'s' if errors != 1 else ''}")
+    sys.exit(EXIT_FAIL if errors else EXIT_OK)
+
+
+@main.command()
+@click.argument("ruleset", required=False)
+def info(ruleset):
+    """Describe RULESET: players, options with defaults, zones, cards. Without one, list shipped rulesets."""
+    if ruleset is None:
+        click.echo("Shipped rulesets (use the name or the path):")
+        for name, path in sorted(packaged_rulesets().items()):
+            click.echo(f"  {name:<12} {path}")
+        return
+    rs = _load(ruleset, {})
+    g = rs.game
+    click.secho(f"{g.title} {g.version or ''}", bold=True)
+    if g.about:
+        click.echo(g.about)
+    click.echo(f"Players: {g.min_players}" + (f" to {g.max_players}" if g.max_players != g.min_players else ""))
+    click.echo(f"Cards: {len(rs.cards)}")
+    if rs.options:
+        click.echo("Options (set with -o name=value):")
+        for o in rs.options.values():
+            rng = f" ({o.lo}..{o.hi})" if o.lo is not None else ""
+            click.echo(f"  {o.name} = {rs.option_values[o.name]}  [{o.type}{rng}]  {o.doc or ''}")
+    click.echo("Zones: " + ", ".join(f"{z.name} ({'per player' if z.per_player else 'shared'}, {z.visibility})"
+                                      for z in rs.zones.values()))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

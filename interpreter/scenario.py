@@ -1,0 +1,362 @@
+"""Scenarios: a designer's test of one rule, in one YAML file.
+
+A scenario names a ruleset and options, sets up a position (cards in zones, whose
+turn, variables), scripts the decisions, dice and random picks, plays a number of
+turns from that position and checks the outcome. See docs/scenarios.md.
+
+    scenario: MGT-N-MEAN a mean monster costs a random card
+    ruleset: mgt.cgl
+    players: 2
+    setup:
+      turn: P1
+      zones:
+        stock: [Alice]                # top first
+        hand P1: [Ant Arachne, Lich]
+    turns: 1
+    script:
+      - P1: Ant Arachne
+    random: [Lich]
+    expect:
+      zones:
+        pile: [Lich, Ant Arachne]     # top first
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+import attrs
+import yaml
+
+from . import ast as A
+from .diagnostics import CglError, Diagnostic, did_you_mean
+from .engine import AnswerError, Decision
+from .game import Game
+from .loader import MarkedDict, _MarkedLoader, load, resolve
+from .state import Player
+
+KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "script", "dice",
+              "random", "expect", "about"}
+
+
+@attrs.define
+class Outcome:
+    """The result of running one scenario."""
+
+    name: str
+    path: str
+    passed: bool
+    failures: list
+    transcript: list
+
+    def report(self) -> str:
+        head = f"{'PASS' if self.passed else 'FAIL'} {self.name}  ({self.path})"
+        if self.passed:
+            return head
+        return "\n".join([head] + [f"    - {f}" for f in self.failures])
+
+
+def _bad(path, data, key, message, hint=None):
+    span = data.span(path, key) if isinstance(data, MarkedDict) else A.Span(path, 1, 1, 1, 2)
+    return CglError(Diagnostic("E013", message, span, hint=hint))
+
+
+def read(path: str) -> list:
+    """The scenarios of a YAML file (one document, or a list under `scenarios:`)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise CglError(Diagnostic("E002", f"cannot read `{path}`: {e.strerror}")) from None
+    from .diagnostics import remember_source
+    remember_source(path, text)
+    try:
+        data = yaml.load(text, Loader=_MarkedLoader)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        sp = A.Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else None
+        raise CglError(Diagnostic("E013", f"not valid YAML: {getattr(e, 'problem', e)}", sp)) from None
+    if isinstance(data, MarkedDict) and "scenarios" in data:
+        items = data["scenarios"]
+    else:
+        items = [data]
+    out = []
+    for item in items:
+        if not isinstance(item, MarkedDict) or "scenario" not in item:
+            raise CglError(Diagnostic("E013", "a scenario needs a `scenario:` name", A.Span(path, 1, 1, 1, 2)))
+        for k in item:
+            if k not in KNOWN_KEYS:
+                raise _bad(path, item, k, f"unknown scenario key `{k}`", hint=did_you_mean(str(k), KNOWN_KEYS))
+        out.append(item)
+    return out
+
+
+def _seat(path, data, key, text, n) -> int:
+    s = str(text).strip()
+    if s.upper().startswith("P") and s[1:].isdigit() and 1 <= int(s[1:]) <= n:
+        return int(s[1:]) - 1
+    raise _bad(path, data, key, f"`{text}` is not a player of this scenario (P1 to P{n})")
+
+
+def _zone_key(engine, path, data, label) -> str:
+    rs = engine.rs
+    parts = str(label).split()
+    name = parts[0]
+    z = rs.zones.get(name)
+    if z is None:
+        raise _bad(path, data, label, f"unknown zone `{name}`", hint=did_you_mean(name, rs.zones))
+    if z.per_player:
+        if len(parts) != 2:
+            raise _bad(path, data, label, f"`{name}` belongs to each player: write `{name} P1`")
+        return f"{name}:{_seat(path, data, label, parts[1], engine.n)}"
+    if len(parts) != 1:
+        raise _bad(path, data, label, f"`{name}` is shared: write just `{name}`")
+    return name
+
+
+def _value(engine, v):
+    """A scenario value: card names stay text unless they name a card var's value."""
+    if isinstance(v, str) and v.upper().startswith("P") and v[1:].isdigit() and 1 <= int(v[1:]) <= engine.n:
+        return engine.players[int(v[1:]) - 1]
+    if isinstance(v, list):
+        return [_value(engine, x) for x in v]
+    return v
+
+
+def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
+    """Put the cards and variables where the scenario says; returns the seat to start."""
+    eng = game.engine
+    st = eng.state
+    by_name: dict = {}
+    for c in eng.cards:
+        by_name.setdefault(c.name, []).append(c)
+    placed: set = set()
+    zones = setup.get("zones") or {}
+    for key in st.zones:
+        st.zones[key] = []
+    layout = {}
+    for label, names in zones.items():
+        zkey = _zone_key(eng, path, zones, label)
+        if not isinstance(names, list):
+            raise _bad(path, zones, label, "list the cards of a zone: `[Name, Name]`, top first")
+        ids = []
+        for nm in names:
+            pool = [c for c in by_name.get(str(nm), []) if c.id not in placed]
+            if not pool:
+                if str(nm) in by_name:
+                    raise _bad(path, zones, label, f"no copy of `{nm}` is left to place here")
+                raise _bad(path, zones, label, f"no card is named `{nm}`", hint=did_you_mean(str(nm), by_name))
+            placed.add(pool[0].id)
+            ids.append(pool[0].id)
+        layout[zkey] = list(reversed(ids))  # stored bottom first
+    rest_label = setup.get("rest")
+    if rest_label is not None:
+        rest_key = _zone_key(eng, path, setup, rest_label)
+    else:
+        deck = eng.rs.zone_with_role("deck")
+        rest_key = deck.name if deck else next(iter(st.zones))
+    rest = [c.id for c in eng.cards if c.id not in placed]
+    for key, ids in layout.items():
+        st.zones[key] = ids
+    st.zones[rest_key] = list(reversed(rest)) + st.zones.get(rest_key, [])
+    for key, ids in st.zones.items():
+        for i in ids:
+            st.where[i] = key
+    for label, values in (setup.get("players") or {}).items():
+        seat = _seat(path, setup.get("players"), label, label, eng.n)
+        for k, v in (values or {}).items():
+            if k not in eng.player_var_names:
+                raise _bad(path, values, k, f"no player variable `{k}`", hint=did_you_mean(str(k), eng.player_var_names))
+            st.player_vars[seat][k] = _value(eng, v)
+    for name, values in (setup.get("cards") or {}).items():
+        cards = by_name.get(str(name))
+        if not cards:
+            raise _bad(path, setup.get("cards"), name, f"no card is named `{name}`", hint=did_you_mean(str(name), by_name))
+        for k, v in (values or {}).items():
+            if k not in eng.card_var_names:
+                raise _bad(path, values, k, f"no card variable `{k}`", hint=did_you_mean(str(k), eng.card_var_names))
+            for c in cards:
+                st.card_vars[c.id][k] = _value(eng, v)
+    for k, v in (setup.get("globals") or {}).items():
+        if k not in st.globals:
+            raise _bad(path, setup.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))
+        st.globals[k] = _value(eng, v)
+    st.round_no = int(setup.get("round", 1))
+    return _seat(path, setup, "turn", setup.get("turn", "P1"), eng.n)
+
+
+def _answer_for(d: Decision, want, path) -> Any:
+    """Turn a scripted answer (a label, a list of labels, yes/no, a number) into an engine answer."""
+    if d.kind == "may":
+        if isinstance(want, bool):
+            return want
+        if str(want).lower() in ("yes", "y", "true"):
+            return True
+        if str(want).lower() in ("no", "n", "false"):
+            return False
+        raise AnswerError(f"`{want}` is not yes or no (asked: {d.prompt})")
+    if want is None or str(want).lower() in ("decline", "none", "no"):
+        return None
+    wants = want if isinstance(want, list) else [want]
+    picked = []
+    for w in wants:
+        if isinstance(w, int) and not isinstance(w, bool):
+            picked.append(w - 1)
+            continue
+        matches = [i for i, lab in enumerate(d.labels) if lab == str(w) and i not in picked]
+        if not matches:
+            raise AnswerError(f"`{w}` is not an option of \"{d.prompt}\"; options: " + ", ".join(d.labels))
+        picked.append(matches[0])
+    if d.hi == 1 and not isinstance(want, list):
+        return picked[0]
+    return sorted(picked)
+
+
+def run(path: str, item: MarkedDict, check_invariants: bool = True) -> Outcome:
+    name = str(item.get("scenario"))
+    base = os.path.dirname(path)
+    rs_ref = str(item.get("ruleset", ""))
+    candidate = os.path.join(base, rs_ref)
+    rs_path = candidate if os.path.isfile(candidate) else rs_ref
+    options = {str(k): (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (item.get("options") or {}).items()}
+    rs = load(resolve(rs_path), options)
+    game = Game(rs, item.get("players"), int(item.get("seed", 0)), check_invariants)
+    eng = game.engine
+    eng.forced_dice = list(item.get("dice") or [])
+    eng.forced_random = [str(x) for x in (item.get("random") or [])]
+    transcript: list = []
+    eng.listeners.append(lambda e: transcript.append(e["text"]))
+    failures: list = []
+    setup = item.get("setup") or MarkedDict()
+    start = setup_position(game, path, setup)
+    script = list(item.get("script") or [])
+    turns = item.get("turns", 1)
+    try:
+        d = game.start(start_turn=start, max_turns=turns)
+        while d is not None:
+            if not script:
+                failures.append(f"the game asks P{d.player + 1} \"{d.prompt}\" ({', '.join(d.labels[:8])}) "
+                                "but the script has no answer left")
+                break
+            step = script.pop(0)
+            if not isinstance(step, dict) or len(step) != 1:
+                raise _bad(path, item, "script", "each script step is `- P1: answer`")
+            (who, want), = step.items()
+            seat = _seat(path, item, "script", who, eng.n)
+            if seat != d.player:
+                failures.append(f"the script expects {who} to answer `{want}`, but P{d.player + 1} is asked: "
+                                f"\"{d.prompt}\"")
+                break
+            try:
+                d = game.answer(_answer_for(d, want, path))
+            except AnswerError as e:
+                failures.append(f"script step `{who}: {want}`: {e}")
+                break
+    except CglError as e:
+        failures.append("game error: " + "; ".join(f"{x.code} {x.message}" + (f" at {x.span}" if x.span else "")
+                                                    for x in e.diagnostics))
+    if script and not failures:
+        failures.append(f"{len(script)} scripted answer(s) were never asked for: {script[0]}")
+    if eng.forced_dice and not failures:
+        failures.append(f"scripted dice never rolled: {eng.forced_dice}")
+    if eng.forced_random and not failures:
+        failures.append(f"scripted random picks never made: {eng.forced_random}")
+    failures += check_expectations(game, path, item.get("expect") or {}, transcript)
+    return Outcome(name, path, not failures, failures, transcript)
+
+
+def check_expectations(game: Game, path: str, expect: dict, transcript: list) -> list:
+    eng = game.engine
+    st = eng.state
+    out = []
+    names = [c.name for c in eng.cards]
+    for label, want in (expect.get("zones") or {}).items():
+        key = _zone_key(eng, path, expect.get("zones"), label)
+        have = [names[i] for i in reversed(st.zones[key])]
+        if isinstance(want, list):
+            if have != [str(w) for w in want]:
+                out.append(f"zone {label}: expected {want}, found {have}")
+        elif isinstance(want, dict):
+            for w in want.get("contains", []) or []:
+                if str(w) not in have:
+                    out.append(f"zone {label}: expected to contain {w}, found {have}")
+            for w in want.get("excludes", []) or []:
+                if str(w) in have:
+                    out.append(f"zone {label}: expected not to contain {w}")
+            if "count" in want and len(have) != want["count"]:
+                out.append(f"zone {label}: expected {want['count']} cards, found {len(have)}")
+            if "top" in want and (not have or have[0] != str(want["top"])):
+                out.append(f"zone {label}: expected {want['top']} on top, found {have[:1]}")
+    for label, values in (expect.get("players") or {}).items():
+        seat = _seat(path, expect.get("players"), label, label, eng.n)
+        for k, v in (values or {}).items():
+            have = _plainv(st.player_vars[seat].get(k, "<no such variable>"))
+            if have != _plainv(_value(eng, v)):
+                out.append(f"{label}.{k}: expected {v}, found {have}")
+    for name, values in (expect.get("cards") or {}).items():
+        cards = [c for c in eng.cards if c.name == str(name)]
+        for k, v in (values or {}).items():
+            have = _plainv(st.card_vars[cards[0].id].get(k)) if cards else None
+            if have != _plainv(v):
+                out.append(f"{name}.{k}: expected {v}, found {have}")
+    for k, v in (expect.get("globals") or {}).items():
+        have = _plainv(st.globals.get(k))
+        if have != _plainv(_value(eng, v)):
+            out.append(f"{k}: expected {v}, found {have}")
+    for line in expect.get("log") or []:
+        if not any(str(line) in t for t in transcript):
+            out.append(f"log: expected a line containing \"{line}\"")
+    for line in expect.get("not_log") or []:
+        if any(str(line) in t for t in transcript):
+            out.append(f"log: expected no line containing \"{line}\"")
+    if "winners" in expect:
+        want = sorted(str(w) for w in (expect["winners"] or []))
+        have = sorted(f"P{w + 1}" for w in (st.winners or []))
+        if want != have:
+            out.append(f"winners: expected {want or 'none'}, found {have or 'none'}")
+    if "next" in expect:
+        nxt = st.next_player if st.next_player is not None else eng.next_seat(st.current)
+        if f"P{nxt + 1}" != str(expect["next"]):
+            out.append(f"next player: expected {expect['next']}, found P{nxt + 1}")
+    if "stats" in expect:
+        for k, v in expect["stats"].items():
+            if st.stats.get(k, 0) != v:
+                out.append(f"stat {k}: expected {v}, found {st.stats.get(k, 0)}")
+    return out
+
+
+def _plainv(v):
+    if isinstance(v, Player):
+        return v.name
+    if hasattr(v, "props"):
+        return v.name
+    if isinstance(v, (list, tuple)):
+        return [_plainv(x) for x in v]
+    return v
+
+
+def collect(paths) -> list:
+    """Scenario files under the given files and folders, sorted."""
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, _, names in os.walk(p):
+                files += [os.path.join(root, n) for n in names if n.endswith((".yaml", ".yml"))]
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            raise CglError(Diagnostic("E002", f"no such file or folder: `{p}`"))
+    return sorted(files)
+
+
+def run_paths(paths, check_invariants=True) -> list:
+    out = []
+    for f in collect(paths):
+        for item in read(f):
+            try:
+                out.append(run(f, item, check_invariants))
+            except CglError as e:
+                out.append(Outcome(str(item.get("scenario")), f, False,
+                                   [f"{d.code} {d.message}" + (f" at {d.span}" if d.span else "") for d in e.diagnostics],
+                                   []))
+    return out

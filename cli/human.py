@@ -47,14 +47,15 @@ class HumanAgent:
         self.echo("")
         self.echo(d.prompt)
         if d.kind == "may":
+            self.echo("   1. yes\n   2. no")
             while True:
-                raw = self.ask("yes or no").strip().lower()
-                if raw in ("y", "yes"):
+                raw = self.ask("Your choice: 1 (yes) or 2 (no)").strip().lower()
+                if raw in ("y", "yes", "1"):
                     return True
-                if raw in ("n", "no"):
+                if raw in ("n", "no", "2"):
                     return False
-                self._common(raw, d)
-                self.echo("Please answer yes or no (or `help`).")
+                if not self._common(raw, d):
+                    self.echo(f"`{raw}` is not an answer: type 1 (yes) or 2 (no), `help`, `view` or `quit`.")
         for i, label in enumerate(d.labels, 1):
             self.echo(f"  {i:>2}. {label}")
         if d.optional:

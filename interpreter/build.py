@@ -739,7 +739,8 @@ def parse(text: str, path: str = "<string>") -> A.Module:
         if tok.type == "$END":
             lines = text.splitlines() or [""]
             sp = A.Span(path, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
-            what = "the end of the file"
+            raise CglError(Diagnostic("E001", "the file ends too early", sp,
+                                      hint=_open_block(text, len(text)))) from None
         else:
             sp = _tok_span(path, tok)
             what = f"`{tok}`"

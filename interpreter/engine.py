@@ -134,8 +134,9 @@ class Engine:
         self.opts = rs.option_values
         self.card_var_names = set(rs.card_vars())
         self.player_var_names = set(rs.player_vars())
-        self.static_cache: dict = {}
-        self.static_derives = _static_derives(rs)
+        self.derive_cache: dict = {}
+        self.derive_kinds = _derive_kinds(rs)
+        self.card_derives = [n for n, k in self.derive_kinds.items() if k == "card"]
         self.secret_depth = 0
         self.event_chain: list = []
         self.forced_dice: list = []
@@ -176,6 +177,11 @@ class Engine:
                 for c in range(len(self.cards)):
                     st.card_vars[c][name] = _fresh(init)
         return st
+
+    def invalidate(self, card) -> None:
+        """Forget cached derived properties of `card` (its variables changed)."""
+        for name in self.card_derives:
+            self.derive_cache.pop((card.id, name), None)
 
     def fail(self, node, message, code="E010", hint=None):
         return CglError(Diagnostic(code, message, node.span if node is not None else None, hint=hint))
@@ -351,12 +357,13 @@ class Engine:
                 return True, self.state.card_vars[obj.id][name]
             d = self.rs.derives.get(name)
             if d is not None:
-                if name in self.static_derives:
-                    key = (obj.id, name)
-                    if key not in self.static_cache:
-                        self.static_cache[key] = self.ev(d.expr, Env({"it": obj}))
-                    return True, self.static_cache[key]
-                return True, self.ev(d.expr, Env({"it": obj}))
+                if self.derive_kinds[name] == "dynamic":
+                    return True, self.ev(d.expr, Env({"it": obj}))
+                key = (obj.id, name)
+                cache = self.derive_cache
+                if key not in cache:
+                    cache[key] = self.ev(d.expr, Env({"it": obj}))
+                return True, cache[key]
             if name in obj.props:
                 return True, obj.props[name]
             if name == "name":
@@ -704,6 +711,8 @@ class Engine:
                 raise self.fail(t, f"cannot set `{t.name}` of {_kind(obj)}",
                                 hint="only variables declared with `var … per card` or `per player` can change")
             store[t.name] = _apply(s.op, store[t.name], value, s, self)
+            if hasattr(obj, "props") and self.card_derives:
+                self.invalidate(obj)
         return
         yield
 
@@ -911,10 +920,11 @@ class Engine:
     def x_act(self, s, env):
         who = self.as_player(self.ev(s.by, env), s.by)
         choices = []
+        with_actor = env.child({"actor": who})
         for a in self.rs.actions:
             values = [None]
             if a.param:
-                values = list(self.as_list(self.ev(a.domain, env), a.domain))
+                values = list(self.as_list(self.ev(a.domain, with_actor), a.domain))
             for v in values:
                 local = Env({a.param: v} if a.param else {}, env)
                 local.vars["actor"] = who
@@ -982,8 +992,8 @@ class Engine:
                 self.log(ev.kind, text, card=ev.card.name,
                          player=ev.player.seat + 1 if ev.player is not None else None,
                          **({"forced": True} if ev.forced else {}))
-        if self.check:
-            self.check_invariants()
+        if self.check and ev.card is not None:
+            self.check_card(ev)
         triggers = self._matching(self._triggers_by_kind, ev)
         reactions = self._matching(self._reactions_by_kind, ev)
         if not triggers and not reactions:
@@ -1215,6 +1225,8 @@ class Engine:
                 if e.scope != "turn":
                     raise
             st.phase = None
+            if self.check:
+                self.check_invariants()
             yield from self.scope_event("end", "turn")
             if st.next_player is not None and st.next_player not in st.out:
                 seat = st.next_player
@@ -1258,6 +1270,15 @@ class Engine:
                 "phase": st.phase, "zones": zones, "players": players,
                 "globals": {k: _plain(v) for k, v in st.globals.items()}, "log": log[-12:]}
 
+    def check_card(self, ev: Event):
+        """After a card moves: it is in the zone it is recorded in, once, and not where it was."""
+        st, cid = self.state, ev.card.id
+        key = st.where[cid]
+        if st.zones[key].count(cid) != 1:
+            raise error("E012", f"invariant broken: {ev.card.name} appears {st.zones[key].count(cid)} times in {key}")
+        if ev.source is not None and ev.source.key != key and cid in st.zones[ev.source.key]:
+            raise error("E012", f"invariant broken: {ev.card.name} is still in {ev.source} after moving to {key}")
+
     def check_invariants(self):
         st = self.state
         seen = [0] * len(self.cards)
@@ -1287,35 +1308,65 @@ def _index_by_kind(decls) -> dict:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def _static_derives(rs) -> set:
-    """Derived properties that depend only on the card's data: computed once per card."""
-    dynamic_names = set(rs.card_vars()) | set(rs.player_vars()) | set(rs.global_vars()) | {
-        "current", "players", "round_no", "turn_no", "phase", "random"} | set(rs.zones)
+def _derive_kinds(rs) -> dict:
+    """How long each derived property's value lasts: "static" (the card's data only: computed
+    once), "card" (also the card's own variables: cached until one of them changes) or
+    "dynamic" (anything else: computed at every use)."""
+    card_vars = set(rs.card_vars())
+    dynamic_names = set(rs.player_vars()) | set(rs.global_vars()) | {
+        "current", "players", "round_no", "turn_no", "phase"} | set(rs.zones)
+    rank = {"static": 0, "card": 1, "dynamic": 2}
     memo: dict = {}
 
-    def depends(node, seen) -> bool:
+    def kind_of(node, seen) -> str:
+        worst = "static"
         for n in _walk(node):
+            k = "static"
             if isinstance(n, A.Dice):
-                return True
-            name = getattr(n, "id", None) if isinstance(n, A.Name) else (n.name if isinstance(n, (A.Call, A.Attr)) else None)
-            if name is None:
-                continue
-            if name in dynamic_names:
-                return True
-            if name in rs.derives and name not in seen:
-                if dyn(name, seen | {name}):
-                    return True
-            d = rs.defs.get(name)
-            if d is not None and name not in seen and depends(d.expr, seen | {name}):
-                return True
-        return False
+                k = "dynamic"
+            elif isinstance(n, A.Name):
+                if n.id in card_vars:
+                    k = "card"
+                elif n.id in dynamic_names:
+                    k = "dynamic"
+                elif n.id in rs.derives and n.id not in seen:
+                    k = derive_kind(n.id, seen)
+                elif n.id in rs.defs and rs.defs[n.id].params is None and n.id not in seen:
+                    k = kind_of(rs.defs[n.id].expr, seen | {n.id})
+            elif isinstance(n, A.Attr):
+                if n.name in card_vars:
+                    k = "card" if n.obj == A.Name("it") else "dynamic"
+                elif n.name in rs.player_vars():
+                    k = "dynamic"
+                elif n.name in rs.derives and n.name not in seen:
+                    dk = derive_kind(n.name, seen)
+                    k = dk if dk == "static" or n.obj == A.Name("it") else "dynamic"
+            elif isinstance(n, A.Call):
+                if n.name == "random" or (n.name in rs.zones):
+                    k = "dynamic"
+                elif n.name in rs.defs and n.name not in seen:
+                    k = kind_of(rs.defs[n.name].expr, seen | {n.name})
+                    if k == "card":
+                        k = "dynamic"  # a function's parameters are not `it`
+                elif n.name in rs.table_decls and n.name not in seen:
+                    t = rs.table_decls[n.name]
+                    parts = [e for row in t.rows for e in row] + ([t.default] if t.default else [])
+                    k = max((kind_of(e, seen | {n.name}) for e in parts), key=rank.get, default="static")
+                elif n.name in rs.patterns:
+                    k = "dynamic"
+            if rank[k] > rank[worst]:
+                worst = k
+                if worst == "dynamic":
+                    break
+        return worst
 
-    def dyn(name, seen=frozenset()) -> bool:
+    def derive_kind(name, seen=frozenset()) -> str:
         if name not in memo:
-            memo[name] = depends(rs.derives[name].expr, seen | {name})
+            memo[name] = "dynamic"  # a derive that refers to itself is never cached
+            memo[name] = kind_of(rs.derives[name].expr, seen | {name})
         return memo[name]
 
-    return {n for n in rs.derives if not dyn(n)}
+    return {n: derive_kind(n) for n in rs.derives}
 
 
 def _walk(node):

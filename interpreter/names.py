@@ -296,8 +296,8 @@ class NameChecker:
             self.expr(r.ask, rsc)
             self.block(r.body, rsc)
         for a in rs.actions:
-            sc = root.child([a.param] if a.param else [])
-            self.expr(a.domain, root)
+            sc = root.child(([a.param] if a.param else []) + ["actor"])
+            self.expr(a.domain, root.child(["actor"]))
             self.expr(a.label, sc)
             self.expr(a.when, sc)
             self.expr(a.prefer, sc.child(["it"], it_ok=True))

@@ -1,0 +1,141 @@
+"""The `cgl` command, through click's CliRunner and as a real subprocess."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from cgl.cli.main import main
+
+
+def cli(*args, input=None):
+    return CliRunner().invoke(main, list(args), input=input)
+
+
+def test_run_plays_mgt_to_the_end_and_names_the_winner():
+    r = cli("run", "mgt", "--players", "4", "--seed", "1")
+    assert r.exit_code == 0, r.output
+    assert "Monster Girl Taxonomy 0.2 · 4 players · seed 1" in r.output
+    assert "== Round 3 begins ==" in r.output
+    assert ("Winner" in r.output or "No winner" in r.output) and "P4: points" in r.output
+
+
+def test_run_v01_and_every_player_count():
+    for n in range(2, 7):
+        r = cli("run", "rulesets/mgt-v0.1.cgl", "--players", str(n), "--seed", "3", "--quiet")
+        assert r.exit_code == 0, r.output
+        assert f"P{n}: points" in r.output
+
+
+def test_same_seed_prints_the_same_game():
+    a = cli("run", "mgt", "-p", "3", "-s", "11", "--agent", "greedy").output
+    b = cli("run", "mgt", "-p", "3", "-s", "11", "--agent", "greedy").output
+    c = cli("run", "mgt", "-p", "3", "-s", "12", "--agent", "greedy").output
+    assert a == b and a != c
+
+
+@pytest.mark.parametrize("args, code, text", [
+    (["run", "mgt", "-o", "roundz=2"], 2, "did you mean `rounds`?"),
+    (["run", "mgt", "-o", "rounds=99"], 2, "must be between 1 and 20"),
+    (["run", "mgt", "-o", "rounds"], 2, "is not key=value"),
+    (["run", "mgt", "--players", "9"], 2, "is for 2 to 6 players, not 9"),
+    (["run", "mgtt"], 2, "did you mean `mgt`?"),
+    (["run", "mgt", "--human", "5"], 2, "seat 5 does not exist"),
+    (["run", "mgt", "--agent", "smart"], 2, "Invalid value for '--agent'"),
+    (["lint", "no/such/folder"], 2, "no such file or folder"),
+    (["replay", "no-such.jsonl"], 2, "does not exist"),
+])
+def test_bad_input_gets_a_message_and_exit_code_not_a_traceback(args, code, text):
+    r = cli(*args)
+    assert r.exit_code == code, r.output
+    assert text in r.output
+    assert "Traceback" not in r.output
+
+
+def test_lint_passes_the_shipped_rulesets_and_flags_a_typo(tmp_path):
+    r = cli("lint", "rulesets")
+    assert r.exit_code == 0, r.output
+    assert "2 files checked, 0 errors" in r.output
+    text = open("rulesets/mgt.cgl").read().replace("discard random(hand(player)) forced",
+                                                     "discard random(hnd(player)) forced")
+    for name in ("mgt.cgl", "mgt-v0.1.cgl", "mgt-cards.yaml"):
+        (tmp_path / name).write_text(open(f"rulesets/{name}").read())
+    (tmp_path / "mgt.cgl").write_text(text)
+    r = cli("lint", str(tmp_path / "mgt.cgl"))
+    assert r.exit_code == 1
+    assert "E004 unknown function `hnd`" in r.output and "did you mean `hand`?" in r.output and "^" in r.output
+
+
+def test_log_and_replay_reproduce_the_game(tmp_path):
+    log = tmp_path / "g.jsonl"
+    r = cli("run", "mgt", "-p", "3", "-s", "5", "--agent", "greedy", "--quiet", "--log", str(log))
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[0]["seed"] == 5 and lines[-1]["type"] == "answers"
+    assert any(x.get("type") == "discard" for x in lines)
+    r = cli("replay", str(log))
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("Reproduced:")
+    # a tampered log no longer reproduces
+    lines[5]["text"] = "something else"
+    log.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    r = cli("replay", str(log))
+    assert r.exit_code == 1 and "Diverges at event 5" in r.output
+
+
+def test_test_command_runs_scenarios_and_fails_on_a_wrong_expectation(tmp_path):
+    r = cli("test", "tests/scenarios/mgt/MGT-N-MEAN.yaml")
+    assert r.exit_code == 0, r.output
+    assert "1 passed, 0 failed" in r.output
+    bad = open("tests/scenarios/mgt/MGT-N-MEAN.yaml").read().replace("random: [Lich]", "random: [Succubus]")
+    bad = bad.replace("ruleset: mgt", "ruleset: mgt")
+    (tmp_path / "bad.yaml").write_text(bad)
+    r = cli("test", str(tmp_path / "bad.yaml"))
+    assert r.exit_code == 1 and "FAIL MGT-N-MEAN" in r.output
+
+
+def test_info_lists_options():
+    r = cli("info", "mgt")
+    assert r.exit_code == 0 and "rounds = 3" in r.output and "Players: 2 to 6" in r.output
+    assert "mgt-v0.1" in cli("info").output
+
+
+def test_human_seat_sees_only_its_own_hand_and_a_typo_asks_again():
+    # P1 is human; answer every question with a typo first, then option 1 / yes.
+    answers = "\n".join(["banana", "1"] * 400) + "\n"
+    r = cli("run", "mgt", "-p", "2", "-s", "4", "--human", "1", "-o", "rounds=1", input=answers)
+    assert r.exit_code == 0, r.output[-2000:]
+    assert "You are P1" in r.output
+    assert "hand P1:" in r.output and "hand P2:" not in r.output.split("You are P1")[1].split("\n\n")[0]
+    assert "`banana` is not a number" in r.output or "`banana` is not an answer" in r.output
+    assert "P2 draws" not in r.output  # the other player's draws are never named
+
+
+def test_human_can_quit_and_end_of_input_is_not_a_traceback():
+    r = cli("run", "mgt", "-p", "2", "-s", "4", "--human", "2", input="quit\n")
+    assert r.exit_code == 0 and "You left the game." in r.output
+    r = cli("run", "mgt", "-p", "2", "-s", "4", "--human", "2", input="")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_real_subprocess_run_and_help():
+    out = subprocess.run([sys.executable, "-m", "cgl.cli.main", "run", "mgt", "-p", "2", "-s", "9", "-q"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "P2: points" in out.stdout
+    again = subprocess.run(["cgl", "run", "mgt", "-p", "2", "-s", "9", "-q"], capture_output=True, text=True,
+                           timeout=120)
+    assert again.stdout == out.stdout
+    helptext = subprocess.run(["cgl", "run", "--help"], capture_output=True, text=True, timeout=60).stdout
+    assert "--option" in helptext and "--human" in helptext and "--seed" in helptext
+
+
+def test_real_subprocess_bad_ruleset_has_no_traceback(tmp_path):
+    (tmp_path / "bad.cgl").write_text('game "x" {\n  players 2\n}\nturn { phase p { draw } }\n')
+    out = subprocess.run(["cgl", "run", str(tmp_path / "bad.cgl")], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "bad.cgl:4:" in out.stderr and "E001" in out.stderr and "^" in out.stderr
+    assert "Traceback" not in out.stderr + out.stdout

@@ -1,0 +1,419 @@
+"""The interpreter's statements, expressions, events and flow, on small inline rulesets."""
+from __future__ import annotations
+
+import pytest
+
+from cgl.interpreter.diagnostics import CglError
+from cgl.interpreter.engine import AnswerError
+from cgl.interpreter.game import Game, play
+
+from conftest import run_script, texts
+
+ONE_ROUND = """
+match { rounds 1 }
+round { until turn_no >= {turns} }
+"""
+
+
+def test_deal_and_draw_move_cards_from_the_deck(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 2 }
+        turn { phase draw { draw 1 } }
+    """)
+    g, _ = run_script(rs, [])
+    st = g.state
+    assert len(st.zones["hand:0"]) == 3 and len(st.zones["hand:1"]) == 3
+    assert len(st.zones["deck"]) == 8 - 6
+    # dealt round-robin from the top: P1 gets the 1st and 3rd top cards
+    names = [c.name for c in rs.cards]
+    assert [names[i] for i in st.zones["hand:0"]][:2] == ["C1", "B3"]
+
+
+def test_every_card_stays_in_exactly_one_zone(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { shuffle deck  deal 3 to hand } until turn_no >= 6 }
+        turn { phase play {
+            choose c in hand(current) "Discard" { discard c }
+            move top(pile, 1) to hand(next_after(current)) bottom
+        } }
+    """)
+    for seed in range(5):
+        g = play(rs, 3, seed, check_invariants=True)
+        assert sum(len(v) for v in g.state.zones.values()) == len(rs.cards)
+
+
+def test_same_seed_same_game_and_other_seed_differs(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { shuffle deck  deal 2 to hand } until turn_no >= 4 }
+        turn { phase p { choose c in hand(current) { discard c }  draw 1 } }
+    """)
+    a = texts(play(rs, 2, 7))
+    b = texts(play(rs, 2, 7))
+    c = texts(play(rs, 2, 8))
+    assert a == b
+    assert a != c
+
+
+def test_choose_with_one_legal_answer_is_not_asked(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) "Discard" { discard c } } }
+    """)
+    g, asked = run_script(rs, [])
+    assert asked == []
+    assert len(g.state.zones["pile"]) == 1
+
+
+def test_choose_asks_the_right_player_with_labels_and_binds_the_answer(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) by current "Discard one" { discard c  say "gone: {c.name}" } } }
+    """)
+    g, asked = run_script(rs, [1])
+    d = asked[0]
+    assert d.player == 0 and d.kind == "choose" and d.prompt == "Discard one"
+    assert d.labels == ["B3", "C1"]  # top of the hand first
+    assert "gone: C1" in texts(g)
+
+
+def test_optional_choice_can_be_declined_and_runs_else(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { may choose c in hand(current) { discard c } else { say "kept everything" } } }
+    """)
+    g, asked = run_script(rs, [None])
+    assert asked[0].optional
+    assert "kept everything" in texts(g)
+
+
+def test_multi_choice_binds_a_list(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 3 to hand } until turn_no >= 1 }
+        turn { phase p { choose 2 cs in hand(current) { for c in cs { discard c } } } }
+    """)
+    g, asked = run_script(rs, [[0, 2]])
+    assert asked[0].lo == asked[0].hi == 2
+    assert len(g.state.zones["pile"]) == 2
+
+
+def test_bad_answers_raise_and_leave_the_game_waiting(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) { discard c } } }
+    """)
+    g = Game(rs, 2, 0)
+    d = g.start()
+    for bad in (5, -1, "x", [0, 1], None, True):
+        with pytest.raises(AnswerError):
+            g.answer(bad)
+    assert g.pending is d
+    assert g.answer(0) is None and g.state.finished
+
+
+def test_may_trigger_asks_and_follows_the_answer(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 2 }
+        turn { phase p { draw 1 } }
+        on draw if suit = "blue" as blue_bonus may "Draw again?" { draw 1 to hand(player) }
+    """)
+    game = Game(rs, 2, 0)
+    d = game.start()
+    seen = []
+    while d is not None:
+        seen.append(d.prompt)
+        d = game.answer(True if len(seen) == 1 else False)
+    assert seen and all(p == "Draw again?" for p in seen)
+    assert game.state.stats["trigger:blue_bonus"] == 1
+
+
+def test_triggers_fire_in_declaration_order_with_event_bindings(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) { discard c } } }
+        on discard as first { say "first {card.name} by {player} from {event.from} to {event.to}" }
+        on move to pile as second { say "second" }
+        on discard if rank > 5 as never { say "never" }
+    """)
+    g, _ = run_script(rs, [])
+    t = texts(g)
+    i = t.index("first C1 by P1 from hand to pile")
+    assert t[i + 1] == "second"
+    assert "never" not in t
+
+
+def test_reaction_window_asks_others_in_priority_order_and_once_closes_it(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) { discard c } } }
+        reaction grab after discard {
+          responders others_after(player)
+          eligible true
+          ask "Grab {card.name}?"
+          once
+          do { move card to hand(responder)  give turn to responder }
+        }
+    """)
+    g, asked = run_script(rs, [False, True], players=4)
+    assert [d.player for d in asked] == [1, 2]  # P2 declined, P3 took it, P4 never asked
+    assert len(g.state.zones["hand:2"]) == 2
+    assert g.state.next_player == 2
+
+
+def test_continuous_rule_forbids_a_reaction(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) { discard c } } }
+        reaction grab after discard { ask "Grab?" do { move card to hand(responder) } }
+        rule no_green: forbid grab if card.suit = "green"
+    """)
+    g, asked = run_script(rs, [])
+    assert asked == []  # the top card dealt is a green C1: nobody may grab it
+    assert g.state.stats["rule:no_green"] == 1
+
+
+def test_simultaneous_choices_are_hidden_until_both_are_made(make_rules):
+    rs = make_rules("""
+        var a = none
+        var b = none
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+          simultaneously {
+            choose x in ["rock", "paper"] by seat(1) { set a = x }
+            choose y in ["rock", "paper"] by seat(2) { set b = y }
+          }
+          say "{a} vs {b}"
+        } }
+    """)
+    g = Game(rs, 2, 0)
+    d1 = g.start()
+    d2 = g.answer(1)
+    assert d2.player == 1 and d2.secret
+    assert not any("paper" in e["text"] for e in d2.view()["log"])  # P2 cannot see P1's answer
+    g.answer(0)
+    assert "paper vs rock" in texts(g)
+    assert any(e.get("revealed") for e in g.state.log)
+
+
+def test_dice_expressions_are_seeded_and_scriptable(make_rules):
+    rs = make_rules("""
+        var r = 0
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { set r = 2d20 - 4  say "r={r} d6={d6} q={24 / d6}" } }
+    """)
+    g = Game(rs, 2, 0)
+    g.engine.forced_dice = [10, 7, 3, 4]
+    g.start()
+    assert g.state.globals["r"] == 13
+    assert "r=13 d6=3 q=6" in texts(g)
+    # unscripted dice come from the seeded random source
+    assert texts(play(rs, 2, 3)) == texts(play(rs, 2, 3))
+
+
+def test_where_group_by_sort_by_and_comprehension(make_rules):
+    rs = make_rules("""
+        def reds = count(all_cards where suit = "red")
+        def suits = [g.label for g in all_cards group by suit if g.size >= 3]
+        def order = [c.name for c in (all_cards where rank = 1) sort by suit]
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { say "{reds} {suits} {order}" } }
+    """)
+    g, _ = run_script(rs, [])
+    assert "3 [red, blue] [B1, C1, C1, A1]" in texts(g)
+
+
+def test_tables_give_the_first_row_that_holds(make_rules):
+    rs = make_rules("""
+        table grade(n) {
+          | n >= 10 -> "high"
+          | n >= 5 -> "mid"
+          | else -> "low"
+        }
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { say "{grade(12)} {grade(5)} {grade(1)}" } }
+    """)
+    g, _ = run_script(rs, [])
+    assert "high mid low" in texts(g)
+
+
+def test_end_turn_and_give_turn_change_who_plays(make_rules):
+    rs = make_rules("""
+        var log = []
+        match { rounds 1 }
+        round { until turn_no >= 4 }
+        turn {
+          start { set log += [current.seat] }
+          phase p { if current.seat = 1 { give turn to seat(3) }  end turn }
+          phase never { say "unreachable" }
+        }
+    """)
+    g, _ = run_script(rs, [], players=3)
+    assert g.state.globals["log"] == [1, 3, 1, 3]
+    assert "unreachable" not in texts(g)
+
+
+def test_win_ends_the_game_and_names_the_winner(make_rules):
+    rs = make_rules("""
+        match { rounds 5  end { say "match end block must not run after win" } }
+        round { until turn_no >= 3 }
+        turn { phase p { if turn_no = 2 { win current } } }
+    """)
+    g, _ = run_script(rs, [])
+    assert g.result.winners == [2] and g.result.rounds == 1
+    assert "match end block must not run after win" not in texts(g)
+
+
+def test_lose_leaves_the_last_player_as_winner(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until false }
+        turn { phase p { lose current } }
+    """)
+    g, _ = run_script(rs, [], players=3)
+    assert g.result.winners == [3]
+    assert g.result.reason == "last player standing"
+
+
+def test_runaway_trigger_chain_stops_with_an_error_naming_it(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { emit ping() } }
+        on ping as echo { emit ping() }
+    """)
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    d = e.value.diagnostics[0]
+    assert d.code == "E011" and "echo -> echo" in d.message
+
+
+def test_while_loop_limit(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { while true { pass } } }
+    """)
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    assert e.value.diagnostics[0].code == "E011"
+    assert e.value.diagnostics[0].span.line > 0
+
+
+def test_runtime_error_points_at_the_rule(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { say "{1 / (turn_no - 1)}" } }
+    """)
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    d = e.value.diagnostics[0]
+    assert d.code == "E010" and "division by zero" in d.message and d.span.line == 9
+
+
+def test_view_hides_other_hands_and_the_deck(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) { discard c } } }
+    """)
+    g = Game(rs, 2, 0)
+    d = g.start()
+    v = d.view()
+    assert isinstance(v["zones"]["hand P1"], list) and len(v["zones"]["hand P1"]) == 2
+    assert v["zones"]["hand P2"] == 2  # only a count
+    assert v["zones"]["deck"] == 4
+    assert not any("B2" in e["text"] or "A3" in e["text"] for e in v["log"] if e.get("player") == 2)
+
+
+def test_state_copy_is_independent(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { shuffle deck  deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) { discard c } } }
+    """)
+    g = Game(rs, 2, 0)
+    g.start()
+    snap = g.state.copy()
+    g.answer(0)
+    assert snap.zones != g.state.zones
+    twin = snap.copy()
+    assert snap.rng.random() == twin.rng.random()  # the random source is copied too
+
+
+def test_patterns_find_shapes_and_respect_fixed_groups(make_rules):
+    rs = make_rules("""
+        var fixed per card = 0
+        pattern two_suits(p) {
+          cards hand(p)
+          labels [suit]
+          fixed fixed
+          shape pair_of_threes: 3 + 3
+          shape three_and_any: 3 + 3 any
+        }
+        match { rounds 1 }
+        round { start { deal 4 to hand } until turn_no >= 1 }
+        turn { phase p { pass } }
+    """)
+    g = Game(rs, 2, 0)
+    g.start()
+    eng = g.engine
+    st = eng.state
+    by = {c.name: c for c in rs.cards}
+    st.zones["hand:0"] = [by[n].id for n in ["A1", "A2", "A3", "B1", "B2", "B3"]]
+    for k, ids in st.zones.items():
+        if k != "hand:0":
+            st.zones[k] = [i for i in ids if i not in st.zones["hand:0"]]
+    m = eng.match_pattern(rs.patterns["two_suits"], [eng.players[0]])
+    assert m.shape == "pair_of_threes"
+    assert sorted(g.label for g in m.groups) == ["blue", "red"]
+    # fixing A1 with B1 makes the two suits impossible to split cleanly
+    st.card_vars[by["A1"].id]["fixed"] = 1
+    st.card_vars[by["B1"].id]["fixed"] = 1
+    assert eng.match_pattern(rs.patterns["two_suits"], [eng.players[0]]) is None
+
+
+def test_act_offers_legal_actions_with_prefer(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { act by current } }
+        action play(c in hand(actor)) "Play {c.name}" when c.rank >= 2 prefer c.rank { discard c }
+        action pass_turn "Pass" { say "passed" }
+    """)
+    g = Game(rs, 2, 0)
+    d = g.start()
+    assert d.kind == "action"
+    assert d.labels == ["Play B3", "Pass"]  # C1 has rank 1: not legal
+    assert d.scores() == [3, 0]
+    g.answer(0)
+    assert g.state.stats["action:play"] == 1
+
+
+def test_invariant_check_catches_a_duplicated_card(make_rules):
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) { discard c } } }
+    """)
+    g = Game(rs, 2, 0, check_invariants=True)
+    g.start()
+    g.state.zones["pile"].append(g.state.zones["deck"][0])  # a card now lies in two zones
+    with pytest.raises(CglError) as e:
+        g.engine.check_invariants()
+    assert e.value.diagnostics[0].code == "E012"

@@ -1,9 +1,19 @@
 """A person at the terminal: shows what their seat may see and asks each decision."""
 from __future__ import annotations
 
+import textwrap
+
 import click
 
 from cgl.interpreter.engine import Decision
+
+
+def _fmt(v) -> str:
+    if isinstance(v, list):
+        return ", ".join(str(x) for x in v)
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return str(v)
 
 
 class QuitGame(Exception):
@@ -31,16 +41,17 @@ class HumanAgent:
                 if full and cards:
                     e(f"  {name}: {cards} card{'s' if cards != 1 else ''} (hidden)")
             elif cards or full:
-                e(f"  {name}: {', '.join(cards) if cards else '(empty)'}")
+                text = ", ".join(cards) if cards else "(empty)"
+                e(textwrap.fill(text, width=100, initial_indent=f"  {name}: ", subsequent_indent=" " * 6))
         for p in view["players"]:
-            vals = ", ".join(f"{k} {v}" for k, v in p.items() if k != "player" and not isinstance(v, list) or v)
-            e(f"  {p['player']}: {vals}")
+            vals = ", ".join(f"{k} {_fmt(v)}" for k, v in p.items() if k != "player" and v not in ([], None))
+            e(f"  {p['player']}{' (you)' if p['player'] == view['you'] else ''}: {vals}")
 
     def decide(self, d: Decision):
         view = d.view()
-        new = [x for x in view.get("log", []) if x["step"] >= self.seen and not x.get("hidden")]
-        for entry in new:
-            self.echo(f"  · {entry['text']}")
+        for entry in view.get("log", []):
+            if not entry.get("hidden") and entry["step"] >= self.seen:
+                self.echo(f"  · {entry['text']}")
         if view.get("log"):
             self.seen = view["log"][-1]["step"] + 1
         self.show_view(view)

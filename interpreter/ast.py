@@ -526,9 +526,11 @@ class Shape(Node):
 
 @attrs.frozen
 class Pattern(Decl):
-    """`pattern winning(p) { cards hand(p)  labels labels  fixed meld_id  shape eight: 8 }`
+    """`pattern winning(p) { cards hand(p)  labels labels  fixed meld_id  shape eight: 8  best by points(it) }`
 
-    Called like a function; gives a match (`.shape`, `.groups`) or `none`.
+    Called like a function; gives a match (`.shape`, `.groups`) or `none`. Without
+    `best by`, the first reading (shapes in order); with it, the reading (shape and
+    labels) for which the expression, with `it` the match, is highest.
     """
     name: str
     params: tuple
@@ -536,6 +538,7 @@ class Pattern(Decl):
     labels: Expr
     fixed: Optional[Expr]
     shapes: tuple
+    best: Optional[Expr] = None
 
 
 @attrs.frozen

@@ -474,9 +474,13 @@ class _Build(Transformer):
     def pattern_shape(self, meta, c):
         return _Tagged("shape", A.Shape(str(c[0]), tuple(c[1:]), span=self.sp(meta)))
 
+    def pattern_best(self, meta, c):
+        return _Tagged("best", c[0])
+
     def pattern_decl(self, meta, c):
         return A.Pattern(str(c[0]), c[1] or (), _tagged(c, "cards"), _tagged(c, "labels"),
-                         _tagged(c, "fixed"), tuple(_all_tagged(c, "shape")), span=self.sp(meta))
+                         _tagged(c, "fixed"), tuple(_all_tagged(c, "shape")), _tagged(c, "best"),
+                         span=self.sp(meta))
 
     def setup_decl(self, meta, c):
         return A.Setup(c[0], span=self.sp(meta))

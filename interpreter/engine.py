@@ -18,7 +18,7 @@ import attrs
 from . import ast as A
 from .diagnostics import CglError, Diagnostic, did_you_mean, error
 from .names import BUILTIN_FUNCTIONS
-from .patterns import solve
+from .patterns import solve_all
 from .state import Event, Group, Match, Player, State, ZoneRef
 
 MAX_EVENT_DEPTH = 60      # nested events before a trigger chain counts as runaway
@@ -142,6 +142,7 @@ class Engine:
         self.forced_dice: list = []
         self.forced_random: list = []
         self.listeners: list = []
+        self.last_seen: dict = {}
         self._triggers_by_kind = _index_by_kind(rs.triggers)
         self._reactions_by_kind = _index_by_kind(rs.reactions)
         self.state = self._initial_state(seed)
@@ -580,11 +581,20 @@ class Engine:
                     ok = (lambda cond: lambda label: _truth(self.ev(cond, env.child({"label": label}))))(part.cond)
                 parts.append((part.size, part.any, ok))
             shapes.append((shape.name, parts))
-        found = solve(cards, labels, fixed, shapes)
-        if found is None:
+        readings = solve_all(cards, labels, fixed, shapes)
+        first = next(readings, None)
+        if first is None:
             return None
-        name, groups = found
-        return Match(name, tuple(Group(label, tuple(cs)) for label, cs in groups))
+        best = Match(first[0], tuple(Group(label, tuple(cs)) for label, cs in first[1]))
+        if p.best is None:
+            return best
+        best_score = self.ev(p.best, env.child({"it": best}))
+        for name, groups in readings:
+            m = Match(name, tuple(Group(label, tuple(cs)) for label, cs in groups))
+            score = self.ev(p.best, env.child({"it": m}))
+            if score > best_score:
+                best, best_score = m, score
+        return best
 
     # ================================================================ statements
     def run_block(self, block, env):
@@ -744,7 +754,7 @@ class Engine:
                     return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
             d = Decision(chooser.seat, "choose", prompt, options, [self.show_option(o) for o in options],
                          lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span, scores,
-                         lambda seat=chooser.seat: self.view(seat))
+                         self._viewer(chooser.seat))
             answer = yield d
             picked = self.validate_answer(d, answer)
             if picked is None:
@@ -798,12 +808,13 @@ class Engine:
 
     def ask_yes_no(self, seat: int, prompt: str, span, tag=None):
         d = Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag, self.secret_depth > 0,
-                     span, None, lambda seat=seat: self.view(seat))
+                     span, None, self._viewer(seat))
         answer = yield d
         if not isinstance(answer, bool):
             raise AnswerError("answer yes or no")
-        self.log("decision", f"P{seat + 1} says {'yes' if answer else 'no'}: {prompt}", player=seat + 1,
-                 answer=answer)
+        # private: the prompt may name a card only this player has seen; others see the effect
+        self.log("decision", f"P{seat + 1} says {'yes' if answer else 'no'}: {prompt}", visible_to=[seat],
+                 player=seat + 1, answer=answer)
         return answer
 
     def x_may(self, s, env):
@@ -950,7 +961,7 @@ class Engine:
                                                                 "actor": who} if c.decl.param else {"actor": who}, env)))
                 return out
             d = Decision(who.seat, "action", f"{who}: choose an action", choices, [c.label for c in choices],
-                         1, 1, False, None, False, s.span, scores, lambda seat=who.seat: self.view(seat))
+                         1, 1, False, None, False, s.span, scores, self._viewer(who.seat))
             answer = yield d
             idx = self.validate_answer(d, answer)[0]
         c = choices[idx]
@@ -981,8 +992,9 @@ class Engine:
             vis = None
             if ev.kind in ("draw", "deal") or (ev.kind == "move" and not self._public(ev.dest)):
                 vis = [ev.player.seat] if ev.player is not None and not self._public(ev.dest) else None
-            text = (f"{ev.player} {what} {ev.card.name}" if ev.kind != "move"
-                    else f"{ev.card.name} moves from {ev.source} to {ev.dest}")
+            shown = self.show_card(ev.card)
+            text = (f"{ev.player} {what} {shown}" if ev.kind != "move"
+                    else f"{shown} moves from {ev.source} to {ev.dest}")
             if vis is not None:
                 self.log(ev.kind, text, visible_to=vis, card=ev.card.name, player=ev.player.seat + 1)
                 self.log(ev.kind, f"{ev.player} {what} a card" if ev.kind != "move"
@@ -1251,8 +1263,16 @@ class Engine:
                 pass
         return c.name
 
-    def view(self, seat: int) -> dict:
-        """What player `seat` may see: public zones, their own zones, counts of the rest."""
+    def _viewer(self, seat: int):
+        """The view function of a new decision: its log holds what happened since the
+        player's previous decision."""
+        since = self.last_seen.get(seat, 0)
+        self.last_seen[seat] = len(self.state.log)
+        return lambda: self.view(seat, since)
+
+    def view(self, seat: int, since: Optional[int] = None) -> dict:
+        """What player `seat` may see: public zones, their own zones, counts of the rest,
+        and the events they saw (since step `since`, else the last twelve)."""
         st, rs = self.state, self.rs
         zones = {}
         for key, ids in st.zones.items():
@@ -1265,10 +1285,12 @@ class Engine:
         for p in range(self.n):
             players.append({"player": f"P{p + 1}", **{k: _plain(v) for k, v in st.player_vars[p].items()},
                             **({"out": True} if p in st.out else {})})
-        log = [e for e in st.log if "to" not in e or seat in e["to"]]
+        log = [e for e in st.log[since or 0:] if "to" not in e or seat in e["to"]]
+        if since is None:
+            log = log[-12:]
         return {"you": f"P{seat + 1}", "round": st.round_no, "turn": st.turn_no, "current": f"P{st.current + 1}",
                 "phase": st.phase, "zones": zones, "players": players,
-                "globals": {k: _plain(v) for k, v in st.globals.items()}, "log": log[-12:]}
+                "globals": {k: _plain(v) for k, v in st.globals.items()}, "log": log}
 
     def check_card(self, ev: Event):
         """After a card moves: it is in the zone it is recorded in, once, and not where it was."""

@@ -256,6 +256,7 @@ class NameChecker:
             for shape in p.shapes:
                 for part in shape.parts:
                     self.expr(part.cond, sc.child(["label"]))
+            self.expr(p.best, sc.child(["it"]))
         for v in rs.vars.values():
             self.expr(v.init, root)
         for pr in rs.procedures.values():

@@ -55,36 +55,45 @@ def _subsets_of_size(units: list[_Unit], size: int):
 
 def solve(cards: Sequence, labels: Sequence[Sequence], fixed: Sequence,
           shapes: Sequence[tuple[str, Sequence[tuple[int, bool, Optional[Callable]]]]]):
-    """The first shape (in order) the cards fit, as (shape name, [(label, [cards])]), or None.
+    """The first reading of the cards (shapes in order) as (shape name, [(label, [cards])]), or None.
 
     Each shape is (name, parts); a part is (size, is_any, label_ok) where label_ok(label)
     may restrict the labels that part accepts.
     """
+    return next(solve_all(cards, labels, fixed, shapes), None)
+
+
+def solve_all(cards: Sequence, labels: Sequence[Sequence], fixed: Sequence,
+              shapes: Sequence[tuple[str, Sequence[tuple[int, bool, Optional[Callable]]]]]):
+    """Every distinct reading (shape, labels and group sizes), shapes in order."""
     units = _units(cards, labels, fixed)
     total = len(cards)
     for name, parts in shapes:
         if sum(p[0] for p in parts) != total:
             continue
         order = sorted(range(len(parts)), key=lambda i: (parts[i][1], -parts[i][0]))
-        found = _assign([parts[i] for i in order], units, frozenset())
-        if found is not None:
-            # report groups in the shape's own order
+        seen = set()
+        for found in _assign([parts[i] for i in order], units, frozenset()):
             by_pos = dict(zip(order, found))
-            return name, [by_pos[i] for i in range(len(parts))]
-    return None
+            groups = [by_pos[i] for i in range(len(parts))]
+            key = tuple((label, len(cs)) for label, cs in groups)
+            if key not in seen:
+                seen.add(key)
+                yield name, groups
 
 
 def _assign(parts, units: list[_Unit], used: frozenset):
     if not parts:
-        return [] if not units else None
+        if not units:
+            yield []
+        return
     size, is_any, label_ok = parts[0]
     if is_any:
         for chosen in _subsets_of_size(units, size):
             rest = [u for i, u in enumerate(units) if i not in chosen]
-            tail = _assign(parts[1:], rest, used)
-            if tail is not None:
-                return [("any", [c for i in chosen for c in units[i].cards])] + tail
-        return None
+            for tail in _assign(parts[1:], rest, used):
+                yield [("any", [c for i in chosen for c in units[i].cards])] + tail
+        return
     candidates = set()
     for u in units:
         candidates |= u.labels
@@ -98,7 +107,5 @@ def _assign(parts, units: list[_Unit], used: frozenset):
         for chosen in _subsets_of_size(sub, size):
             picked = {eligible[j] for j in chosen}
             rest = [u for i, u in enumerate(units) if i not in picked]
-            tail = _assign(parts[1:], rest, used | {label})
-            if tail is not None:
-                return [(label, [c for i in sorted(picked) for c in units[i].cards])] + tail
-    return None
+            for tail in _assign(parts[1:], rest, used | {label}):
+                yield [(label, [c for i in sorted(picked) for c in units[i].cards])] + tail

@@ -200,10 +200,13 @@ def _answer_for(d: Decision, want, path) -> Any:
     wants = want if isinstance(want, list) else [want]
     picked = []
     for w in wants:
+        if hasattr(w, "props"):
+            w = w.name
         if isinstance(w, int) and not isinstance(w, bool):
             picked.append(w - 1)
             continue
-        matches = [i for i, lab in enumerate(d.labels) if lab == str(w) and i not in picked]
+        matches = [i for i, (lab, opt) in enumerate(zip(d.labels, d.options))
+                   if (lab == str(w) or getattr(opt, "name", None) == str(w)) and i not in picked]
         if not matches:
             raise AnswerError(f"`{w}` is not an option of \"{d.prompt}\"; options: " + ", ".join(d.labels))
         picked.append(matches[0])

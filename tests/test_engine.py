@@ -417,3 +417,31 @@ def test_invariant_check_catches_a_duplicated_card(make_rules):
     with pytest.raises(CglError) as e:
         g.engine.check_invariants()
     assert e.value.diagnostics[0].code == "E012"
+
+
+def test_pattern_best_by_picks_the_highest_scoring_reading(make_rules):
+    rs = make_rules("""
+        pattern hands(p) {
+          cards hand(p)
+          labels [suit, "all"]
+          shape three: 3
+          best by if first(it.groups).label = "red" then 1 else 0
+        }
+        pattern first_reading(p) {
+          cards hand(p)
+          labels [suit, "all"]
+          shape three: 3
+        }
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { pass } }
+    """)
+    g = Game(rs, 2, 0)
+    g.start()
+    eng, st = g.engine, g.state
+    by = {c.name: c for c in rs.cards}
+    st.zones["deck"] = [i for i in st.zones["deck"] if i not in (by["A1"].id, by["A2"].id, by["A3"].id)]
+    st.zones["hand:0"] = [by[n].id for n in ("A1", "A2", "A3")]
+    # three red cards read as "all" (the first reading, labels in order) or as "red"
+    assert eng.match_pattern(rs.patterns["first_reading"], [eng.players[0]]).groups[0].label == "all"
+    assert eng.match_pattern(rs.patterns["hands"], [eng.players[0]]).groups[0].label == "red"

@@ -202,3 +202,15 @@ def test_solver_any_part_and_label_conditions():
     assert solve(cards, labels, [None] * 8, shapes)[0] == "seven_one"
     shapes = [("seven_one", [(7, False, lambda l: l == "other"), (1, True, None)])]
     assert solve(cards, labels, [None] * 8, shapes) is None
+
+
+def test_solver_enumerates_every_distinct_reading():
+    from cgl.interpreter.patterns import solve_all
+    cards = list("abcdefgh")
+    labels = [["x", "joy"]] * 4 + [["y", "joy"]] * 4
+    shapes = [("eight", [(8, False, None)]), ("fours", [(4, False, None), (4, False, None)])]
+    readings = {(name, tuple(sorted((g[0], len(g[1])) for g in groups))) for name, groups in
+                solve_all(cards, labels, [None] * 8, shapes)}
+    assert ("eight", (("joy", 8),)) in readings
+    assert ("fours", (("x", 4), ("y", 4))) in readings
+    assert ("fours", (("joy", 4), ("y", 4))) in readings

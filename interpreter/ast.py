@@ -664,6 +664,17 @@ class Rule(Decl):
 
 
 @attrs.frozen
+class Invariant(Decl):
+    """`invariant eight_cards: count(players where holding(it) != hand_size) = 0`
+
+    A promise the rules make: checked at the end of every turn when invariants are on
+    (always in tests, `cgl run --check`); a broken one stops the game with an error.
+    """
+    name: str
+    cond: Expr
+
+
+@attrs.frozen
 class Override(Decl):
     """`override def deck_size(l) = …` — replaces the definition of the file it extends."""
     item: Decl

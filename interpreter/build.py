@@ -624,6 +624,9 @@ class _Build(Transformer):
     def rule_decl(self, meta, c):
         return A.Rule(str(c[0]), str(c[1]), c[2] if len(c) > 2 else None, span=self.sp(meta))
 
+    def invariant_decl(self, meta, c):
+        return A.Invariant(str(c[0]), c[1], span=self.sp(meta))
+
     def override_decl(self, meta, c):
         return A.Override(c[0], span=self.sp(meta))
 
@@ -665,7 +668,7 @@ _STATEMENT_WORDS = {"MOVE", "DRAW", "DEAL", "DISCARD", "SHUFFLE", "REVEAL", "SET
                     "SAY", "EMIT", "GIVE", "ACT", "PASS"}
 _DECL_WORDS = {"GAME", "EXTENDS", "OPTION", "ENUM", "CARDS", "DERIVE", "ZONE", "VAR", "DEF", "PROCEDURE",
                "TABLE", "PATTERN", "SETUP", "ROUND", "TURN", "MATCH", "ON", "REACTION", "ACTION", "RULE",
-               "OVERRIDE", "REMOVE"}
+               "INVARIANT", "OVERRIDE", "REMOVE"}
 
 
 def _word(term: str) -> str:

@@ -1239,6 +1239,7 @@ class Engine:
             st.phase = None
             if self.check:
                 self.check_invariants()
+                self.check_promises()
             yield from self.scope_event("end", "turn")
             if st.next_player is not None and st.next_player not in st.out:
                 seat = st.next_player
@@ -1300,6 +1301,14 @@ class Engine:
             raise error("E012", f"invariant broken: {ev.card.name} appears {st.zones[key].count(cid)} times in {key}")
         if ev.source is not None and ev.source.key != key and cid in st.zones[ev.source.key]:
             raise error("E012", f"invariant broken: {ev.card.name} is still in {ev.source} after moving to {key}")
+
+    def check_promises(self):
+        """The ruleset's own `invariant` declarations."""
+        for inv in self.rs.invariants:
+            if not _truth(self.ev(inv.cond, Env())):
+                st = self.state
+                raise CglError(Diagnostic("E012", f"invariant `{inv.name}` broken at the end of round {st.round_no}, "
+                                          f"turn {st.turn_no} (P{st.current + 1})", inv.span))
 
     def check_invariants(self):
         st = self.state

@@ -58,6 +58,7 @@ class Game:
         self.answers: list = []
         self.pending: Optional[Decision] = None
         self._gen = None
+        self._start_args = (None, None)
 
     @property
     def state(self):
@@ -69,6 +70,7 @@ class Game:
 
     def start(self, start_turn: Optional[int] = None, max_turns: Optional[int] = None) -> Optional[Decision]:
         """Run until the first decision (returned) or the end of the game (None)."""
+        self._start_args = (start_turn, max_turns)
         self._gen = self.engine.play(start_turn, max_turns)
         return self._advance(None, first=True)
 
@@ -96,6 +98,18 @@ class Game:
             return None
         self.pending = d
         return d
+
+    def fork(self) -> "Game":
+        """An independent game at the same point, ready to take a different answer.
+
+        The engine is a running program, so a fork replays (ruleset, seed, answers):
+        the copy is exact because everything random comes from the seeded state.
+        """
+        twin = Game(self.ruleset, self.players, self.seed, self.engine.check)
+        d = twin.start(*self._start_args)
+        for a in self.answers:
+            d = twin.answer(a)
+        return twin
 
     @property
     def over(self) -> bool:

@@ -21,11 +21,17 @@ BASE_TYPES = {"int", "text", "bool"}
 
 @attrs.define(eq=False)
 class Card:
-    """One physical card: its id in the game and its properties from the data."""
+    """One physical card: its id in the game and its properties from the data.
+
+    Cards belong to the ruleset and never change, so copying a game state shares them.
+    """
 
     id: int
     name: str
     props: dict
+
+    def __deepcopy__(self, memo):
+        return self
 
     def __repr__(self):
         return f"<card {self.id} {self.name}>"
@@ -59,6 +65,7 @@ class Ruleset:
     reactions: list
     actions: list
     rules: list
+    invariants: list
     items: list              # every merged declaration, in order
     sources: list            # the files read, base first
 
@@ -379,7 +386,8 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         vars=named(A.Var), defs=named(A.Def), procedures=named(A.Procedure), table_decls=named(A.Table),
         patterns=named(A.Pattern), setup=one(A.Setup), match=one(A.MatchDecl), round=one(A.RoundDecl),
         turn=one(A.TurnDecl), triggers=by_kind.get(A.Trigger, []), reactions=by_kind.get(A.Reaction, []),
-        actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []), items=items, sources=sources,
+        actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []),
+        invariants=by_kind.get(A.Invariant, []), items=items, sources=sources,
     )
     from .names import check_names
     check_names(rs)

@@ -306,6 +306,8 @@ class NameChecker:
         for rule in rs.rules:
             sc = root.child(event_names + ["responder", "actor", "option"], it_ok=True)
             self.expr(rule.cond, sc)
+        for inv in rs.invariants:
+            self.expr(inv.cond, root)
 
     def _check_event(self, ev: A.EventPat):
         for zname in (ev.source, ev.dest):

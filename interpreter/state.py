@@ -45,8 +45,9 @@ class State:
         names = [c.name for c in rs.cards]
         return {
             "zones": {k: [names[i] for i in v] for k, v in self.zones.items()},
-            "players": [dict(v) for v in self.player_vars],
-            "globals": dict(self.globals),
+            "players": [{k: plain(x) for k, x in v.items()} for v in self.player_vars],
+            "cards": {names[i]: {k: plain(x) for k, x in v.items()} for i, v in enumerate(self.card_vars) if v},
+            "globals": {k: plain(x) for k, x in self.globals.items()},
             "current": self.current + 1,
             "round": self.round_no,
             "turn": self.turn_no,
@@ -131,3 +132,22 @@ class Event:
         if attr in self.fields:
             return self.fields[attr]
         raise KeyError(attr)
+
+
+def plain(v):
+    """A rules value as plain JSON data: cards and players by name, groups as lists."""
+    if hasattr(v, "props"):
+        return v.name
+    if isinstance(v, Player):
+        return v.name
+    if isinstance(v, ZoneRef):
+        return str(v)
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, Group):
+        return {"label": plain(v.label), "cards": plain(v.cards)}
+    if isinstance(v, Match):
+        return {"shape": v.shape, "groups": plain(v.groups)}
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    return v

@@ -445,3 +445,38 @@ def test_pattern_best_by_picks_the_highest_scoring_reading(make_rules):
     # three red cards read as "all" (the first reading, labels in order) or as "red"
     assert eng.match_pattern(rs.patterns["first_reading"], [eng.players[0]]).groups[0].label == "all"
     assert eng.match_pattern(rs.patterns["hands"], [eng.players[0]]).groups[0].label == "red"
+
+
+def test_a_broken_ruleset_invariant_stops_the_game_and_names_it(make_rules):
+    rs = make_rules("""
+        invariant small_hands: count(players where count(hand(it)) > 2) = 0
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 4 }
+        turn { phase p { draw 1 } }
+    """)
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    d = e.value.diagnostics[0]
+    assert d.code == "E012" and "`small_hands` broken at the end of round 1, turn 3 (P1)" in d.message
+    assert d.span.line == 7
+
+
+def test_state_serialises_and_fork_resumes_the_same_game(make_rules):
+    import json
+    rs = make_rules("""
+        var last = none
+        match { rounds 1 }
+        round { start { shuffle deck  deal 2 to hand } until turn_no >= 3 }
+        turn { phase p { choose c in hand(current) { discard c  set last = c } draw 1 } }
+    """)
+    g = Game(rs, 2, 5)
+    g.start()
+    g.answer(1)
+    snapshot = json.loads(json.dumps(g.state.to_json(rs)))
+    assert snapshot["globals"]["last"] in [c.name for c in rs.cards]
+    twin = g.fork()
+    assert twin.state.to_json(rs) == g.state.to_json(rs)
+    assert g.state.copy().globals["last"] is g.state.globals["last"]  # cards are shared, not cloned
+    twin.answer(0)
+    g.answer(1)
+    assert twin.state.log != g.state.log  # the fork is independent

@@ -17,4 +17,8 @@ def parser() -> Lark:
         propagate_positions=True,
         strict=True,
         maybe_placeholders=True,
+        # Lark keeps the built tables in the user's temp folder, keyed by a hash of the
+        # grammar and these options: start-up drops from ~0.6 s to a few ms. Nothing is
+        # written into the installed package.
+        cache=True,
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from lark import Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from cgl.grammar import parser
 
@@ -102,8 +102,7 @@ class _Build(Transformer):
         except UnexpectedInput as e:
             raise CglError(Diagnostic("E001", f"bad expression `{{{src}}}` inside a text",
                                       A.Span(self.path, line, col, line, col + len(src)))) from None
-        sub = _Build(self.path, src)
-        node = sub.transform(tree)
+        node = _transform(_Build(self.path, src), tree)
         return _shift(node, self.path, line, col - 1)
 
     # ------------------------------------------------------------ expressions
@@ -436,14 +435,15 @@ class _Build(Transformer):
         return tuple(str(x) for x in c)
 
     def def_decl(self, meta, c):
-        params = c[1] if c[1] is not None else ()
-        return A.Def(str(c[0]), params, c[2], span=self.sp(meta))
+        params = next((x for x in c[1:] if isinstance(x, tuple)), ())
+        return A.Def(str(c[0]), params, c[-1], span=self.sp(meta))
 
     def def_const(self, meta, c):
         return A.Def(str(c[0]), None, c[1], span=self.sp(meta))
 
     def proc_decl(self, meta, c):
-        return A.Procedure(str(c[0]), c[1] or (), c[2], span=self.sp(meta))
+        params = next((x for x in c[1:] if isinstance(x, tuple)), ())
+        return A.Procedure(str(c[0]), params, c[-1], span=self.sp(meta))
 
     def table_row(self, meta, c):
         return _Tagged("row", (c[0], c[1]))
@@ -452,7 +452,8 @@ class _Build(Transformer):
         return _Tagged("else", c[0])
 
     def table_decl(self, meta, c):
-        return A.Table(str(c[0]), c[1] or (), tuple(_all_tagged(c, "row")), _tagged(c, "else"),
+        params = next((x for x in c[1:] if isinstance(x, tuple)), ())
+        return A.Table(str(c[0]), params, tuple(_all_tagged(c, "row")), _tagged(c, "else"),
                        span=self.sp(meta))
 
     def part_any(self, meta, c):
@@ -478,7 +479,8 @@ class _Build(Transformer):
         return _Tagged("best", c[0])
 
     def pattern_decl(self, meta, c):
-        return A.Pattern(str(c[0]), c[1] or (), _tagged(c, "cards"), _tagged(c, "labels"),
+        params = next((x for x in c[1:] if isinstance(x, tuple)), ())
+        return A.Pattern(str(c[0]), params, _tagged(c, "cards"), _tagged(c, "labels"),
                          _tagged(c, "fixed"), tuple(_all_tagged(c, "shape")), _tagged(c, "best"),
                          span=self.sp(meta))
 
@@ -759,7 +761,17 @@ def parse(text: str, path: str = "<string>") -> A.Module:
         ch = text[e.pos_in_stream] if e.pos_in_stream < len(text) else "?"
         hint = "texts are written in double quotes" if ch == "'" else _open_block(text, e.pos_in_stream)
         raise CglError(Diagnostic("E001", f"unexpected character `{ch}`", sp, hint=hint)) from None
-    return _Build(path, text).transform(tree)
+    return _transform(_Build(path, text), tree)
+
+
+def _transform(builder, tree):
+    """Run the transformer, letting our own diagnostics through Lark's wrapper."""
+    try:
+        return builder.transform(tree)
+    except VisitError as e:
+        if isinstance(e.orig_exc, CglError):
+            raise e.orig_exc from None
+        raise
 
 
 def parse_expr(text: str, path: str = "<expr>") -> A.Expr:
@@ -772,4 +784,4 @@ def parse_expr(text: str, path: str = "<expr>") -> A.Expr:
         col = getattr(e, "column", 1) or 1
         raise CglError(Diagnostic("E001", f"cannot read the expression `{text}`",
                                   A.Span(path, line, col, line, col + 1))) from None
-    return _Build(path, text).transform(tree)
+    return _transform(_Build(path, text), tree)

@@ -14,37 +14,38 @@ import attrs
 
 from .ast import Span
 
-#: Every code a diagnostic may carry, with its title. `docs/lint.md` documents each.
-CODES = {
-    "E001": "syntax error",
-    "E002": "cannot read file",
-    "E003": "bad card data",
-    "E004": "unknown name",
-    "E005": "duplicate definition",
-    "E006": "bad override",
-    "E007": "bad option",
-    "E008": "wrong type",
-    "E009": "wrong arguments",
-    "E010": "runtime error",
-    "E011": "runaway rules",
-    "E012": "invariant broken",
-    "E013": "bad scenario",
-    "E014": "bad player count",
-}
+from .codes import CODES  # noqa: E402  (the registry of codes)
 
 
 @attrs.frozen
 class Diagnostic:
+    """A finding: its code (see :mod:`cgl.interpreter.codes`), message, where, and help."""
+
     code: str
     message: str
     span: Optional[Span] = None
-    severity: str = "error"
+    severity: Optional[str] = None   # None: the code's own severity
     hint: Optional[str] = None
     related: tuple = ()
 
     @property
+    def level(self) -> str:
+        if self.severity:
+            return self.severity
+        c = CODES.get(self.code)
+        return c.severity if c else "error"
+
+    @property
     def title(self) -> str:
-        return CODES.get(self.code, "")
+        c = CODES.get(self.code)
+        return c.title if c else ""
+
+    def to_json(self) -> dict:
+        sp = self.span
+        return {"code": self.code, "severity": self.level, "title": self.title, "message": self.message,
+                "path": sp.path if sp else None, "line": sp.line if sp else None,
+                "column": sp.column if sp else None, "end_line": sp.end_line if sp else None,
+                "end_column": sp.end_column if sp else None, "hint": self.hint, "related": list(self.related)}
 
 
 class CglError(Exception):
@@ -58,7 +59,7 @@ class CglError(Exception):
 
 
 def error(code: str, message: str, span: Optional[Span] = None, hint: Optional[str] = None) -> CglError:
-    return CglError(Diagnostic(code, message, span, "error", hint))
+    return CglError(Diagnostic(code, message, span, None, hint))
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> Optional[str]:
@@ -100,6 +101,8 @@ def use_colour(stream=None) -> bool:
 def render(diag: Diagnostic, colour: bool = False) -> str:
     """Text form of a diagnostic, with the source line and a caret when it has a span."""
     red, bold, blue, reset = ("\x1b[31m", "\x1b[1m", "\x1b[34m", "\x1b[0m") if colour else ("",) * 4
+    if colour and diag.level == "warning":
+        red = "\x1b[33m"
     where = f"{diag.span}: " if diag.span and diag.span.line else (f"{diag.span.path}: " if diag.span else "")
     out = [f"{bold}{where}{red}{diag.code}{reset}{bold} {diag.message}{reset}"]
     if diag.span and diag.span.line:
@@ -122,3 +125,20 @@ def render(diag: Diagnostic, colour: bool = False) -> str:
 
 def render_all(diags: Iterable[Diagnostic], colour: bool = False) -> str:
     return "\n".join(render(d, colour) for d in diags)
+
+
+def render_github(diag: Diagnostic) -> str:
+    """A GitHub Actions workflow command: shows the finding on the pull request's line."""
+    def esc(s: str, prop: bool = False) -> str:
+        s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return s.replace(":", "%3A").replace(",", "%2C") if prop else s
+    kind = "warning" if diag.level == "warning" else "error"
+    props = []
+    if diag.span and diag.span.path:
+        props.append(f"file={esc(diag.span.path, True)}")
+        if diag.span.line:
+            props += [f"line={diag.span.line}", f"col={diag.span.column}",
+                      f"endLine={diag.span.end_line}", f"endColumn={diag.span.end_column}"]
+    props.append(f"title={esc(diag.code + ' ' + diag.title, True)}")
+    text = diag.message + (f"\nhelp: {diag.hint}" if diag.hint else "")
+    return f"::{kind} {','.join(props)}::{esc(text)}"

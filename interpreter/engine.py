@@ -143,6 +143,7 @@ class Engine:
         self.forced_random: list = []
         self.listeners: list = []
         self.last_seen: dict = {}
+        self.max_steps: Optional[int] = None   # a budget of statements (None: no limit)
         self._triggers_by_kind = _index_by_kind(rs.triggers)
         self._reactions_by_kind = _index_by_kind(rs.reactions)
         self.state = self._initial_state(seed)
@@ -606,6 +607,8 @@ class Engine:
 
     def run(self, s, env):
         self.state.steps += 1
+        if self.max_steps is not None and self.state.steps > self.max_steps:
+            raise self.fail(s, f"the game ran {self.max_steps} statements without ending", code="E011")
         try:
             yield from _EXEC[type(s)](self, s, env)
         except (CglError, _EndScope, _GameOver, GeneratorExit):

@@ -390,5 +390,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         invariants=by_kind.get(A.Invariant, []), items=items, sources=sources,
     )
     from .names import check_names
-    check_names(rs)
+    found = check_names(rs)
+    if found:
+        raise CglError(found)
     return rs

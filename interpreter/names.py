@@ -5,6 +5,8 @@ reported with its position and a did-you-mean before any game is played.
 """
 from __future__ import annotations
 
+import attrs
+
 from . import ast as A
 from .diagnostics import CglError, Diagnostic, did_you_mean
 
@@ -83,6 +85,7 @@ class NameChecker:
 
     def __init__(self, rs):
         self.rs = rs
+        self.found: list = []
         self.card_attrs = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope == "card"}
         if rs.cards_decl:
             self.card_attrs |= {p.name for p in rs.cards_decl.props}
@@ -103,7 +106,10 @@ class NameChecker:
 
     # ------------------------------------------------------------ reporting
     def fail(self, message, span, name, candidates):
-        raise CglError(Diagnostic("E004", message, span, hint=did_you_mean(name, candidates)))
+        self.report(Diagnostic("E004", message, span, hint=did_you_mean(name, candidates)))
+
+    def report(self, diag: Diagnostic):
+        self.found.append(diag)
 
     # ------------------------------------------------------------ expressions
     def expr(self, e, scope: _Scope):
@@ -124,19 +130,19 @@ class NameChecker:
                 if e.name in BUILTIN_FUNCTIONS:
                     lo, hi, _ = BUILTIN_FUNCTIONS[e.name]
                     if not lo <= len(e.args) <= hi:
-                        raise CglError(Diagnostic("E009", f"`{e.name}` takes {lo if lo == hi else f'{lo} to {hi}'} "
+                        self.report(Diagnostic("E009", f"`{e.name}` takes {lo if lo == hi else f'{lo} to {hi}'} "
                                                   f"argument{'s' if hi > 1 else ''}, not {len(e.args)}", e.span))
                 elif e.name in self.rs.defs or e.name in self.rs.table_decls or e.name in self.rs.patterns:
                     decl = self.rs.defs.get(e.name) or self.rs.table_decls.get(e.name) or self.rs.patterns.get(e.name)
                     if len(decl.params) != len(e.args):
-                        raise CglError(Diagnostic("E009", f"`{e.name}` takes {len(decl.params)} argument(s), "
+                        self.report(Diagnostic("E009", f"`{e.name}` takes {len(decl.params)} argument(s), "
                                                   f"not {len(e.args)}", e.span,
                                                   related=(f"`{e.name}` is defined at {decl.span}",)))
             elif e.name in self.rs.procedures:
-                raise CglError(Diagnostic("E008", f"`{e.name}` is a procedure: call it as a statement, "
+                self.report(Diagnostic("E008", f"`{e.name}` is a procedure: call it as a statement, "
                                           "it gives no value", e.span))
             else:
-                self.fail(f"unknown function `{e.name}`", e.span, e.name, self.callables)
+                self.fail(f"unknown function `{e.name}`", _name_span(e.span, e.name), e.name, self.callables)
             for a in e.args:
                 self.expr(a, scope)
         elif t is A.Attr:
@@ -193,10 +199,10 @@ class NameChecker:
                 hint_names = set(self.rs.procedures)
                 msg = (f"`{s.name}` is not a procedure" if s.name in self.callables
                        else f"unknown procedure `{s.name}`")
-                self.fail(msg, s.span, s.name, hint_names)
-            proc = self.rs.procedures[s.name]
-            if len(proc.params) != len(s.args):
-                raise CglError(Diagnostic("E009", f"`{s.name}` takes {len(proc.params)} argument(s), "
+                self.fail(msg, _name_span(s.span, s.name), s.name, hint_names)
+            proc = self.rs.procedures.get(s.name)
+            if proc is not None and len(proc.params) != len(s.args):
+                self.report(Diagnostic("E009", f"`{s.name}` takes {len(proc.params)} argument(s), "
                                           f"not {len(s.args)}", s.span))
             for a in s.args:
                 self.expr(a, scope)
@@ -204,10 +210,11 @@ class NameChecker:
             if isinstance(s.target, A.Name):
                 if not (scope.has(s.target.id) or s.target.id in self.rs.vars):
                     if s.target.id in self.rs.options or s.target.id in self.rs.defs:
-                        raise CglError(Diagnostic("E008", f"`{s.target.id}` cannot be changed: declare a `var` "
+                        self.report(Diagnostic("E008", f"`{s.target.id}` cannot be changed: declare a `var` "
                                                   "for a value that changes", s.target.span))
-                    self.fail(f"unknown variable `{s.target.id}`", s.target.span, s.target.id,
-                              scope.all() | set(self.rs.vars))
+                    else:
+                        self.fail(f"unknown variable `{s.target.id}`", s.target.span, s.target.id,
+                                  scope.all() | set(self.rs.vars))
             else:
                 self.expr(s.target, scope)
             self.expr(s.value, scope)
@@ -341,5 +348,13 @@ def _walk(node):
                     stack.append(v)
 
 
-def check_names(rs) -> None:
-    NameChecker(rs).check()
+def _name_span(span, name):
+    """The span of just the name at the start of a call."""
+    return attrs.evolve(span, end_line=span.line, end_column=span.column + len(name))
+
+
+def check_names(rs) -> list:
+    """Every unknown name and wrong call of the ruleset, as diagnostics (in source order)."""
+    checker = NameChecker(rs)
+    checker.check()
+    return sorted(checker.found, key=lambda d: (d.span.path, d.span.line, d.span.column) if d.span else ("", 0, 0))

@@ -1,0 +1,158 @@
+"""The registry of diagnostic codes: every message cgl can show has one of these.
+
+Each code has a severity, a title, what it means, and an example of the mistake with
+its fix. `docs/lint.md` is generated from this table (`python -m cgl.interpreter.codes`)
+and a test keeps the two identical.
+"""
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Code:
+    code: str
+    severity: str        # error | warning
+    title: str
+    explanation: str
+    bad: str
+    good: str
+
+
+_CODES = [
+    Code("E001", "error", "syntax error",
+         "The text is not CGL: the message says what was expected at that point and which block is "
+         "still open.",
+         'turn {\n  phase draw {\n    draw\n  }\n}',
+         'turn {\n  phase draw {\n    draw 1\n  }\n}'),
+    Code("E002", "error", "cannot read a file",
+         "A ruleset, card data, scenario or log file is missing, unreadable or not of the right kind.",
+         'cards from "mgt-card.yaml" { name: text }',
+         'cards from "mgt-cards.yaml" { name: text }'),
+    Code("E003", "error", "card data does not match its schema",
+         "A card in the YAML file has a property the `cards` block does not declare, lacks one it "
+         "declares, has a value of the wrong type or an enum value that does not exist, or a bad "
+         "`count`. The position is in the YAML file.",
+         '# cards.yaml\ncards:\n  - {name: Alice, typ: FIEND}',
+         '# cards.yaml\ncards:\n  - {name: Alice, type: FIEND}'),
+    Code("E004", "error", "unknown name",
+         "A name, function, property, zone, procedure or phase that nothing defines. The help line "
+         "suggests the closest defined name.",
+         'if count(hnd(player)) > 0 { draw 1 }',
+         'if count(hand(player)) > 0 { draw 1 }'),
+    Code("E005", "error", "duplicate definition",
+         "Two top-level definitions share a name (every definition — option, zone, def, trigger "
+         "`as` name… — lives in one namespace), or a file redefines a name of the file it extends "
+         "without `override`.",
+         'def bonus = 1\ndef bonus = 2',
+         'def bonus = 1\ndef big_bonus = 2'),
+    Code("E006", "error", "bad extends, override or remove",
+         "`override` or `remove` of a name the extended file does not define, more than one "
+         "`extends`, or files that extend each other in a cycle.",
+         'extends "mgt.cgl"\noverride def bonuss = 2',
+         'extends "mgt.cgl"\noverride def bonus = 2'),
+    Code("E007", "error", "bad option",
+         "An option set from the command line (or a scenario) that the ruleset does not have, or a "
+         "value outside its type or range.",
+         'cgl run mgt -o rounds=99',
+         'cgl run mgt -o rounds=4'),
+    Code("E008", "error", "wrong type",
+         "A value of one kind where another is needed: a zone where a number is expected, a card "
+         "compared with a player, arithmetic on text, a procedure used as a value, a definition "
+         "that cannot change used with `set`.",
+         'if count(stock) > hand(current) { draw 1 }',
+         'if count(stock) > count(hand(current)) { draw 1 }'),
+    Code("E009", "error", "wrong number of arguments",
+         "A call gives a function, table, pattern or procedure more or fewer arguments than it "
+         "takes.",
+         'def holding(p) = count(hand(p))\ndef mine = holding()',
+         'def holding(p) = count(hand(p))\ndef mine = holding(current)'),
+    Code("E010", "error", "runtime error",
+         "A rule failed while a game was played (a division by zero, a property of `none`, a "
+         "lookup of a key a table does not have…). The position is the rule that failed.",
+         'say "{24 / (turn_no - 1)}"',
+         'if turn_no > 1 { say "{24 / (turn_no - 1)}" }'),
+    Code("E011", "error", "rules that run away",
+         "A chain of triggers, a `while` loop, a match or a round that never ends. The message "
+         "names the chain.",
+         'on ping as echo { emit ping() }',
+         'on ping if count(stock) > 0 as echo { draw 1  emit ping() }'),
+    Code("E012", "error", "invariant broken",
+         "A card is lost or duplicated, or an `invariant` the rules declare does not hold at the "
+         "end of a turn (checked in tests and with `cgl run --check`).",
+         'invariant small: count(players where count(hand(it)) > 8) = 0\n'
+         'turn { phase p { draw 1 } }',
+         'invariant small: count(players where count(hand(it)) > 8) = 0\n'
+         'turn { phase p { draw 1  if count(hand(current)) > 8 { discard random(hand(current)) } } }'),
+    Code("E013", "error", "bad scenario",
+         "A scenario file uses an unknown key, zone, card or player, or scripts dice or random "
+         "picks that do not fit.",
+         'setup:\n  zones:\n    hand P9: [Alice]',
+         'setup:\n  zones:\n    hand P2: [Alice]'),
+    Code("E014", "error", "bad player count",
+         "A game was asked for more or fewer players than its `players` range allows.",
+         'cgl run mgt --players 9',
+         'cgl run mgt --players 6'),
+    Code("E015", "error", "the deck cannot deal for every player count",
+         "Dealing the stated number of cards to the largest number of players the game allows "
+         "needs more cards than the deck has.",
+         'game "G" { players 2..6 }   # 40 cards in the deck\nround { start { deal 8 to hand } }',
+         'game "G" { players 2..5 }   # 40 cards: 5 players × 8\nround { start { deal 8 to hand } }'),
+    Code("W101", "warning", "unused definition",
+         "A definition (def, table, pattern, procedure, variable, zone, option, enum) that nothing "
+         "refers to. Remove it, or use it.",
+         'def bonus = 2          # never used',
+         '# (removed)'),
+    Code("W102", "warning", "unreachable code",
+         "Statements after an `end`, `win` or `lose` in the same block can never run; neither can "
+         "the phases after a phase that always ends the turn.",
+         'phase draw { end turn  draw 1 }',
+         'phase draw { draw 1  end turn }'),
+    Code("W103", "warning", "a trigger or reaction that can never fire",
+         "It waits for a custom event that no `emit` raises, for cards moving to or from a zone "
+         "that no card ever enters or leaves by that kind of move, or for a phase that does not exist.",
+         'on round_won as cheer { say "hooray" }   # nothing emits round_won',
+         'on round_won as cheer { say "hooray" }\n…\nemit round_won(player: p)'),
+    Code("W104", "warning", "a condition no card can meet",
+         "A comparison of a card property with a value that no card of the data has "
+         "(`type = \"BEASTMEN\"` when the data says BEASTMAN), so the rule around it never applies.",
+         'derive key = if type = "BEASTMEN" then family else type',
+         'derive key = if type = "BEASTMAN" then family else type'),
+    Code("W105", "warning", "a choice that can never have an option",
+         "A `choose` over a list that is always too short for what it asks (an empty literal list, "
+         "or all the cards filtered by a property no card has).",
+         'choose c in all_cards where type = "DRAGONS" { … }',
+         'choose c in all_cards where type = "DRAGON" { … }'),
+    Code("W106", "warning", "a table row that can never be used",
+         "A row of a `table` whose condition repeats an earlier row's, so the earlier one always "
+         "answers first.",
+         'table pts(n) {\n  | n >= 4 -> 3\n  | n >= 4 -> 5\n  | else -> 0\n}',
+         'table pts(n) {\n  | n >= 8 -> 5\n  | n >= 4 -> 3\n  | else -> 0\n}'),
+    Code("W107", "warning", "a local name hides a card property",
+         "A `let`, loop, choice or parameter named like a card property: inside `where` and "
+         "triggers the bare name then means the local, not the card's property.",
+         'for type in players { … hand(type) where type = "FIEND" … }',
+         'for p in players { … hand(p) where type = "FIEND" … }'),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _CODES}
+
+
+def markdown() -> str:
+    """The text of docs/lint.md."""
+    out = ["# Diagnostics", "",
+           "Every message cgl shows carries one of these codes. Errors stop `cgl run` and make "
+           "`cgl lint` exit 1; warnings are reported by `cgl lint` (exit 0, or 1 with `--strict`).",
+           "", "This file is generated from `interpreter/codes.py` "
+           "(`python -m cgl.interpreter.codes > docs/lint.md`); a test keeps them identical.", "",
+           "| code | severity | title |", "|---|---|---|"]
+    for c in _CODES:
+        out.append(f"| [{c.code}](#{c.code.lower()}) | {c.severity} | {c.title} |")
+    for c in _CODES:
+        out += ["", f"## {c.code}", "", f"**{c.title}** ({c.severity})", "", c.explanation, "",
+                "Mistake:", "", "```cgl", c.bad, "```", "", "Fix:", "", "```cgl", c.good, "```"]
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(markdown(), end="")

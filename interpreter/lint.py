@@ -1,0 +1,647 @@
+"""`cgl lint`: static checks of a ruleset, each a small registered rule.
+
+Loading already reports syntax errors (E001), unreadable files (E002), card data that
+breaks its schema (E003), unknown names (E004), duplicates (E005), bad overrides (E006)
+and wrong calls (E009). The rules here look further: wrong types, unused and unreachable
+code, triggers that cannot fire, conditions and choices no card can meet, table rows
+that never answer, and decks too small for their deal.
+
+A rule is a function `rule(ctx) -> Iterable[Diagnostic]` registered with `@rule(CODE)`;
+its docstring says what it looks for. Codes and their documentation live in
+:mod:`cgl.interpreter.codes`.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable, Iterable, Optional
+
+import attrs
+
+from . import ast as A
+from .codes import CODES
+from .diagnostics import CglError, Diagnostic, did_you_mean
+from .engine import Engine, Env, _derive_kinds, _walk
+from .loader import Ruleset, load
+
+RULES: dict[str, Callable] = {}
+
+
+def rule(code: str):
+    """Register a lint rule under a code of the registry."""
+    assert code in CODES, code
+
+    def register(fn):
+        RULES[code] = fn
+        return fn
+    return register
+
+
+@attrs.define
+class Context:
+    """What the rules look at: the merged ruleset, and facts computed once."""
+
+    rs: Ruleset
+    own_paths: set            # the files of this ruleset (its `extends` bases are checked on their own)
+    engine: Optional[Engine] = None
+    _values: dict = attrs.Factory(dict)
+
+    def mine(self, node) -> bool:
+        return node.span.path in self.own_paths
+
+    def card_values(self, prop: str) -> Optional[set]:
+        """Every value a static card property takes over the deck (None if not static)."""
+        if prop in self._values:
+            return self._values[prop]
+        rs = self.rs
+        values: Optional[set] = None
+        static_props = {p.name for p in rs.cards_decl.props} if rs.cards_decl else set()
+        if self.engine is not None and rs.cards and (prop in static_props or prop == "name" or
+                                                     _derive_kinds(rs).get(prop) == "static"):
+            values = set()
+            try:
+                for c in rs.cards:
+                    v = self.engine.attr_of(c, prop)[1]
+                    values |= set(_flat(v))
+            except CglError:
+                values = None
+        self._values[prop] = values
+        return values
+
+
+def _flat(v):
+    if isinstance(v, list):
+        for x in v:
+            yield from _flat(x)
+    else:
+        yield v
+
+
+def lint_ruleset(rs: Ruleset, select: Optional[set] = None) -> list:
+    """Run every registered rule over a loaded ruleset."""
+    try:
+        engine = Engine(rs, max(rs.game.min_players, 1), 0)
+    except CglError:
+        engine = None
+    ctx = Context(rs, {os.path.abspath(rs.path), rs.path}, engine)
+    found = []
+    for code, fn in RULES.items():
+        if not select or code in select:
+            found.extend(fn(ctx))
+    return sorted(set(found), key=_order)
+
+
+def _order(d: Diagnostic):
+    sp = d.span
+    return (sp.path if sp else "", sp.line if sp else 0, sp.column if sp else 0, d.code)
+
+
+def lint_file(path: str) -> list:
+    """Diagnostics for one `.cgl` file: load errors, or the rules' findings."""
+    try:
+        rs = load(path)
+    except CglError as e:
+        return list(e.diagnostics)
+    return lint_ruleset(rs)
+
+
+def collect_files(paths) -> list:
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, names in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                files += [os.path.join(root, n) for n in sorted(names) if n.endswith(".cgl")]
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            raise CglError(Diagnostic("E002", f"no such file or folder: `{p}`"))
+    return sorted(dict.fromkeys(files))
+
+
+# ================================================================ helpers over the AST
+
+def _own_items(ctx):
+    return [i for i in ctx.rs.items if ctx.mine(i)]
+
+
+def _blocks(node):
+    for n in _walk(node):
+        if isinstance(n, A.Block):
+            yield n
+
+
+def _referenced_names(items) -> set:
+    used = set()
+    for item in items:
+        for n in _walk(item):
+            if isinstance(n, A.Name):
+                used.add(n.id)
+            elif isinstance(n, (A.Call, A.CallStmt)):
+                used.add(n.name)
+            elif isinstance(n, A.Attr):
+                used.add(n.name)
+            elif isinstance(n, A.Deal):
+                used.add(n.zone)
+            elif isinstance(n, A.EventPat):
+                used |= {x for x in (n.source, n.dest) if x}
+            elif isinstance(n, A.Rule):
+                used.add(n.forbid)
+            elif isinstance(n, A.Choose) and n.tag:
+                used.add(n.tag)
+            elif isinstance(n, A.Prop) or isinstance(n, A.Option):
+                used.add(n.type.name)
+    return used
+
+
+# ================================================================ the rules
+
+@rule("W101")
+def unused_definitions(ctx):
+    """A def, table, pattern, procedure, variable, zone, option or enum nothing uses."""
+    rs = ctx.rs
+    used = _referenced_names(rs.items)
+    for item in _own_items(ctx):
+        kinds = {A.Def: "definition", A.Table: "table", A.Pattern: "pattern", A.Procedure: "procedure",
+                 A.Var: "variable", A.Option: "option", A.Zone: "zone", A.Enum: "enum", A.Derive: "property"}
+        kind = kinds.get(type(item))
+        if kind is None:
+            continue
+        name = item.name
+        if name in used:
+            continue
+        if isinstance(item, A.Zone) and item.role:
+            continue  # used by draw/discard/deal through its role
+        if isinstance(item, A.Derive) and name == "display":
+            continue  # used to show cards
+        if isinstance(item, A.Enum) and used & set(item.members):
+            continue
+        yield Diagnostic("W101", f"{kind} `{name}` is never used", _head_span(item, name),
+                         hint="remove it, or refer to it where it belongs")
+
+
+def _head_span(item, name):
+    """The span of a declaration's first line (where its name is)."""
+    sp = item.span
+    return attrs.evolve(sp, end_line=sp.line, end_column=sp.column + len(type(item).__name__) + len(name) + 2)
+
+
+@rule("W102")
+def unreachable_code(ctx):
+    """Statements after `end`, `win` or `lose` in one block; phases after a turn always ends."""
+    for item in _own_items(ctx):
+        for block in _blocks(item):
+            for i, s in enumerate(block.stmts[:-1]):
+                if isinstance(s, (A.End, A.Win)):
+                    nxt = block.stmts[i + 1]
+                    yield Diagnostic("W102", "this can never run: the statement before it always ends "
+                                     f"{'the ' + s.scope if isinstance(s, A.End) else 'the game'}", nxt.span)
+                    break
+        if isinstance(item, A.TurnDecl):
+            ended = _always_ends_turn(item.start)
+            for ph in item.phases:
+                if ended:
+                    yield Diagnostic("W102", f"phase `{ph.name}` can never be reached: every turn ends before it",
+                                     ph.span, related=(f"the turn always ends at {ended}",))
+                    continue
+                ended = _always_ends_turn(ph.body)
+
+
+def _always_ends_turn(block) -> Optional[A.Span]:
+    if block is None:
+        return None
+    for s in block.stmts:
+        if isinstance(s, A.End) and s.scope in ("turn", "round", "game"):
+            return s.span
+        if isinstance(s, A.Win):
+            return s.span
+    return None
+
+
+@rule("W103")
+def triggers_that_never_fire(ctx):
+    """Triggers and reactions waiting for an event no statement raises."""
+    rs = ctx.rs
+    emitted = set()
+    kinds = set()
+    dest_zones = set()
+    roles = {z.role: z.name for z in rs.zones.values() if z.role}
+    for item in rs.items:
+        for n in _walk(item):
+            if isinstance(n, A.Emit):
+                emitted.add(n.name)
+            elif isinstance(n, A.Draw):
+                kinds.add("draw")
+                dest_zones |= _zone_names(n.dest, rs) if n.dest else {roles.get("hand")}
+            elif isinstance(n, A.Discard):
+                kinds.add("discard")
+                dest_zones |= _zone_names(n.dest, rs) if n.dest else {roles.get("discard")}
+            elif isinstance(n, A.Deal):
+                kinds.add("deal")
+                dest_zones.add(n.zone)
+            elif isinstance(n, A.Move):
+                kinds.add("move")
+                dest_zones |= _zone_names(n.dest, rs)
+    for decl in list(rs.triggers) + list(rs.reactions):
+        if not ctx.mine(decl):
+            continue
+        ev = decl.event
+        what = "trigger" if isinstance(decl, A.Trigger) else "reaction"
+        if ev.kind == "custom" and ev.name not in emitted:
+            yield Diagnostic("W103", f"{what} `{decl.name}` can never fire: nothing emits `{ev.name}`", ev.span,
+                             hint=did_you_mean(ev.name, emitted) or f"raise it with `emit {ev.name}(…)`")
+        elif ev.kind in ("draw", "discard", "deal") and ev.kind not in kinds:
+            yield Diagnostic("W103", f"{what} `{decl.name}` can never fire: no statement does `{ev.kind}`", ev.span)
+        elif ev.kind == "move" and not kinds:
+            yield Diagnostic("W103", f"{what} `{decl.name}` can never fire: no card ever moves", ev.span)
+        elif ev.kind in ("move", "draw", "discard", "deal") and ev.dest and None not in dest_zones \
+                and ev.dest not in dest_zones:
+            yield Diagnostic("W103", f"{what} `{decl.name}` can never fire: no card is ever moved to `{ev.dest}`",
+                             ev.span)
+
+
+def _zone_names(expr, rs) -> set:
+    """The zones an expression can name (None in the set: it could be any zone)."""
+    if isinstance(expr, A.Name) and expr.id in rs.zones:
+        return {expr.id}
+    if isinstance(expr, A.Call) and expr.name in rs.zones:
+        return {expr.name}
+    if isinstance(expr, A.IfExpr):
+        return _zone_names(expr.then, rs) | _zone_names(expr.otherwise, rs)
+    return {None}
+
+
+def _locals_of(item) -> set:
+    out = set(getattr(item, "params", None) or ())
+    for n in _walk(item):
+        if isinstance(n, A.Let):
+            out.add(n.name)
+        elif isinstance(n, (A.For, A.Choose, A.Comprehension)):
+            out.add(n.name)
+        elif isinstance(n, A.Action) and n.param:
+            out.add(n.param)
+    return out
+
+
+def _const(expr, rs):
+    """The value of a constant expression (text, number, enum member), else a marker."""
+    if isinstance(expr, A.Text) and expr.constant is not None:
+        return expr.constant
+    if isinstance(expr, A.Int):
+        return expr.value
+    if isinstance(expr, A.Name) and expr.id in rs.enum_members:
+        return expr.id
+    return _NOT_CONST
+
+
+_NOT_CONST = object()
+
+
+@rule("W104")
+def conditions_no_card_meets(ctx):
+    """`prop = value` where no card of the data has that value for that property."""
+    rs = ctx.rs
+    if not rs.cards:
+        return
+    props = set(rs.derives) | ({p.name for p in rs.cards_decl.props} if rs.cards_decl else set()) | {"name"}
+    for item in _own_items(ctx):
+        local = _locals_of(item)
+        for n in _walk(item):
+            if not (isinstance(n, A.Compare) and n.op in ("=", "!=")):
+                continue
+            for side, other in ((n.left, n.right), (n.right, n.left)):
+                prop = None
+                if isinstance(side, A.Name) and side.id in props and side.id not in local:
+                    prop = side.id
+                elif isinstance(side, A.Attr) and side.name in props and side.name not in ctx.rs.vars:
+                    prop = side.name
+                if prop is None:
+                    continue
+                value = _const(other, rs)
+                if value is _NOT_CONST:
+                    continue
+                values = ctx.card_values(prop)
+                if values is None or value in values:
+                    continue
+                hint = did_you_mean(str(value), [str(v) for v in values if v is not None])
+                yield Diagnostic("W104", f"no card has {prop} = {value!r}: this condition never holds",
+                                 other.span, hint=hint)
+
+
+@rule("W105")
+def choices_without_options(ctx):
+    """`choose` over a literal list that is too short, or over cards no card can be."""
+    rs = ctx.rs
+    for item in _own_items(ctx):
+        for n in _walk(item):
+            if not isinstance(n, A.Choose):
+                continue
+            need = n.lo if n.lo is not None else 1
+            if isinstance(n.domain, A.ListLit) and len(n.domain.items) < need:
+                yield Diagnostic("W105", f"this choice needs {need} option(s) but its list has "
+                                 f"{len(n.domain.items)}", n.domain.span)
+            elif isinstance(n.domain, A.Where) and isinstance(n.domain.source, A.Name) \
+                    and n.domain.source.id == "all_cards" and ctx.engine is not None and _static(n.domain.cond, rs):
+                try:
+                    count = len(ctx.engine.ev(n.domain, Env()))
+                except CglError:
+                    continue
+                if count < need:
+                    yield Diagnostic("W105", f"no card passes this filter, so the choice never has an option",
+                                     n.domain.span)
+
+
+def _static(expr, rs) -> bool:
+    kinds = _derive_kinds(rs)
+    static_names = ({p.name for p in rs.cards_decl.props} if rs.cards_decl else set()) | {
+        n for n, k in kinds.items() if k == "static"} | set(rs.enum_members) | set(rs.options) | {"it", "name"}
+    for n in _walk(expr):
+        if isinstance(n, A.Name) and n.id not in static_names:
+            return False
+        if isinstance(n, (A.Call, A.Dice)):
+            return False
+    return True
+
+
+@rule("W106")
+def table_rows_never_used(ctx):
+    """A table row whose condition repeats an earlier row's (or comes after `true`)."""
+    for t in ctx.rs.table_decls.values():
+        if not ctx.mine(t):
+            continue
+        seen = {}
+        for cond, _ in t.rows:
+            if cond in seen:
+                yield Diagnostic("W106", "this row can never be used: an earlier row has the same condition",
+                                 cond.span, related=(f"the earlier row is at {seen[cond]}",))
+            elif any(isinstance(c, A.Const) and c.value is True for c in seen):
+                yield Diagnostic("W106", "this row can never be used: an earlier row's condition is `true`",
+                                 cond.span)
+            else:
+                seen[cond] = cond.span
+
+
+@rule("W107")
+def locals_hiding_properties(ctx):
+    """A local name (let, loop, choice, parameter) named like a card property."""
+    rs = ctx.rs
+    props = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope == "card"}
+    if rs.cards_decl:
+        props |= {p.name for p in rs.cards_decl.props}
+    for item in _own_items(ctx):
+        for n in _walk(item):
+            name = None
+            if isinstance(n, A.Let):
+                name = n.name
+            elif isinstance(n, (A.For, A.Choose, A.Comprehension)):
+                name = n.name
+            if name in props:
+                yield Diagnostic("W107", f"the local name `{name}` hides the card property `{name}`", n.span,
+                                 hint="rename the local")
+        for p in getattr(item, "params", None) or ():
+            if p in props:
+                yield Diagnostic("W107", f"the parameter `{p}` hides the card property `{p}`",
+                                 _head_span(item, item.name), hint="rename the parameter")
+
+
+@rule("E015")
+def deck_too_small_for_the_deal(ctx):
+    """`deal N to zone` at set-up needing more cards than the deck has for the most players."""
+    rs = ctx.rs
+    if not rs.cards or ctx.engine is None:
+        return
+    blocks = [b for b in (rs.setup.body if rs.setup else None, rs.match.start if rs.match else None,
+                          rs.round.start if rs.round else None) if b is not None]
+    total = 0
+    first = None
+    for b in blocks:
+        for s in b.stmts:
+            if isinstance(s, A.Deal) and _static(s.count, rs):
+                try:
+                    n = ctx.engine.ev(s.count, Env())
+                except CglError:
+                    continue
+                if isinstance(n, int):
+                    total += n
+                    first = first or s
+    most = rs.game.max_players
+    if first is not None and total * most > len(rs.cards) and ctx.mine(first):
+        yield Diagnostic("E015", f"dealing {total} cards to each of {most} players needs {total * most} cards, "
+                         f"and the deck has {len(rs.cards)}", first.span,
+                         related=(f"the player range is set at {rs.game.span}",),
+                         hint=f"allow at most {len(rs.cards) // total} player{'s' if len(rs.cards) // total != 1 else ''}, or deal fewer cards")
+
+
+# ---------------------------------------------------------------- types (E008)
+
+INT, BOOL, TEXT, CARD, PLAYER, ZONE, LIST, MATCH, GROUP, NONE, ANY = (
+    "a number", "true/false", "a text", "a card", "a player", "a zone", "a list", "a pattern match",
+    "a group", "none", "any")
+
+_BUILTIN_TYPES = {"count": INT, "sum": INT, "abs": INT, "top": LIST, "bottom": LIST, "others": LIST,
+                  "others_after": LIST, "next_after": PLAYER, "seat": PLAYER, "unique": LIST, "owner": ANY,
+                  "zone_of": TEXT, "exists": BOOL, "text": TEXT}
+_VALUE_TYPES = {"players": LIST, "all_players": LIST, "current": PLAYER, "all_cards": LIST, "player_count": INT,
+                "round_no": INT, "turn_no": INT, "phase": TEXT}
+
+
+class _Types:
+    """A light type inference: enough to catch a zone where a number is needed, or a card
+    compared with a player. Anything it cannot tell is `any` and passes."""
+
+    def __init__(self, rs):
+        self.rs = rs
+        self.found: list = []
+        self.props = {}
+        if rs.cards_decl:
+            for p in rs.cards_decl.props:
+                self.props[p.name] = LIST if p.type.is_list else {"int": INT, "bool": BOOL}.get(p.type.name, TEXT)
+        self.busy: set = set()
+
+    def of_type_ref(self, t):
+        return LIST if t.is_list else {"int": INT, "bool": BOOL}.get(t.name, TEXT)
+
+    def infer(self, e, it=False):
+        m = getattr(self, "t_" + type(e).__name__, None)
+        return m(e, it) if m else ANY
+
+    def t_Int(self, e, it):
+        return INT
+
+    def t_Text(self, e, it):
+        for p in e.parts:
+            if not isinstance(p, str):
+                self.infer(p, it)
+        return TEXT
+
+    def t_Dice(self, e, it):
+        return INT
+
+    def t_Const(self, e, it):
+        return BOOL if isinstance(e.value, bool) else NONE
+
+    def t_Name(self, e, it):
+        rs = self.rs
+        if e.id in _VALUE_TYPES:
+            return _VALUE_TYPES[e.id]
+        if e.id in rs.options:
+            return self.of_type_ref(rs.options[e.id].type)
+        z = rs.zones.get(e.id)
+        if z is not None:
+            return ZONE
+        if e.id in rs.enum_members:
+            return TEXT
+        return ANY
+
+    def t_Call(self, e, it):
+        for a in e.args:
+            self.infer(a, it)
+        rs = self.rs
+        if e.name in rs.zones:
+            return ZONE
+        if e.name in rs.patterns:
+            return ANY  # a match, or none
+        d = rs.defs.get(e.name)
+        if d is not None and e.name not in self.busy:
+            self.busy.add(e.name)
+            try:
+                return self.infer(d.expr)
+            finally:
+                self.busy.discard(e.name)
+        if e.name == "count" and e.args:
+            t = self.infer(e.args[0], it)
+            if t in (INT, BOOL, CARD, PLAYER):
+                self.report(e.args[0], f"`count` needs a list or a zone, and this is {t}")
+        return _BUILTIN_TYPES.get(e.name, ANY)
+
+    def t_ListLit(self, e, it):
+        for i in e.items:
+            self.infer(i, it)
+        return LIST
+
+    def t_Comprehension(self, e, it):
+        self.infer(e.source, it)
+        return LIST
+
+    def t_Attr(self, e, it):
+        self.infer(e.obj, it)
+        if e.name in ("shape",):
+            return TEXT
+        if e.name in ("groups", "cards"):
+            return LIST
+        if e.name == "size":
+            return INT
+        return ANY
+
+    def t_BinOp(self, e, it):
+        a, b = self.infer(e.left, it), self.infer(e.right, it)
+        if e.op == "+":
+            if {a, b} & {ZONE, LIST} and {a, b} & {INT, BOOL}:
+                self.report(e, f"cannot add {a} and {b}")
+                return ANY
+            return LIST if {a, b} & {ZONE, LIST} else (TEXT if TEXT in (a, b) else (INT if a == b == INT else ANY))
+        for side, t in ((e.left, a), (e.right, b)):
+            if t not in (INT, ANY):
+                self.report(side, f"`{e.op}` needs numbers, and this is {t}")
+        return INT
+
+    def t_Compare(self, e, it):
+        a, b = self.infer(e.left, it), self.infer(e.right, it)
+        if e.op in ("<", "<=", ">", ">="):
+            for side, t in ((e.left, a), (e.right, b)):
+                if t in (ZONE, LIST, CARD, PLAYER, BOOL, MATCH, GROUP):
+                    self.report(side, f"`{e.op}` compares numbers, and this is {t}"
+                                + (": count it with `count(…)`" if t in (ZONE, LIST) else ""))
+        elif ANY not in (a, b) and NONE not in (a, b) and a != b and not ({a, b} <= {ZONE, LIST}):
+            self.report(e, f"comparing {a} with {b}: this is never {'true' if e.op == '=' else 'false'}")
+        return BOOL
+
+    def t_In(self, e, it):
+        self.infer(e.left, it)
+        b = self.infer(e.right, it)
+        if b in (INT, BOOL, CARD, PLAYER):
+            self.report(e.right, f"`in` needs a list or a zone on its right, and this is {b}")
+        return BOOL
+
+    def t_And(self, e, it):
+        self.infer(e.left, it)
+        self.infer(e.right, it)
+        return BOOL
+
+    t_Or = t_And
+
+    def t_Not(self, e, it):
+        self.infer(e.operand, it)
+        return BOOL
+
+    def t_Neg(self, e, it):
+        t = self.infer(e.operand, it)
+        if t not in (INT, ANY):
+            self.report(e.operand, f"`-` needs a number, and this is {t}")
+        return INT
+
+    def t_IfExpr(self, e, it):
+        self.infer(e.cond, it)
+        a, b = self.infer(e.then, it), self.infer(e.otherwise, it)
+        return a if a == b else ANY
+
+    def t_Where(self, e, it):
+        t = self.infer(e.source, it)
+        if t in (INT, BOOL, CARD, PLAYER, TEXT):
+            self.report(e.source, f"`where` filters a list or a zone, and this is {t}")
+        self.infer(e.cond, True)
+        return LIST
+
+    def t_GroupBy(self, e, it):
+        self.infer(e.source, it)
+        self.infer(e.key, True)
+        return LIST
+
+    t_SortBy = t_GroupBy
+
+    def report(self, node, message):
+        self.found.append(Diagnostic("E008", message, node.span))
+
+    def stmt_checks(self, item):
+        for n in _walk(item):
+            if isinstance(n, A.Expr):
+                continue
+            if isinstance(n, (A.Draw, A.Repeat, A.Deal)):
+                t = self.infer(n.count)
+                if t not in (INT, ANY):
+                    self.report(n.count, f"this must be a number of cards or times, and it is {t}")
+            if isinstance(n, (A.Move, A.Draw)) and getattr(n, "dest", None) is not None:
+                t = self.infer(n.dest)
+                if t not in (ZONE, ANY):
+                    self.report(n.dest, f"cards move to a zone, and this is {t}")
+            if isinstance(n, A.If):
+                for cond, _ in n.branches:
+                    self.infer(cond)
+            if isinstance(n, A.While):
+                self.infer(n.cond)
+            if isinstance(n, A.Set):
+                self.infer(n.value)
+            if isinstance(n, A.Let):
+                self.infer(n.value)
+
+
+@rule("E008")
+def wrong_types(ctx):
+    """Values of the wrong kind: a zone where a number is needed, a card compared with a player…"""
+    types = _Types(ctx.rs)
+    for item in _own_items(ctx):
+        if isinstance(item, (A.Def, A.Derive)):
+            types.infer(item.expr, isinstance(item, A.Derive))
+        elif isinstance(item, A.Table):
+            for c, v in item.rows:
+                types.infer(c)
+                types.infer(v)
+        elif isinstance(item, (A.Trigger, A.Reaction, A.Rule)):
+            if item.cond is not None:
+                types.infer(item.cond, True)
+        types.stmt_checks(item)
+    seen = set()
+    for d in types.found:
+        key = (d.span.line, d.span.column, d.message) if d.span else d.message
+        if key not in seen:
+            seen.add(key)
+            yield d

@@ -1,0 +1,180 @@
+"""The HTML report of `cgl simulate --report FILE.html`: one self-contained page.
+
+Plots are drawn with matplotlib (an optional extra: ``pip install "cgl[plot]"``) on its
+Agg raster canvas, without pyplot, and embedded as base64 PNG, so the page needs no
+other file and no network.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+from typing import Optional
+
+INSTALL_HINT = 'pip install "cgl[plot]"'
+
+
+class PlotUnavailable(Exception):
+    """matplotlib is not installed."""
+
+    def __init__(self):
+        super().__init__(f"--report draws its plots with matplotlib, which is not installed; "
+                         f"it is an optional extra: {INSTALL_HINT}")
+
+
+def require_matplotlib():
+    """Import matplotlib's Figure (raises :class:`PlotUnavailable` when it is missing)."""
+    try:
+        import matplotlib  # noqa: F401
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise PlotUnavailable() from None
+    return Figure
+
+
+def _png(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _img(b64: str, alt: str) -> str:
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
+
+
+def win_rate_plot(Figure, s: dict) -> str:
+    seats = s["results"]["seats"]
+    fig = Figure(figsize=(6.4, 3.6))
+    ax = fig.add_subplot()
+    x = list(range(len(seats)))
+    rates = [st["win_rate"] * 100 for st in seats]
+    lo = [max(0.0, (st["win_rate"] - st["ci95"][0]) * 100) for st in seats]
+    hi = [max(0.0, (st["ci95"][1] - st["win_rate"]) * 100) for st in seats]
+    ax.bar(x, rates, yerr=[lo, hi], capsize=6, color="#4c78a8")
+    ax.set_xticks(x, [f"P{st['seat']}\n{st['agent']}" for st in seats])
+    n_ok = s["games"] - s["results"]["failed"]
+    if n_ok and s["players"]:
+        fair = 100 * s["results"]["decided"] / n_ok / s["players"]
+        ax.axhline(fair, color="#e45756", linestyle="--", label=f"fair share: decided games / {s['players']}")
+        ax.legend(loc="upper right", fontsize=8)
+    ax.set_ylabel("win rate, % of all games")
+    ax.set_title("Win rate by seat (error bars: 95% Wilson interval)")
+    return _png(fig)
+
+
+def length_plot(Figure, s: dict) -> Optional[str]:
+    hist = s["length"]["turns"]["histogram"]
+    if not hist:
+        return None
+    fig = Figure(figsize=(6.4, 3.2))
+    ax = fig.add_subplot()
+    width = hist[0][1] - hist[0][0] + 1
+    ax.bar([lo for lo, _, _ in hist], [c for _, _, c in hist], width=width, align="edge", color="#72b7b2",
+           edgecolor="white")
+    ax.set_xlabel("turns per game")
+    ax.set_ylabel("games")
+    ax.set_title("Game length")
+    return _png(fig)
+
+
+def bar_plot(Figure, counts: dict, title: str, xlabel: str = "games") -> Optional[str]:
+    if not counts:
+        return None
+    items = list(counts.items())
+    fig = Figure(figsize=(6.4, 0.45 * len(items) + 1.2))
+    ax = fig.add_subplot()
+    ax.barh([str(k) for k, _ in items][::-1], [v for _, v in items][::-1], color="#f58518")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    return _png(fig)
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; } td, th { padding: .2rem .6rem; text-align: right; border-bottom: 1px solid #eee; }
+td:first-child, th:first-child { text-align: left; }
+pre { background: #f6f6f6; padding: 1rem; overflow-x: auto; font-size: .8rem; }
+img { max-width: 100%; } .muted { color: #666; }
+"""
+
+
+def render_html(s: dict, text: str) -> str:
+    """The page: summary, plots, dead rules and cards, and the whole text report."""
+    Figure = require_matplotlib()
+    e = html.escape
+    rs = s["ruleset"]
+    title = f"{rs['title']} {rs['version'] or ''}".strip()
+    agents = s["agents"]
+    agents_text = (f"{agents[0]} at every seat" if len(set(agents)) == 1
+                   else ", ".join(f"P{i + 1}: {a}" for i, a in enumerate(agents)))
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>cgl simulate: {e(title)}</title><style>{_CSS}</style></head><body>",
+           f"<h1>{e(title)}: {s['games']} simulated games</h1>",
+           f"<p>{e(rs['file'])} · {s['players']} players · seed {s['seed']} · "
+           f"options: {e(', '.join(f'{k}={v}' for k, v in rs['options'].items()) or 'none')}</p>",
+           f"<p><b>Agents:</b> {e(agents_text)}</p>"]
+
+    res = s["results"]
+    out.append("<h2>Win rates by seat</h2>")
+    out.append(_img(win_rate_plot(Figure, s), "win rate by seat"))
+    out.append("<table><tr><th>seat</th><th>agent</th><th>wins</th><th>win rate</th><th>95% CI</th>"
+               "<th>share of decided</th></tr>")
+    for st in res["seats"]:
+        share = "-" if st["share_of_decided"] is None else f"{100 * st['share_of_decided']:.1f}%"
+        out.append(f"<tr><td>P{st['seat']}</td><td>{e(st['agent'])}</td><td>{st['wins']:g}</td>"
+                   f"<td>{100 * st['win_rate']:.1f}%</td><td>{100 * st['ci95'][0]:.1f}% – {100 * st['ci95'][1]:.1f}%</td>"
+                   f"<td>{share}</td></tr>")
+    out.append("</table>")
+    out.append(f"<p class=muted>A win shared by k players counts 1/k to each. Decided games: {res['decided']}; "
+               f"no winner: {res['no_winner']}; everyone lost: {res['everyone_lost']}.</p>")
+    fs = res["first_seat"]
+    if fs:
+        out.append(f"<p>First seat: P1 won {100 * fs['share']:.1f}% of decided games against a fair "
+                   f"{100 * fs['fair']:.1f}% ({e(fs['test'])}: p = {fs['p']:.3g}, "
+                   f"{'significant' if fs['significant'] else 'not significant'} at 5%).</p>")
+
+    out.append("<h2>Game length</h2>")
+    img = length_plot(Figure, s)
+    if img:
+        out.append(_img(img, "game length histogram"))
+    t = s["length"]["turns"]
+    if t["n"]:
+        out.append(f"<p>Turns: mean {t['mean']:.1f}, median {t['median']:g}, p10 {t['p10']:g}, p90 {t['p90']:g}, "
+                   f"min {t['min']}, max {t['max']}.</p>")
+
+    out.append("<h2>How games end</h2>")
+    img = bar_plot(Figure, s["endings"]["reasons"], "End causes")
+    if img:
+        out.append(_img(img, "end causes"))
+    for name, ev in s["endings"]["events"].items():
+        for field, counts in (ev["by_field"] or {}).items():
+            if 1 < len(counts) <= 30:
+                img = bar_plot(Figure, counts, f"event {name} by {field}", "events")
+                out.append(_img(img, f"event {name} by {field}"))
+
+    out.append("<h2>Dead rules and dead cards</h2>")
+    nv = s["never"]
+    items = []
+    for key in ("triggers", "reactions", "rules", "actions"):
+        for d in nv[key]:
+            items.append(f"<li>{e(key[:-1])} <b>{e(d['name'])}</b>"
+                         + (f" <span class=muted>({e(d['where'])})</span>" if d["where"] else "") + "</li>")
+    for name in nv["events"]:
+        items.append(f"<li>event <b>{e(name)}</b> (never emitted)</li>")
+    for name in nv["dead_cards"]:
+        items.append(f"<li>card <b>{e(name)}</b> (never drawn nor discarded)</li>")
+    out.append(f"<ul>{''.join(items)}</ul>" if items else
+               f"<p>Everything fired at least once in {s['games'] - res['failed']} games.</p>")
+
+    out.append("<h2>The whole report</h2>")
+    out.append(f"<pre>{e(text)}</pre>")
+    out.append("<p class=muted>Written by <code>cgl simulate</code>. See docs/analytics.md for every metric.</p>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write_report(path: str, s: dict, text: str) -> None:
+    page = render_html(s, text)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)

@@ -1,0 +1,117 @@
+"""`cgl lint`: every registered code has a case that triggers it, and the outputs agree."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+from click.testing import CliRunner
+
+from cgl.cli.main import main
+from cgl.interpreter.codes import CODES, markdown
+from cgl.interpreter.lint import RULES, lint_file
+
+from conftest import DECK_YAML, HEADER
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+# One ruleset body per code that lint reports, each with the mistake of the code's docs.
+LINT_CASES = {
+    "E001": ("turn {\n  phase draw {\n    draw\n  }\n}\n", 9),
+    "E004": ("turn { phase p { if count(hnd(current)) > 0 { draw 1 } } }\n", 6),
+    "E005": ("def bonus = 1\ndef bonus = 2\n", 7),
+    "E008": ("turn { phase p { if count(deck) > hand(current) { draw 1 } } }\n", 6),
+    "E009": ("def holding(p) = count(hand(p))\ndef mine = holding()\n", 7),
+    "E015": ('round { start { deal 3 to hand } }\n', 6),
+    "W101": ("def bonus = 2\n", 6),
+    "W102": ("turn { phase draw { end turn  draw 1 } }\n", 6),
+    "W103": ('on round_won as cheer { say "hooray" }\n', 6),
+    "W104": ('def reds = count(all_cards where suit = "rd")\nturn { phase p { say "{reds}" } }\n', 6),
+    "W105": ('turn { phase p { choose c in all_cards where suit = "purple" { discard c } } }\n', 6),
+    "W106": ('table pts(n) {\n  | n >= 4 -> 3\n  | n >= 4 -> 5\n  | else -> 0\n}\n'
+             'turn { phase p { say "{pts(1)}" } }\n', 8),
+    "W107": ('turn { phase p { for suit in players { say "{suit}" } } }\n', 6),
+}
+
+
+def _write(tmp_path, body, header=True):
+    (tmp_path / "deck.yaml").write_text(DECK_YAML)
+    path = tmp_path / "game.cgl"
+    path.write_text((HEADER if header else "") + body)
+    return str(path)
+
+
+@pytest.mark.parametrize("code", sorted(LINT_CASES))
+def test_each_lint_code_is_reported_where_the_mistake_is(tmp_path, code):
+    body, line = LINT_CASES[code]
+    found = lint_file(_write(tmp_path, body))
+    hits = [d for d in found if d.code == code]
+    assert hits, f"{code} not reported; got {[(d.code, d.message) for d in found]}"
+    assert hits[0].span.line == line
+    assert hits[0].level == CODES[code].severity
+
+
+def test_card_data_code_points_into_the_yaml(tmp_path):
+    (tmp_path / "deck.yaml").write_text("cards:\n  - {name: A1, suit: red, rank: one}\n")
+    (tmp_path / "game.cgl").write_text(HEADER)
+    [d] = lint_file(str(tmp_path / "game.cgl"))
+    assert d.code == "E003" and d.span.path.endswith("deck.yaml") and d.span.line == 2
+
+
+def test_override_and_unreadable_codes(tmp_path):
+    (tmp_path / "base.cgl").write_text('game "B" { players 2 }\ndef bonus = 1\n')
+    (tmp_path / "child.cgl").write_text('extends "base.cgl"\noverride def bonuss = 2\n')
+    [d] = lint_file(str(tmp_path / "child.cgl"))
+    assert d.code == "E006" and d.hint == "did you mean `bonus`?"
+    (tmp_path / "lost.cgl").write_text('extends "nowhere.cgl"\n')
+    [d] = lint_file(str(tmp_path / "lost.cgl"))
+    assert d.code == "E002"
+
+
+def test_every_code_is_documented_and_every_rule_registered():
+    doc = (ROOT / "docs" / "lint.md").read_text()
+    assert doc == markdown(), "docs/lint.md is out of date: run `python -m cgl.interpreter.codes > docs/lint.md`"
+    for code in CODES:
+        assert f"## {code}" in doc
+    assert set(RULES) <= set(CODES)
+    # every code that lint itself can report has a case above
+    assert set(RULES) | {"E001", "E004", "E005", "E009"} <= set(LINT_CASES)
+
+
+def test_shipped_rulesets_are_clean():
+    r = CliRunner().invoke(main, ["lint", str(ROOT / "rulesets"), "--strict"])
+    assert r.exit_code == 0, r.output
+
+
+def test_a_misspelled_name_in_text_json_and_github_formats(tmp_path):
+    path = _write(tmp_path, "turn { phase p { draw 1 to hnd(current) } }\n")
+    r = CliRunner().invoke(main, ["lint", path])
+    assert r.exit_code == 1
+    assert f"{path}:6:28: E004 unknown function `hnd`" in r.output
+    assert "turn { phase p { draw 1 to hnd(current) } }" in r.output and "^^^" in r.output
+    assert "help: did you mean `hand`?" in r.output
+    j = json.loads(CliRunner().invoke(main, ["lint", path, "--format", "json"]).output)
+    [d] = j["diagnostics"]
+    assert (d["code"], d["line"], d["column"], d["hint"]) == ("E004", 6, 28, "did you mean `hand`?")
+    assert j["errors"] == 1
+    g = CliRunner().invoke(main, ["lint", path, "--format", "github"]).output
+    assert g.startswith(f"::error file={path},line=6,col=28,") and "unknown function `hnd`" in g
+    assert "did you mean `hand`?" in g
+
+
+def test_exit_codes_strict_and_select(tmp_path):
+    path = _write(tmp_path, "def bonus = 2\n")
+    assert CliRunner().invoke(main, ["lint", path]).exit_code == 0          # warnings only
+    assert CliRunner().invoke(main, ["lint", path, "--strict"]).exit_code == 1
+    assert CliRunner().invoke(main, ["lint", path, "--select", "E004", "--strict"]).exit_code == 0
+    r = CliRunner().invoke(main, ["lint", path, "--select", "X999"])
+    assert r.exit_code == 2 and "unknown code" in r.output
+    assert CliRunner().invoke(main, ["lint", str(tmp_path / "missing")]).exit_code == 2
+
+
+def test_lint_recurses_into_folders(tmp_path):
+    sub = tmp_path / "deep" / "er"
+    sub.mkdir(parents=True)
+    _write(sub, "def bonus = 2\n")
+    r = CliRunner().invoke(main, ["lint", str(tmp_path)])
+    assert "1 file checked: 0 errors, 1 warning" in r.output

@@ -128,6 +128,12 @@ _CODES = [
          "answers first.",
          'table pts(n) {\n  | n >= 4 -> 3\n  | n >= 4 -> 5\n  | else -> 0\n}',
          'table pts(n) {\n  | n >= 8 -> 5\n  | n >= 4 -> 3\n  | else -> 0\n}'),
+    Code("W108", "warning", "a hand pattern the deck can never make",
+         "A shape of a `pattern` needs a group of more cards than the deck holds under any one "
+         "label (judged from each card's labels at the start of a game), so that way of winning "
+         "or scoring never happens.",
+         'pattern winning(p) { cards hand(p)  labels [suit]  shape flush: 14 }   # 13 of each suit',
+         'pattern winning(p) { cards hand(p)  labels [suit]  shape flush: 13 }'),
     Code("W107", "warning", "a local name hides a card property",
          "A `let`, loop, choice or parameter named like a card property: inside `where` and "
          "triggers the bare name then means the local, not the card's property.",

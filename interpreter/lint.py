@@ -403,6 +403,44 @@ def locals_hiding_properties(ctx):
                                  _head_span(item, item.name), hint="rename the parameter")
 
 
+@rule("W108")
+def patterns_the_deck_cannot_make(ctx):
+    """A pattern shape needing more cards of one label than the whole deck has."""
+    rs, eng = ctx.rs, ctx.engine
+    if eng is None or not rs.cards:
+        return
+    for p in rs.patterns.values():
+        if not ctx.mine(p):
+            continue
+        counts: dict = {}
+        try:
+            env = Env({name: eng.players[0] for name in p.params})
+            for c in rs.cards:
+                labs = eng.ev(p.labels, env.child({"it": c}))
+                for lab in set(_flat(labs if isinstance(labs, list) else [labs])):
+                    counts[lab] = counts.get(lab, 0) + 1
+        except CglError:
+            continue
+        for shape in p.shapes:
+            for part in shape.parts:
+                if part.any:
+                    continue
+                ok = [n for lab, n in counts.items()
+                      if part.cond is None or _holds(eng, part.cond, env, lab)]
+                if max(ok, default=0) < part.size:
+                    yield Diagnostic("W108", f"shape `{shape.name}` can never be made: no label has "
+                                     f"{part.size} cards in the deck (the most is {max(ok, default=0)})",
+                                     part.span)
+                    break
+
+
+def _holds(eng, cond, env, label) -> bool:
+    try:
+        return bool(eng.ev(cond, env.child({"label": label})))
+    except CglError:
+        return True
+
+
 @rule("E015")
 def deck_too_small_for_the_deal(ctx):
     """`deal N to zone` at set-up needing more cards than the deck has for the most players."""

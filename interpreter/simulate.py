@@ -31,7 +31,7 @@ from typing import Callable, Optional, Sequence
 import attrs
 
 from . import ast as A
-from .diagnostics import CglError, Diagnostic, render_all
+from .diagnostics import CglError, Diagnostic
 from .engine import AnswerError
 from .game import AGENTS, Game
 from .loader import load
@@ -181,8 +181,12 @@ class _Watcher:
 
 
 def _error_text(e: Exception) -> str:
-    if isinstance(e, CglError):
-        return render_all(e.diagnostics, colour=False).splitlines()[0] if e.diagnostics else str(e)
+    """One line naming the error and where, the same whichever process loaded the ruleset."""
+    if isinstance(e, CglError) and e.diagnostics:
+        d = e.diagnostics[0]
+        sp = d.span
+        where = f"{os.path.basename(sp.path)}:{sp.line}:{sp.column}: " if sp is not None and sp.line else ""
+        return f"{where}{d.code} {d.message}"
     return f"a bot gave an answer the game refused: {e}"
 
 

@@ -31,7 +31,51 @@ LINT_CASES = {
     "W106": ('table pts(n) {\n  | n >= 4 -> 3\n  | n >= 4 -> 5\n  | else -> 0\n}\n'
              'turn { phase p { say "{pts(1)}" } }\n', 8),
     "W107": ('turn { phase p { for suit in players { say "{suit}" } } }\n', 6),
+    "W108": ('pattern flush(p) { cards hand(p)  labels [suit]  shape big: 4 }\n'
+             'turn { phase p { say "{flush(current)}" } }\n', 6),
 }
+
+
+def test_every_registered_code_has_a_case_that_triggers_it(tmp_path, make_rules):
+    """Lint codes are covered above; the others are triggered by loading, playing or testing."""
+    from cgl.interpreter.diagnostics import CglError
+    from cgl.interpreter.game import Game
+    from cgl.interpreter.loader import load
+    from cgl.interpreter import scenario
+    from conftest import run_script
+
+    def code_of(fn):
+        try:
+            fn()
+        except CglError as e:
+            return e.diagnostics[0].code
+        return None
+
+    others = {
+        "E002": lambda: load(str(tmp_path / "missing.cgl")),
+        "E003": lambda: make_rules("", files={"deck.yaml": "cards:\n  - {name: X, suit: red, rank: high}\n"}),
+        "E006": lambda: make_rules('extends "b.cgl"\nremove nothing\n', header=False,
+                                   files={"b.cgl": 'game "B" { players 2 }\n'}),
+        "E007": lambda: make_rules('option n: int in 1..3 = 1\n', options={"n": "7"}),
+        "E010": lambda: run_script(make_rules('round { until turn_no >= 1 }\n'
+                                              'turn { phase p { say "{1 / 0}" } }\n'), []),
+        "E011": lambda: run_script(make_rules('round { until turn_no >= 1 }\nturn { phase p { emit a() } }\n'
+                                              'on a as loop { emit a() }\n'), []),
+        "E012": lambda: run_script(make_rules('invariant none_left: count(deck) > 99\n'
+                                              'round { until turn_no >= 1 }\nturn { phase p { pass } }\n'), []),
+        "E013": lambda: scenario.read(str(_scenario(tmp_path))),
+        "E014": lambda: Game(make_rules(""), 9),
+    }
+    for code, fn in others.items():
+        assert code_of(fn) == code, code
+    covered = set(LINT_CASES) | set(others) | {"E001", "E004"}
+    assert covered == set(CODES), set(CODES) - covered
+
+
+def _scenario(tmp_path):
+    p = tmp_path / "s.yaml"
+    p.write_text("scenario: X\nruleset: mgt\nsetpu: {}\n")
+    return p
 
 
 def _write(tmp_path, body, header=True):

@@ -89,34 +89,7 @@ class ActionChoice:
 
 # ---------------------------------------------------------------- environments
 
-class Env:
-    """Local names: a chain of dicts (parameters, `let`, `choose`, loop variables)."""
-
-    __slots__ = ("vars", "parent")
-
-    def __init__(self, vars=None, parent=None):
-        self.vars = vars if vars is not None else {}
-        self.parent = parent
-
-    def lookup(self, name):
-        e = self
-        while e is not None:
-            if name in e.vars:
-                return True, e.vars[name]
-            e = e.parent
-        return False, None
-
-    def assign(self, name, value) -> bool:
-        e = self
-        while e is not None:
-            if name in e.vars:
-                e.vars[name] = value
-                return True
-            e = e.parent
-        return False
-
-    def child(self, vars=None):
-        return Env(vars if vars is not None else {}, self)
+from .compiler import Env, compiler_for  # noqa: E402
 
 
 # ---------------------------------------------------------------- the engine
@@ -134,7 +107,9 @@ class Engine:
         self.opts = rs.option_values
         self.card_var_names = set(rs.card_vars())
         self.player_var_names = set(rs.player_vars())
-        self.derive_cache: dict = {}
+        self.compile = compiler_for(rs)
+        self.derive_cache: dict = {}                                # per game: "card" derives
+        self.static_cache: dict = rs.cache.setdefault("static", {})  # per ruleset: "static" derives
         self.derive_kinds = _derive_kinds(rs)
         self.card_derives = [n for n, k in self.derive_kinds.items() if k == "card"]
         self.secret_depth = 0
@@ -276,81 +251,16 @@ class Engine:
         return items[self.state.rng.randrange(len(items))]
 
     # ================================================================ expressions
-    def ev(self, e, env: Env):
+    def ev(self, e, env):
+        """Evaluate an expression (compiled once per ruleset into a closure)."""
         try:
-            return _EVAL[type(e)](self, e, env)
-        except CglError:
-            raise
-        except (_EndScope, _GameOver):
+            return self.compile(e)(self, env)
+        except (CglError, _EndScope, _GameOver):
             raise
         except RecursionError:
             raise self.fail(e, "the rules call themselves without end", code="E011") from None
         except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as x:
             raise self.fail(e, f"cannot evaluate this: {_explain(x)}") from None
-
-    def ev_int(self, e, env):
-        return e.value
-
-    def ev_const(self, e, env):
-        return e.value
-
-    def ev_text(self, e, env):
-        c = e.constant
-        if c is not None:
-            return c
-        return "".join(p if isinstance(p, str) else _show(self.ev(p, env)) for p in e.parts)
-
-    def ev_dice(self, e, env):
-        return sum(self.roll(e.sides) for _ in range(e.count))
-
-    def ev_name(self, e, env):
-        name = e.id
-        found, v = env.lookup(name)
-        if found:
-            return v
-        found, it = env.lookup("it")
-        if found and it is not None:
-            ok, v = self.attr_of(it, name)
-            if ok:
-                return v
-        return self.global_name(e)
-
-    def global_name(self, e):
-        name = e.id
-        rs, st = self.rs, self.state
-        if name in rs.option_values:
-            return rs.option_values[name]
-        if name in st.globals:
-            return st.globals[name]
-        d = rs.defs.get(name)
-        if d is not None and d.params is None:
-            return self.ev(d.expr, Env())
-        if name in rs.tables:
-            return rs.tables[name]
-        z = rs.zones.get(name)
-        if z is not None:
-            if z.per_player:
-                return ZoneRef(name, None)  # bare per-player zone: used by `deal`
-            return ZoneRef(name, None)
-        if name in rs.enum_members:
-            return name
-        if name == "players":
-            return [p for p in self.players if p.seat not in st.out]
-        if name == "all_players":
-            return list(self.players)
-        if name == "current":
-            return self.players[st.current]
-        if name == "all_cards":
-            return list(self.cards)
-        if name == "player_count":
-            return self.n
-        if name == "round_no":
-            return st.round_no
-        if name == "turn_no":
-            return st.turn_no
-        if name == "phase":
-            return st.phase
-        raise self.fail(e, f"unknown name `{name}`")
 
     def attr_of(self, obj, name):
         """(found, value) for `obj.name`."""
@@ -360,11 +270,11 @@ class Engine:
             d = self.rs.derives.get(name)
             if d is not None:
                 if self.derive_kinds[name] == "dynamic":
-                    return True, self.ev(d.expr, Env({"it": obj}))
+                    return True, self.compile(d.expr)(self, Env({"it": obj}))
                 key = (obj.id, name)
-                cache = self.derive_cache
+                cache = self.derive_cache if self.derive_kinds[name] == "card" else self.static_cache
                 if key not in cache:
-                    cache[key] = self.ev(d.expr, Env({"it": obj}))
+                    cache[key] = self.compile(d.expr)(self, Env({"it": obj}))
                 return True, cache[key]
             if name in obj.props:
                 return True, obj.props[name]
@@ -412,156 +322,6 @@ class Engine:
                 return True, obj[name]
             return False, None
         return False, None
-
-    def ev_attr(self, e, env):
-        obj = self.ev(e.obj, env)
-        if obj is None:
-            raise self.fail(e, f"`.{e.name}` of none", hint="check that the value exists before using it")
-        ok, v = self.attr_of(obj, e.name)
-        if not ok:
-            raise self.fail(e, f"{_kind(obj)} has no property `{e.name}`")
-        return v
-
-    def ev_call(self, e, env):
-        name = e.name
-        rs = self.rs
-        d = rs.defs.get(name)
-        if d is not None and d.params is not None:
-            args = [self.ev(a, env) for a in e.args]
-            return self.ev(d.expr, Env(dict(zip(d.params, args))))
-        t = rs.table_decls.get(name)
-        if t is not None:
-            args = [self.ev(a, env) for a in e.args]
-            local = Env(dict(zip(t.params, args)))
-            for cond, val in t.rows:
-                if _truth(self.ev(cond, local)):
-                    return self.ev(val, local)
-            if t.default is not None:
-                return self.ev(t.default, local)
-            raise self.fail(e, f"no row of table `{name}` holds, and it has no `| else ->` row")
-        p = rs.patterns.get(name)
-        if p is not None:
-            return self.match_pattern(p, [self.ev(a, env) for a in e.args])
-        z = rs.zones.get(name)
-        if z is not None and z.per_player:
-            who = self.as_player(self.ev(e.args[0], env), e.args[0]) if e.args else None
-            if who is None:
-                raise self.fail(e, f"`{name}` is a zone of each player: say whose, `{name}(p)`")
-            return ZoneRef(name, who.seat)
-        fn = _BUILTINS.get(name)
-        if fn is not None:
-            return fn(self, e, [self.ev(a, env) for a in e.args])
-        raise self.fail(e, f"unknown function `{name}`")
-
-    def ev_list(self, e, env):
-        return [self.ev(i, env) for i in e.items]
-
-    def ev_comprehension(self, e, env):
-        out = []
-        for x in self.as_list(self.ev(e.source, env), e.source):
-            inner = env.child({e.name: x})
-            if e.cond is None or _truth(self.ev(e.cond, inner)):
-                out.append(self.ev(e.expr, inner))
-        return out
-
-    def ev_binop(self, e, env):
-        a = self.ev(e.left, env)
-        b = self.ev(e.right, env)
-        op = e.op
-        if op == "+":
-            if isinstance(a, ZoneRef) or isinstance(b, ZoneRef) or isinstance(a, list) or isinstance(b, list):
-                return self.as_list(a, e.left) + self.as_list(b, e.right)
-            if isinstance(a, str) or isinstance(b, str):
-                return _show(a) + _show(b)
-            return _num(a, e.left, self) + _num(b, e.right, self)
-        a = _num(a, e.left, self)
-        b = _num(b, e.right, self)
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if b == 0:
-            raise self.fail(e, "division by zero")
-        if op in ("/", "//"):
-            return a // b
-        return a % b
-
-    def ev_compare(self, e, env):
-        a = self.ev(e.left, env)
-        b = self.ev(e.right, env)
-        op = e.op
-        if op == "=":
-            return _eq(a, b)
-        if op == "!=":
-            return not _eq(a, b)
-        if a is None or b is None:
-            return False
-        try:
-            if op == "<":
-                return a < b
-            if op == "<=":
-                return a <= b
-            if op == ">":
-                return a > b
-            return a >= b
-        except TypeError:
-            raise self.fail(e, f"cannot compare {_kind(a)} with {_kind(b)}") from None
-
-    def ev_in(self, e, env):
-        a = self.ev(e.left, env)
-        b = self.ev(e.right, env)
-        if isinstance(b, ZoneRef):
-            found = hasattr(a, "props") and self.state.where[a.id] == b.key
-        elif isinstance(b, (list, tuple, set, dict)):
-            found = any(_eq(a, x) for x in b)
-        elif isinstance(b, str) and isinstance(a, str):
-            found = a in b
-        else:
-            raise self.fail(e, f"`in` needs a list or a zone on its right, got {_kind(b)}")
-        return not found if e.negated else found
-
-    def ev_and(self, e, env):
-        return _truth(self.ev(e.left, env)) and _truth(self.ev(e.right, env))
-
-    def ev_or(self, e, env):
-        return _truth(self.ev(e.left, env)) or _truth(self.ev(e.right, env))
-
-    def ev_not(self, e, env):
-        return not _truth(self.ev(e.operand, env))
-
-    def ev_neg(self, e, env):
-        return -_num(self.ev(e.operand, env), e.operand, self)
-
-    def ev_if(self, e, env):
-        return self.ev(e.then, env) if _truth(self.ev(e.cond, env)) else self.ev(e.otherwise, env)
-
-    def ev_where(self, e, env):
-        out = []
-        for x in self.as_list(self.ev(e.source, env), e.source):
-            if _truth(self.ev(e.cond, env.child({"it": x}))):
-                out.append(x)
-        return out
-
-    def ev_group_by(self, e, env):
-        groups: dict = {}
-        order = []
-        for x in self.as_list(self.ev(e.source, env), e.source):
-            k = self.ev(e.key, env.child({"it": x}))
-            hk = _hashable(k)
-            if hk not in groups:
-                groups[hk] = (k, [])
-                order.append(hk)
-            groups[hk][1].append(x)
-        return [Group(groups[h][0], tuple(groups[h][1])) for h in order]
-
-    def ev_sort_by(self, e, env):
-        items = self.as_list(self.ev(e.source, env), e.source)
-        keyed = [(self.ev(e.key, env.child({"it": x})), i, x) for i, x in enumerate(items)]
-        try:
-            keyed.sort(key=lambda t: (t[0] is None, t[0] if t[0] is not None else 0, t[1]))
-        except TypeError:
-            raise self.fail(e, "these values cannot be put in order") from None
-        return [x for _, _, x in keyed]
 
     # ------------------------------------------------------------ patterns
     def match_pattern(self, p: A.Pattern, args: list):
@@ -1344,8 +1104,20 @@ def _index_by_kind(decls) -> dict:
 
 def _derive_kinds(rs) -> dict:
     """How long each derived property's value lasts: "static" (the card's data only: computed
-    once), "card" (also the card's own variables: cached until one of them changes) or
-    "dynamic" (anything else: computed at every use)."""
+    once per ruleset), "card" (also the card's own variables: cached until one of them
+    changes) or "dynamic" (anything else: computed at every use)."""
+    return _classify(rs)[0]
+
+
+def _static_defs(rs) -> set:
+    """Functions (`def f(x) = …`) whose value depends only on their arguments and the card
+    data, such as deck statistics: their results are remembered per ruleset."""
+    return _classify(rs)[1]
+
+
+def _classify(rs):
+    if "kinds" in rs.cache:
+        return rs.cache["kinds"]
     card_vars = set(rs.card_vars())
     dynamic_names = set(rs.player_vars()) | set(rs.global_vars()) | {
         "current", "players", "round_no", "turn_no", "phase"} | set(rs.zones)
@@ -1400,7 +1172,10 @@ def _derive_kinds(rs) -> dict:
             memo[name] = kind_of(rs.derives[name].expr, seen | {name})
         return memo[name]
 
-    return {n: derive_kind(n) for n in rs.derives}
+    derives = {n: derive_kind(n) for n in rs.derives}
+    defs = {n for n, d in rs.defs.items() if d.params is not None and kind_of(d.expr, {n}) == "static"}
+    rs.cache["kinds"] = (derives, defs)
+    return derives, defs
 
 
 def _walk(node):
@@ -1616,14 +1391,6 @@ _BUILTINS = {
     "text": lambda eng, e, a: _show(a[0]),
 }
 assert set(_BUILTINS) == set(BUILTIN_FUNCTIONS), set(_BUILTINS) ^ set(BUILTIN_FUNCTIONS)
-
-_EVAL = {
-    A.Int: Engine.ev_int, A.Const: Engine.ev_const, A.Text: Engine.ev_text, A.Dice: Engine.ev_dice,
-    A.Name: Engine.ev_name, A.Attr: Engine.ev_attr, A.Call: Engine.ev_call, A.ListLit: Engine.ev_list,
-    A.Comprehension: Engine.ev_comprehension, A.BinOp: Engine.ev_binop, A.Compare: Engine.ev_compare,
-    A.In: Engine.ev_in, A.And: Engine.ev_and, A.Or: Engine.ev_or, A.Not: Engine.ev_not, A.Neg: Engine.ev_neg,
-    A.IfExpr: Engine.ev_if, A.Where: Engine.ev_where, A.GroupBy: Engine.ev_group_by, A.SortBy: Engine.ev_sort_by,
-}
 
 _EXEC = {
     A.Move: Engine.x_move, A.Draw: Engine.x_draw, A.Deal: Engine.x_deal, A.Discard: Engine.x_discard,

@@ -68,6 +68,7 @@ class Ruleset:
     invariants: list
     items: list              # every merged declaration, in order
     sources: list            # the files read, base first
+    cache: dict = attrs.field(factory=dict, repr=False, eq=False)   # compiled closures, shared by games
 
     @property
     def title(self) -> str:

@@ -68,8 +68,17 @@ def solve_all(cards: Sequence, labels: Sequence[Sequence], fixed: Sequence,
     """Every distinct reading (shape, labels and group sizes), shapes in order."""
     units = _units(cards, labels, fixed)
     total = len(cards)
+    counts: dict = {}
+    for u in units:
+        for label in u.labels:
+            counts[label] = counts.get(label, 0) + len(u.cards)
+    largest = sorted(counts.values(), reverse=True)
     for name, parts in shapes:
         if sum(p[0] for p in parts) != total:
+            continue
+        # quick rejection: the k largest groups need k different labels with enough cards
+        need = sorted((p[0] for p in parts if not p[1]), reverse=True)
+        if len(need) > len(largest) or any(n > have for n, have in zip(need, largest)):
             continue
         order = sorted(range(len(parts)), key=lambda i: (parts[i][1], -parts[i][0]))
         seen = set()

@@ -38,6 +38,10 @@ def _png(fig) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
 def _img(b64: str, alt: str) -> str:
     return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
 
@@ -131,7 +135,7 @@ def render_html(s: dict, text: str) -> str:
     fs = res["first_seat"]
     if fs:
         out.append(f"<p>First seat: P1 won {100 * fs['share']:.1f}% of decided games against a fair "
-                   f"{100 * fs['fair']:.1f}% ({e(fs['test'])}: p = {fs['p']:.3g}, "
+                   f"{100 * fs['fair']:.1f}% ({e(fs['test'])}: {_p(fs['p'])}, "
                    f"{'significant' if fs['significant'] else 'not significant'} at 5%).</p>")
 
     out.append("<h2>Game length</h2>")

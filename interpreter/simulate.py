@@ -705,7 +705,9 @@ def summarize(rs, spec: BatchSpec, records: list, label: Optional[str] = None) -
             test = "binomial test, normal approximation (shared wins make seat 1's count fractional), two-sided"
         lo, hi = wilson(w1, decided)
         first = {"share": w1 / decided, "fair": fair, "advantage": w1 / decided - fair, "ci95": [lo, hi],
-                 "decided_games": decided, "test": test, "p": p, "significant": p < ALPHA}
+                 "decided_games": decided, "test": test, "p": p, "significant": p < ALPHA,
+                 "note": "the seats have different agents: this measures seat and agent together"
+                 if len(set(spec.agents)) > 1 else None}
     eq = chi2_uniform(wins) if decided else None
     out["results"] = {
         "counting": "a win shared by k players counts 1/k to each; rates are of all games, shares of decided games",
@@ -960,6 +962,8 @@ def format_summary(s: dict) -> str:
                  f"[{_pct(fs['ci95'][0])}, {_pct(fs['ci95'][1])}] against a fair {_pct(fs['fair'])} "
                  f"({fs['advantage'] * 100:+.1f} points)")
         L.append(f"    {fs['test']}: {_p(fs['p'])}, {sig}")
+        if fs["note"]:
+            L.append(f"    ({fs['note']})")
     eq = res["seats_equal"]
     if eq:
         L.append(f"  all seats equal? chi-square goodness of fit: χ² = {eq['chi2']:.2f}, df {eq['df']}, {_p(eq['p'])}"

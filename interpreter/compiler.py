@@ -1,0 +1,478 @@
+"""Compile expressions into Python closures, once per ruleset.
+
+The tree-walking interpreter spent most of its time re-deciding, at every visit of a
+node, what the node is and what a name means. Here each expression node becomes a
+closure `fn(engine, env) -> value` the first time it is evaluated; the closure is kept
+on the ruleset and shared by every game played with it. Semantics are the tree
+walker's: the same seed plays the same game.
+
+What is decided once instead of at every visit:
+- the evaluation function of each node (no dispatch on type);
+- for a bare name: whether it can ever be a local (it is one of the names the ruleset
+  binds anywhere), whether it can be a property of `it`, and what it means globally;
+- constants (numbers, texts without `{…}`, options, enum members) become constants.
+"""
+from __future__ import annotations
+
+from . import ast as A
+from .diagnostics import CglError, Diagnostic, did_you_mean
+from .state import Event, Group, Match, Player, ZoneRef
+
+
+class Env:
+    """Local names: a chain of dicts (parameters, `let`, `choose`, loop variables)."""
+
+    __slots__ = ("vars", "parent")
+
+    def __init__(self, vars=None, parent=None):
+        self.vars = vars if vars is not None else {}
+        self.parent = parent
+
+    def lookup(self, name):
+        e = self
+        while e is not None:
+            v = e.vars
+            if name in v:
+                return True, v[name]
+            e = e.parent
+        return False, None
+
+    def assign(self, name, value) -> bool:
+        e = self
+        while e is not None:
+            if name in e.vars:
+                e.vars[name] = value
+                return True
+            e = e.parent
+        return False
+
+    def child(self, vars=None):
+        return Env(vars if vars is not None else {}, self)
+
+
+_MISSING = object()
+
+
+class Compiler:
+    """Per-ruleset: turns expression nodes into closures and remembers them."""
+
+    def __init__(self, rs):
+        self.rs = rs
+        self.cache: dict = {}
+        self.local_names = _bound_names(rs)
+        card_props = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope in ("card", "player")}
+        if rs.cards_decl:
+            card_props |= {p.name for p in rs.cards_decl.props}
+        self.it_names = card_props | {"name", "id", "zone", "owner", "seat", "shape", "groups", "label", "size",
+                                      "cards", "kind", "from", "to", "forced", "phase"} | _emitted_fields(rs)
+
+    def __call__(self, e):
+        entry = self.cache.get(id(e))
+        if entry is None:
+            fn = getattr(self, "c_" + type(e).__name__)(e)
+            self.cache[id(e)] = (e, fn)  # the node is kept so its id is never reused
+            return fn
+        return entry[1]
+
+    # ------------------------------------------------------------ leaves
+    def c_Int(self, e):
+        v = e.value
+        return lambda eng, env: v
+
+    def c_Const(self, e):
+        v = e.value
+        return lambda eng, env: v
+
+    def c_Text(self, e):
+        c = e.constant
+        if c is not None:
+            return lambda eng, env: c
+        parts = [p if isinstance(p, str) else self(p) for p in e.parts]
+        from .engine import _show
+
+        def text(eng, env):
+            return "".join(p if isinstance(p, str) else _show(p(eng, env)) for p in parts)
+        return text
+
+    def c_Dice(self, e):
+        n, sides = e.count, e.sides
+
+        def dice(eng, env):
+            roll = eng.roll
+            return sum(roll(sides) for _ in range(n))
+        return dice
+
+    def c_Name(self, e):
+        name = e.id
+        glob = self.global_name(e)
+        can_be_local = name in self.local_names
+        can_be_it = name in self.it_names
+        if not can_be_local and not can_be_it:
+            return glob
+        if not can_be_it:
+            def local_or_global(eng, env):
+                while env is not None:
+                    v = env.vars
+                    if name in v:
+                        return v[name]
+                    env = env.parent
+                return glob(eng, None)
+            return local_or_global
+
+        def full(eng, env):
+            it = _MISSING
+            e2 = env
+            while e2 is not None:
+                v = e2.vars
+                if name in v:
+                    return v[name]
+                if it is _MISSING and "it" in v:
+                    it = v["it"]
+                e2 = e2.parent
+            if it is not _MISSING and it is not None:
+                ok, val = eng.attr_of(it, name)
+                if ok:
+                    return val
+            return glob(eng, None)
+        return full
+
+    def global_name(self, e):
+        """What a bare name means when it is neither a local nor a property of `it`."""
+        name = e.id
+        rs = self.rs
+        if name in rs.option_values:
+            return lambda eng, env: eng.opts[name]
+        if name in rs.vars and rs.vars[name].scope == "global":
+            return lambda eng, env: eng.state.globals[name]
+        d = rs.defs.get(name)
+        if d is not None and d.params is None:
+            body = self(d.expr)
+            return lambda eng, env: body(eng, Env())
+        if name in rs.tables:
+            t = rs.tables[name]
+            return lambda eng, env: t
+        if name in rs.zones:
+            z = ZoneRef(name, None)
+            return lambda eng, env: z
+        if name in rs.enum_members:
+            return lambda eng, env: name
+        if name == "players":
+            return lambda eng, env: [p for p in eng.players if p.seat not in eng.state.out]
+        if name == "all_players":
+            return lambda eng, env: list(eng.players)
+        if name == "current":
+            return lambda eng, env: eng.players[eng.state.current]
+        if name == "all_cards":
+            return lambda eng, env: list(eng.cards)
+        if name == "player_count":
+            return lambda eng, env: eng.n
+        if name == "round_no":
+            return lambda eng, env: eng.state.round_no
+        if name == "turn_no":
+            return lambda eng, env: eng.state.turn_no
+        if name == "phase":
+            return lambda eng, env: eng.state.phase
+
+        def unknown(eng, env):
+            raise eng.fail(e, f"unknown name `{name}`")
+        return unknown
+
+    # ------------------------------------------------------------ compound
+    def c_Attr(self, e):
+        obj = self(e.obj)
+        name = e.name
+
+        def attr(eng, env):
+            o = obj(eng, env)
+            if o is None:
+                raise eng.fail(e, f"`.{name}` of none", hint="check that the value exists before using it")
+            ok, v = eng.attr_of(o, name)
+            if not ok:
+                from .engine import _kind
+                raise eng.fail(e, f"{_kind(o)} has no property `{name}`")
+            return v
+        return attr
+
+    def c_Call(self, e):
+        name = e.name
+        rs = self.rs
+        args = [self(a) for a in e.args]
+        d = rs.defs.get(name)
+        if d is not None and d.params is not None:
+            params = d.params
+            # the body is compiled on first call: a def may call itself
+            body_box = []
+            from .engine import _static_defs
+            if name in _static_defs(rs):
+                memo = rs.cache.setdefault("def:" + name, {})
+
+                def call_static_def(eng, env):
+                    values = tuple(a(eng, env) for a in args)
+                    try:
+                        return memo[values]
+                    except KeyError:
+                        pass
+                    except TypeError:  # a list argument: nothing to remember it by
+                        return self(d.expr)(eng, Env(dict(zip(params, values))))
+                    if not body_box:
+                        body_box.append(self(d.expr))
+                    memo[values] = result = body_box[0](eng, Env(dict(zip(params, values))))
+                    return result
+                return call_static_def
+
+            def call_def(eng, env):
+                if not body_box:
+                    body_box.append(self(d.expr))
+                return body_box[0](eng, Env(dict(zip(params, [a(eng, env) for a in args]))))
+            return call_def
+        t = rs.table_decls.get(name)
+        if t is not None:
+            rows = [(self(c), self(v)) for c, v in t.rows]
+            default = self(t.default) if t.default is not None else None
+            params = t.params
+
+            def call_table(eng, env):
+                local = Env(dict(zip(params, [a(eng, env) for a in args])))
+                for cond, val in rows:
+                    if cond(eng, local):
+                        return val(eng, local)
+                if default is not None:
+                    return default(eng, local)
+                raise eng.fail(e, f"no row of table `{name}` holds, and it has no `| else ->` row")
+            return call_table
+        p = rs.patterns.get(name)
+        if p is not None:
+            return lambda eng, env: eng.match_pattern(p, [a(eng, env) for a in args])
+        z = rs.zones.get(name)
+        if z is not None and z.per_player:
+            if not args:
+                def no_owner(eng, env):
+                    raise eng.fail(e, f"`{name}` is a zone of each player: say whose, `{name}(p)`")
+                return no_owner
+            who = args[0]
+
+            def zone_of_player(eng, env):
+                p = who(eng, env)
+                if not isinstance(p, Player):
+                    from .engine import _kind
+                    raise eng.fail(e.args[0], f"expected a player, got {_kind(p)}")
+                return ZoneRef(name, p.seat)
+            return zone_of_player
+        from .engine import _BUILTINS
+        fn = _BUILTINS.get(name)
+        if fn is not None:
+            if len(args) == 1:
+                a0 = args[0]
+                return lambda eng, env: fn(eng, e, [a0(eng, env)])
+            return lambda eng, env: fn(eng, e, [a(eng, env) for a in args])
+
+        def unknown(eng, env):
+            raise eng.fail(e, f"unknown function `{name}`")
+        return unknown
+
+    def c_ListLit(self, e):
+        items = [self(i) for i in e.items]
+        return lambda eng, env: [i(eng, env) for i in items]
+
+    def c_Comprehension(self, e):
+        src, body = self(e.source), self(e.expr)
+        cond = self(e.cond) if e.cond is not None else None
+        name = e.name
+
+        def comprehension(eng, env):
+            out = []
+            inner = Env({}, env)
+            vars_ = inner.vars
+            for x in eng.as_list(src(eng, env), e.source):
+                vars_.clear()
+                vars_[name] = x
+                if cond is None or cond(eng, inner):
+                    out.append(body(eng, inner))
+            return out
+        return comprehension
+
+    def c_BinOp(self, e):
+        left, right = self(e.left), self(e.right)
+        op = e.op
+        from .engine import _num, _show
+        if op == "+":
+            def add(eng, env):
+                a, b = left(eng, env), right(eng, env)
+                if type(a) is int and type(b) is int:
+                    return a + b
+                if isinstance(a, (ZoneRef, list)) or isinstance(b, (ZoneRef, list)):
+                    return eng.as_list(a, e.left) + eng.as_list(b, e.right)
+                if isinstance(a, str) or isinstance(b, str):
+                    return _show(a) + _show(b)
+                return _num(a, e.left, eng) + _num(b, e.right, eng)
+            return add
+
+        def arith(eng, env):
+            a = _num(left(eng, env), e.left, eng)
+            b = _num(right(eng, env), e.right, eng)
+            if op == "-":
+                return a - b
+            if op == "*":
+                return a * b
+            if b == 0:
+                raise eng.fail(e, "division by zero")
+            if op in ("/", "//"):
+                return a // b
+            return a % b
+        return arith
+
+    def c_Compare(self, e):
+        left, right = self(e.left), self(e.right)
+        op = e.op
+        from .engine import _eq, _kind
+        if op == "=":
+            def eq(eng, env):
+                a, b = left(eng, env), right(eng, env)
+                if type(a) is str and type(b) is str:
+                    return a == b
+                return _eq(a, b)
+            return eq
+        if op == "!=":
+            def ne(eng, env):
+                a, b = left(eng, env), right(eng, env)
+                if type(a) is str and type(b) is str:
+                    return a != b
+                return not _eq(a, b)
+            return ne
+        import operator
+        fn = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[op]
+
+        def order(eng, env):
+            a, b = left(eng, env), right(eng, env)
+            if a is None or b is None:
+                return False
+            try:
+                return fn(a, b)
+            except TypeError:
+                raise eng.fail(e, f"cannot compare {_kind(a)} with {_kind(b)}") from None
+        return order
+
+    def c_In(self, e):
+        left, right = self(e.left), self(e.right)
+        negated = e.negated
+        from .engine import _eq, _kind
+
+        def contains(eng, env):
+            a = left(eng, env)
+            b = right(eng, env)
+            if isinstance(b, list):
+                if type(a) is str:
+                    found = a in b
+                else:
+                    found = any(_eq(a, x) for x in b)
+            elif isinstance(b, ZoneRef):
+                found = hasattr(a, "props") and eng.state.where[a.id] == b.key
+            elif isinstance(b, (tuple, set, dict)):
+                found = any(_eq(a, x) for x in b)
+            elif isinstance(b, str) and isinstance(a, str):
+                found = a in b
+            else:
+                raise eng.fail(e, f"`in` needs a list or a zone on its right, got {_kind(b)}")
+            return not found if negated else found
+        return contains
+
+    def c_And(self, e):
+        left, right = self(e.left), self(e.right)
+        return lambda eng, env: bool(left(eng, env)) and bool(right(eng, env))
+
+    def c_Or(self, e):
+        left, right = self(e.left), self(e.right)
+        return lambda eng, env: bool(left(eng, env)) or bool(right(eng, env))
+
+    def c_Not(self, e):
+        operand = self(e.operand)
+        return lambda eng, env: not operand(eng, env)
+
+    def c_Neg(self, e):
+        operand = self(e.operand)
+        from .engine import _num
+        return lambda eng, env: -_num(operand(eng, env), e.operand, eng)
+
+    def c_IfExpr(self, e):
+        cond, then, other = self(e.cond), self(e.then), self(e.otherwise)
+        return lambda eng, env: then(eng, env) if cond(eng, env) else other(eng, env)
+
+    def c_Where(self, e):
+        src, cond = self(e.source), self(e.cond)
+
+        def where(eng, env):
+            out = []
+            inner = Env({"it": None}, env)
+            vars_ = inner.vars
+            for x in eng.as_list(src(eng, env), e.source):
+                vars_["it"] = x
+                if cond(eng, inner):
+                    out.append(x)
+            return out
+        return where
+
+    def c_GroupBy(self, e):
+        src, key = self(e.source), self(e.key)
+        from .engine import _hashable
+
+        def group_by(eng, env):
+            groups: dict = {}
+            inner = Env({"it": None}, env)
+            for x in eng.as_list(src(eng, env), e.source):
+                inner.vars["it"] = x
+                k = key(eng, inner)
+                hk = _hashable(k)
+                if hk not in groups:
+                    groups[hk] = (k, [])
+                groups[hk][1].append(x)
+            return [Group(k, tuple(xs)) for k, xs in groups.values()]
+        return group_by
+
+    def c_SortBy(self, e):
+        src, key = self(e.source), self(e.key)
+
+        def sort_by(eng, env):
+            items = eng.as_list(src(eng, env), e.source)
+            inner = Env({"it": None}, env)
+            keyed = []
+            for i, x in enumerate(items):
+                inner.vars["it"] = x
+                keyed.append((key(eng, inner), i, x))
+            try:
+                keyed.sort(key=lambda t: (t[0] is None, t[0] if t[0] is not None else 0, t[1]))
+            except TypeError:
+                raise eng.fail(e, "these values cannot be put in order") from None
+            return [x for _, _, x in keyed]
+        return sort_by
+
+
+def _bound_names(rs) -> set:
+    """Every name the ruleset can bind locally anywhere (so other names are never locals)."""
+    from .engine import _walk
+    names = {"it", "card", "player", "event", "responder", "actor", "option", "label"} | _emitted_fields(rs)
+    for item in rs.items:
+        for n in _walk(item):
+            if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
+                names.add(n.name)
+            elif isinstance(n, (A.Def, A.Procedure, A.Table, A.Pattern)):
+                names |= set(n.params or ())
+            elif isinstance(n, A.Action) and n.param:
+                names.add(n.param)
+    return names
+
+
+def _emitted_fields(rs) -> set:
+    from .engine import _walk
+    out = set()
+    for item in rs.items:
+        for n in _walk(item):
+            if isinstance(n, A.Emit):
+                out |= {k for k, _ in n.fields}
+    return out
+
+
+def compiler_for(rs) -> Compiler:
+    c = rs.cache.get("compiler")
+    if c is None:
+        c = rs.cache["compiler"] = Compiler(rs)
+    return c

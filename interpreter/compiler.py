@@ -109,6 +109,20 @@ class Compiler:
         can_be_it = name in self.it_names
         if not can_be_local and not can_be_it:
             return glob
+        if not can_be_local:
+            def it_or_global(eng, env):
+                while env is not None:
+                    v = env.vars
+                    if "it" in v:
+                        it = v["it"]
+                        if it is not None:
+                            ok, val = eng.attr_of(it, name)
+                            if ok:
+                                return val
+                        break
+                    env = env.parent
+                return glob(eng, None)
+            return it_or_global
         if not can_be_it:
             def local_or_global(eng, env):
                 while env is not None:

@@ -90,6 +90,7 @@ class ActionChoice:
 # ---------------------------------------------------------------- environments
 
 from .compiler import Env, compiler_for  # noqa: E402
+from .loader import Card  # noqa: E402
 
 
 # ---------------------------------------------------------------- the engine
@@ -108,6 +109,7 @@ class Engine:
         self.card_var_names = set(rs.card_vars())
         self.player_var_names = set(rs.player_vars())
         self.compile = compiler_for(rs)
+        self.card_getters: dict = {}
         self.derive_cache: dict = {}                                # per game: "card" derives
         self.static_cache: dict = rs.cache.setdefault("static", {})  # per ruleset: "static" derives
         self.derive_kinds = _derive_kinds(rs)
@@ -119,6 +121,8 @@ class Engine:
         self.listeners: list = []
         self.last_seen: dict = {}
         self.max_steps: Optional[int] = None   # a budget of statements (None: no limit)
+        self.decl_order = rs.cache.get("order") or rs.cache.setdefault(
+            "order", {id(d): i for i, d in enumerate(rs.items)})
         self._triggers_by_kind = _index_by_kind(rs.triggers)
         self._reactions_by_kind = _index_by_kind(rs.reactions)
         self.state = self._initial_state(seed)
@@ -264,18 +268,38 @@ class Engine:
 
     def attr_of(self, obj, name):
         """(found, value) for `obj.name`."""
-        if hasattr(obj, "props"):  # a card
-            if name in self.card_var_names:
-                return True, self.state.card_vars[obj.id][name]
-            d = self.rs.derives.get(name)
-            if d is not None:
-                if self.derive_kinds[name] == "dynamic":
-                    return True, self.compile(d.expr)(self, Env({"it": obj}))
-                key = (obj.id, name)
-                cache = self.derive_cache if self.derive_kinds[name] == "card" else self.static_cache
-                if key not in cache:
-                    cache[key] = self.compile(d.expr)(self, Env({"it": obj}))
-                return True, cache[key]
+        if type(obj) is Card:
+            getter = self.card_getters.get(name)
+            if getter is None:
+                getter = self.card_getters[name] = self._card_getter(name)
+            return getter(obj)
+        return self._other_attr(obj, name)
+
+    def _card_getter(self, name):
+        """How to read property `name` of any card, decided once per name."""
+        if name in self.card_var_names:
+            card_vars = self.state.card_vars
+            return lambda c: (True, card_vars[c.id][name])
+        d = self.rs.derives.get(name)
+        if d is not None:
+            body = self.compile(d.expr)
+            kind = self.derive_kinds[name]
+            if kind == "dynamic":
+                return lambda c: (True, body(self, Env({"it": c})))
+            cache = self.derive_cache if kind == "card" else self.static_cache
+
+            def cached(c):
+                key = (c.id, name)
+                try:
+                    return True, cache[key]
+                except KeyError:
+                    cache[key] = v = body(self, Env({"it": c}))
+                    return True, v
+            return cached
+        return lambda c: self._card_attr(c, name)
+
+    def _card_attr(self, obj, name):
+        if True:
             if name in obj.props:
                 return True, obj.props[name]
             if name == "name":
@@ -288,6 +312,8 @@ class Engine:
                 z = self.zone_of_card(obj)
                 return True, None if z.owner is None else self.players[z.owner]
             return False, None
+
+    def _other_attr(self, obj, name):
         if isinstance(obj, Player):
             if name in self.player_var_names:
                 return True, self.state.player_vars[obj.seat][name]
@@ -851,7 +877,7 @@ class Engine:
                 continue
             out.append(decl)
         if len(out) > 1:
-            order = {id(d): i for i, d in enumerate(self.rs.items)}
+            order = self.decl_order
             out.sort(key=lambda d: order.get(id(d), 0))
         return out
 

@@ -63,6 +63,11 @@ class _Main(click.Group):
         except KeyboardInterrupt:
             click.echo("\ninterrupted", err=True)
             sys.exit(130)
+        except BrokenPipeError:  # `cgl run … | head`: the reader has seen enough
+            try:
+                sys.stdout = open(os.devnull, "w")
+            finally:
+                sys.exit(0)
         except Exception as e:  # an internal bug: say so plainly, traceback only on request
             if os.environ.get("CGL_DEBUG"):
                 raise

@@ -115,6 +115,7 @@ class Engine:
         self.derive_kinds = _derive_kinds(rs)
         self.card_derives = [n for n, k in self.derive_kinds.items() if k == "card"]
         self.secret_depth = 0
+        self.deferred: Optional[list] = None   # choice bodies waiting for `simultaneously` to end
         self.event_chain: list = []
         self.forced_dice: list = []
         self.forced_random: list = []
@@ -560,6 +561,9 @@ class Engine:
             value = options[picked[0]]
         else:
             value = [options[i] for i in picked]
+        if self.deferred is not None:  # inside `simultaneously`: the body waits for the others
+            self.deferred.append((s.body, env.child({s.name: value})))
+            return
         yield from self.run_block(s.body, env.child({s.name: value}))
 
     def _private_choice(self, options) -> bool:
@@ -621,10 +625,14 @@ class Engine:
         return self.state.current
 
     def x_simul(self, s, env):
+        """Every choice inside is made before any choice's body runs, so no answer (nor
+        anything its body changes) can be seen by a player still to choose."""
         mark = len(self.state.log)
         self.secret_depth += 1
+        outer, self.deferred = self.deferred, []
         try:
             yield from self.run_block(s.body, env)
+            waiting, self.deferred = self.deferred, outer
         finally:
             self.secret_depth -= 1
         if self.secret_depth == 0:
@@ -633,6 +641,8 @@ class Engine:
                 e = dict(e)
                 self.log("decision", e["text"] + " (revealed)", player=e.get("player"), answer=e.get("answer"),
                          revealed=True)
+        for body, benv in waiting:
+            yield from self.run_block(body, benv)
 
     def x_if(self, s, env):
         for cond, body in s.branches:
@@ -776,6 +786,8 @@ class Engine:
     # ================================================================ events
     def raise_event(self, ev: Event):
         st = self.state
+        if ev.phase is None:
+            ev.phase = st.phase  # the phase it happened in
         if ev.card is not None and ev.kind in ("draw", "discard", "deal", "move"):
             what = {"draw": "draws", "discard": "discards", "deal": "is dealt", "move": "moves"}[ev.kind]
             vis = None
@@ -957,6 +969,11 @@ class Engine:
         except _EndScope as e:
             if not st.finished:
                 self.finish([], "no winner")
+        if start_turn is None:
+            try:
+                yield from self.scope_event("end", "game")
+            except (_GameOver, _EndScope):
+                pass
 
     def play_round(self, root):
         rs, st = self.rs, self.state

@@ -49,6 +49,7 @@ BUILTIN_VALUES = {
 #: Attributes every value of a kind has, besides declared properties and variables.
 BUILTIN_ATTRS = {
     "name", "id", "seat", "zone", "owner",            # cards and players
+    "card", "player", "phase",                        # events
     "shape", "groups", "cards",                       # pattern matches
     "label", "size",                                  # groups
     "kind", "from", "to", "forced",                   # events
@@ -119,7 +120,8 @@ class NameChecker:
         if t is A.Name:
             if scope.has(e.id) or e.id in self.values:
                 return
-            if scope.it_ok and (e.id in self.card_attrs or e.id in self.player_attrs or e.id in self.event_fields):
+            if scope.it_ok and (e.id in self.card_attrs or e.id in self.player_attrs or e.id in self.event_fields
+                                or e.id in ("name", "id", "zone", "owner", "seat")):
                 return
             if e.id in self.callables:
                 return  # a per-player zone name used bare, e.g. in `deal 8 to hand`
@@ -311,7 +313,8 @@ class NameChecker:
             self.expr(a.prefer, sc.child(["it"], it_ok=True))
             self.block(a.body, sc)
         for rule in rs.rules:
-            sc = root.child(event_names + ["responder", "actor", "option"], it_ok=True)
+            params = [a.param for a in rs.actions if a.name == rule.forbid and a.param]
+            sc = root.child(event_names + ["responder", "actor", "option"] + params, it_ok=True)
             self.expr(rule.cond, sc)
         for inv in rs.invariants:
             self.expr(inv.cond, root)

@@ -480,3 +480,62 @@ def test_state_serialises_and_fork_resumes_the_same_game(make_rules):
     twin.answer(0)
     g.answer(1)
     assert twin.state.log != g.state.log  # the fork is independent
+
+
+def test_end_of_game_triggers_fire(make_rules):
+    """Regression: `on end of game` was accepted but never raised."""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { pass } }
+        on end of game as bye { say "good game" }
+    """)
+    g, _ = run_script(rs, [])
+    assert texts(g)[-1] == "good game"
+
+
+def test_simultaneous_bodies_wait_until_every_choice_is_made(make_rules):
+    """Regression: a choice's body ran at once, so a player variable it set was visible
+    to the next chooser."""
+    rs = make_rules("""
+        var shown per player = none
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+          simultaneously {
+            choose x in ["rock", "paper"] by seat(1) { set seat(1).shown = x }
+            choose y in ["rock", "paper"] by seat(2) { set seat(2).shown = y }
+          }
+        } }
+    """)
+    g = Game(rs, 2, 0)
+    g.start()
+    d2 = g.answer(1)
+    assert [p["shown"] for p in d2.view()["players"]] == [None, None]
+    g.answer(0)
+    assert [p["shown"] for p in g.state.player_vars] == ["paper", "rock"]
+
+
+def test_names_the_engine_binds_are_accepted_by_the_checker(make_rules):
+    """Regression: `event.card`, bare `zone` in `where`, and an action's parameter in the
+    rule that forbids it were rejected as unknown names."""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { act by current } }
+        action toss(c in hand(actor)) "Toss {c.name}" { discard c }
+        rule no_green: forbid toss if c.suit = "green"
+        on discard as seen {
+          let left = count(hand(event.player) where zone = "hand")
+          say "{event.card.name} by {event.player} in {event.phase}: {left} left"
+        }
+    """)
+    g, asked = run_script(rs, [])
+    assert asked == []  # C1 (green) is forbidden, so only B3 can be tossed
+    assert "B3 by P1 in p: 1 left" in texts(g)
+
+
+def test_cli_output_into_a_closed_pipe_is_quiet():
+    import subprocess
+    out = subprocess.run("cgl run mgt -p 2 -s 1 | head -1", shell=True, capture_output=True, text=True, timeout=120)
+    assert "internal error" not in out.stderr and out.stdout.startswith("Monster Girl Taxonomy")

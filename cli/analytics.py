@@ -1,0 +1,259 @@
+"""`cgl simulate` and `cgl compare`: thin commands over :mod:`cgl.interpreter.simulate`.
+
+Exit codes as for every cgl command: 0 ok, 1 some simulated game stopped with an error
+(the report is still printed, and names the game and its seed), 2 a usage or ruleset error.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import sys
+import time
+from typing import Optional
+
+import click
+
+from cgl.interpreter import simulate as sim
+from cgl.interpreter.diagnostics import CglError, did_you_mean, render_all, use_colour
+from cgl.interpreter.game import AGENTS, Game
+from cgl.interpreter.loader import load, resolve
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+DASK_HINT = 'pip install "cgl[dask]"'
+
+
+def _fail(message: str, code: int = EXIT_USAGE):
+    click.echo(f"cgl: {message}", err=True)
+    sys.exit(code)
+
+
+def _report_error(err: CglError, code: int = EXIT_USAGE):
+    click.echo(render_all(err.diagnostics, colour=use_colour(sys.stderr)), err=True)
+    sys.exit(code)
+
+
+def _parse_options(pairs, hint: str) -> dict:
+    out = {}
+    for raw in pairs:
+        key, sep, value = raw.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"`{raw}` is not key=value (for example: {hint} rounds=4)", param_hint=hint)
+        out[key.strip()] = value
+    return out
+
+
+def _agents(agent: Optional[str], agents_csv: Optional[str], players: int) -> list:
+    if agent and agents_csv:
+        raise click.BadParameter("give --agent (every seat) or --agents (one per seat), not both",
+                                 param_hint="--agents")
+    if not agents_csv:
+        return [agent or "random"] * players
+    names = [a.strip() for a in agents_csv.split(",")]
+    for a in names:
+        if a not in AGENTS:
+            hint = did_you_mean(a, AGENTS) or f"the agents: {', '.join(sorted(AGENTS))}"
+            raise click.BadParameter(f"unknown agent `{a}` ({hint})", param_hint="--agents")
+    if len(names) != players:
+        raise click.BadParameter(f"{len(names)} agent{'s' if len(names) != 1 else ''} for {players} players: "
+                                 f"give one per seat, e.g. --agents {','.join(['greedy'] + ['random'] * (players - 1))}",
+                                 param_hint="--agents")
+    return names
+
+
+def _prepare(ruleset: str, opts: dict, players: Optional[int], agent, agents_csv, seed: int, score: Optional[str]):
+    """Load and check everything before playing: (ruleset, spec). Exits 2 on a bad input."""
+    try:
+        found = resolve(ruleset)
+        rs = load(found, opts)           # as the user named it, so messages show their path
+        game = Game(rs, players, 0)      # checks the player count, with the ruleset's own message
+    except CglError as e:
+        _report_error(e)
+    n = game.players
+    if score is None:
+        score = sim.default_score(rs)
+    elif score not in rs.player_vars():
+        hint = did_you_mean(score, rs.player_vars()) or (
+            "its player variables: " + ", ".join(rs.player_vars()) if rs.player_vars() else "it has none")
+        raise click.BadParameter(f"`{score}` is not a player variable of this ruleset ({hint})", param_hint="--score")
+    # workers (other processes, or a Dask cluster) load the ruleset themselves: an absolute path
+    spec = sim.BatchSpec.make(os.path.abspath(found), opts, n, _agents(agent, agents_csv, n), seed, score)
+    sim.remember_ruleset(spec, rs)
+    return rs, spec
+
+
+def _check_dask(address: Optional[str]):
+    if address is None:
+        return
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        _fail(f"--dask runs the games on a Dask cluster, and dask.distributed is not installed; "
+              f"it is an optional extra: {DASK_HINT}")
+
+
+class _Progress:
+    """A text progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, label: str = ""):
+        self.enabled = sys.stderr.isatty()
+        self.label = label
+        self.start = time.monotonic()
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int):
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if done < total and now - self.last < 0.2:
+            return
+        self.last = now
+        width = 30
+        fill = int(width * done / total) if total else width
+        spent = now - self.start
+        left = spent / done * (total - done) if done else 0
+        sys.stderr.write(f"\r{self.label}[{'#' * fill}{'.' * (width - fill)}] {done}/{total} games, "
+                         f"{spent:.0f} s, ~{left:.0f} s left ")
+        sys.stderr.flush()
+
+    def close(self, games: int, where: str):
+        if self.enabled:
+            sys.stderr.write(f"\r\x1b[K{self.label}{games} games in {time.monotonic() - self.start:.1f} s ({where})\n")
+            sys.stderr.flush()
+
+
+def _play(spec, games, workers, dask, label=""):
+    bar = _Progress(label)
+    try:
+        records = sim.run_batch(spec, games, workers=workers, progress=bar, dask=dask)
+    except sim.DaskUnavailable:
+        _fail(f"--dask needs dask.distributed, which is not installed; it is an optional extra: {DASK_HINT}")
+    except sim.ClusterError as e:
+        _fail(str(e))
+    where = f"Dask cluster {dask}" if dask else f"{max(1, min(workers or os.cpu_count() or 1, games))} workers"
+    bar.close(games, where)
+    return records
+
+
+def _common(f):
+    """The options simulate and compare share."""
+    for deco in reversed([
+        click.option("-n", "--games", "games", type=click.IntRange(min=1), required=True,
+                     help="Number of games to play."),
+        click.option("--players", "-p", type=int, help="Number of players (default: the fewest the game allows)."),
+        click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+                     help="Set a ruleset option, e.g. -o rounds=4 (repeatable)."),
+        click.option("--agent", type=click.Choice(sorted(AGENTS)), default=None,
+                     help="The bot at every seat (default: random)."),
+        click.option("--agents", "agents_csv", metavar="A,B,…", help="One bot per seat, e.g. --agents greedy,random."),
+        click.option("--seed", "-s", type=int,
+                     help="Seed of the batch: game i plays with a seed derived from (seed, i) (default: random, printed)."),
+        click.option("--workers", "-w", type=click.IntRange(min=1),
+                     help="Local worker processes (default: one per core). The results do not depend on it."),
+        click.option("--score", metavar="VAR", help="Player variable whose leader is followed for lead changes "
+                                                    "(default: points, if the ruleset has it)."),
+        click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every metric."),
+        click.option("--dask", "dask", metavar="ADDRESS",
+                     help='Run the games on the Dask cluster at ADDRESS (needs pip install "cgl[dask]").'),
+    ]):
+        f = deco(f)
+    return f
+
+
+# ---------------------------------------------------------------- simulate
+
+@click.command()
+@click.argument("ruleset")
+@_common
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write one row per game to this CSV file.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help='Write a self-contained HTML report with plots (needs pip install "cgl[plot]").')
+def simulate(ruleset, games, players, options, agent, agents_csv, seed, workers, score, as_json, dask,
+             csv_path, report_path):
+    """Play N bot games of RULESET and report what happened.
+
+    Win rates by seat (with 95% intervals and a test of the first-seat advantage), game
+    length, how games end, scores, lead changes, decisions and options per decision, and
+    every trigger, reaction, rule, action, event and card that never fired.
+
+    \b
+    Examples:
+      cgl simulate rulesets/mgt.cgl -n 200 --players 4 --seed 1
+      cgl simulate mgt -n 1000 -p 4 -s 1 --json > mgt.json
+      cgl simulate mgt -n 500 -p 3 --agents greedy,random,random --report mgt.html
+    """
+    opts = _parse_options(options, "--option")
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 10**6)
+    rs, spec = _prepare(ruleset, opts, players, agent, agents_csv, seed, score)
+    if report_path:
+        from cgl.interpreter import report
+        try:
+            report.require_matplotlib()
+        except report.PlotUnavailable as e:
+            _fail(str(e))
+    _check_dask(dask)
+    records = _play(spec, games, workers, dask)
+    summary = sim.summarize(rs, spec, records, ruleset)
+    text = sim.format_summary(summary)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+    else:
+        click.echo(text)
+    if csv_path:
+        header, rows = sim.csv_rows(records, spec.players)
+        try:
+            with open(csv_path, "w", newline="", encoding="utf-8") as f:
+                w = csv.writer(f)
+                w.writerow(header)
+                w.writerows(rows)
+        except OSError as e:
+            _fail(f"cannot write `{csv_path}`: {e.strerror}")
+    if report_path:
+        from cgl.interpreter import report
+        try:
+            report.write_report(report_path, summary, text)
+        except OSError as e:
+            _fail(f"cannot write `{report_path}`: {e.strerror}")
+    sys.exit(EXIT_FAIL if summary["failed"] else EXIT_OK)
+
+
+# ---------------------------------------------------------------- compare
+
+@click.command()
+@click.argument("ruleset_a")
+@click.argument("ruleset_b", required=False)
+@_common
+@click.option("--a-option", "a_options", multiple=True, metavar="KEY=VALUE", help="An option for A only.")
+@click.option("--b-option", "b_options", multiple=True, metavar="KEY=VALUE", help="An option for B only.")
+def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, seed, workers, score, as_json, dask,
+            a_options, b_options):
+    """Play N games of two rulesets (or one with two option sets) on the same seeds,
+    and show every metric side by side with the difference B − A, its 95% interval
+    and whether it is significant.
+
+    \b
+    Examples:
+      cgl compare rulesets/mgt-v0.1.cgl rulesets/mgt.cgl -n 2000 --players 4
+      cgl compare mgt -n 500 -p 4 --a-option rounds=3 --b-option rounds=4
+    """
+    common = _parse_options(options, "--option")
+    opts_a = {**common, **_parse_options(a_options, "--a-option")}
+    opts_b = {**common, **_parse_options(b_options, "--b-option")}
+    ruleset_b = ruleset_b or ruleset_a
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 10**6)
+    rs_a, spec_a = _prepare(ruleset_a, opts_a, players, agent, agents_csv, seed, score)
+    rs_b, spec_b = _prepare(ruleset_b, opts_b, players, agent, agents_csv, seed, score)
+    _check_dask(dask)
+    rec_a = _play(spec_a, games, workers, dask, "A ")
+    rec_b = _play(spec_b, games, workers, dask, "B ")
+    sa = sim.summarize(rs_a, spec_a, rec_a, ruleset_a)
+    sb = sim.summarize(rs_b, spec_b, rec_b, ruleset_b)
+    result = sim.compare(sa, rec_a, sb, rec_b)
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        click.echo(sim.format_compare(result))
+    sys.exit(EXIT_FAIL if sa["failed"] or sb["failed"] else EXIT_OK)

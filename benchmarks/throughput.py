@@ -1,0 +1,106 @@
+"""How fast the interpreter plays: games and complete rounds per second, random agents, one core.
+
+    python benchmarks/throughput.py [--seconds S] [--seed N] [RULESET ...]
+
+For each shipped ruleset (or the ones named), plays whole games with random agents for a
+fixed wall-clock budget (4 players where the ruleset allows it, else its maximum) and
+prints games per second and rounds per second. Then runs the hand-written yardstick
+(`mgt_yardstick.py`, MGT v0.2, 4 players) for the same budget and compares: the targets
+are at least 200 rounds/s for the interpreter on MGT v0.2, and no more than 3 times
+slower than the yardstick. It only prints figures; nothing here fails on timing.
+
+Everything runs in this one process (one core). Loading a ruleset happens once, before
+the clock starts; setting up each game (`Game(...)`) is counted, as it is part of
+playing one. A warm-up game is played first and not counted.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import platform
+import sys
+import time
+
+from cgl.interpreter.game import play
+from cgl.interpreter.loader import load, packaged_rulesets
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import mgt_yardstick  # noqa: E402
+
+TARGET_ROUNDS_PER_SECOND = 200
+TARGET_SLOWDOWN = 3.0
+YARDSTICK_RULESET = "mgt"            # the yardstick plays MGT v0.2
+YARDSTICK_PLAYERS = 4
+
+
+def players_for(rs, wanted: int = 4) -> int:
+    g = rs.game
+    return wanted if g.min_players <= wanted <= g.max_players else g.max_players
+
+
+def measure(rs, players: int, seconds: float, seed: int = 0):
+    """Play whole games until `seconds` have passed: (games, rounds, elapsed)."""
+    agents = ["random"] * players
+    play(rs, players, seed - 1, agents=agents)          # warm-up, not counted
+    games = rounds = 0
+    t0 = time.perf_counter()
+    while True:
+        game = play(rs, players, seed + games, agents=agents)
+        games += 1
+        rounds += game.result.rounds
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return games, rounds, elapsed
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="Games and rounds per second of the interpreter, "
+                                             "and MGT v0.2 against the hand-written yardstick.")
+    ap.add_argument("rulesets", nargs="*", help="packaged ruleset names (default: all)")
+    ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock budget per ruleset (default 10)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+
+    names = args.rulesets or sorted(packaged_rulesets())
+    load_avg = f"; load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
+    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores{load_avg}; "
+          f"one core used; random agents; {args.seconds:g} s per ruleset")
+    print()
+    header = f"{'ruleset':<12} {'players':>7} {'games':>7} {'rounds':>7} {'seconds':>8} {'games/s':>9} {'rounds/s':>9}"
+    print(header)
+    print("-" * len(header))
+    interp = None
+    for name in names:
+        rs = load(name)
+        players = players_for(rs)
+        games, rounds, elapsed = measure(rs, players, args.seconds, args.seed)
+        print(f"{name:<12} {players:>7} {games:>7} {rounds:>7} {elapsed:>8.2f} "
+              f"{games / elapsed:>9.2f} {rounds / elapsed:>9.2f}", flush=True)
+        if name == YARDSTICK_RULESET and players == YARDSTICK_PLAYERS:
+            interp = rounds / elapsed
+
+    y_rounds, y_elapsed = mgt_yardstick.simulate_for(args.seconds, YARDSTICK_PLAYERS, args.seed)
+    yard = y_rounds / y_elapsed
+    print(f"{'yardstick':<12} {YARDSTICK_PLAYERS:>7} {'':>7} {y_rounds:>7} {y_elapsed:>8.2f} "
+          f"{'':>9} {yard:>9.2f}")
+    print("  (yardstick: MGT v0.2 hand-written in Python, benchmarks/mgt_yardstick.py)")
+    print()
+    if interp is None:
+        print(f"MGT v0.2 ({YARDSTICK_RULESET}) was not measured with {YARDSTICK_PLAYERS} players: no comparison.")
+        return
+    ratio = interp / yard
+    slowdown = yard / interp
+    print(f"MGT v0.2, {YARDSTICK_PLAYERS} players, rounds/s:  interpreter {interp:.2f}   yardstick {yard:.2f}")
+    print(f"ratio interpreter/yardstick: {ratio:.3f}  (the interpreter takes {slowdown:.1f}x the yardstick's time)")
+    targets = [
+        (f"interpreter >= {TARGET_ROUNDS_PER_SECOND} rounds/s", interp >= TARGET_ROUNDS_PER_SECOND,
+         f"{interp:.1f} rounds/s"),
+        (f"within {TARGET_SLOWDOWN:g}x of the yardstick", slowdown <= TARGET_SLOWDOWN, f"{slowdown:.1f}x"),
+    ]
+    for what, ok, figure in targets:
+        print(f"target: {what:<32} {'met' if ok else 'NOT met':<8} ({figure})")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -953,10 +953,11 @@ class Engine:
                     except _EndScope as e:
                         if e.scope != "round":
                             raise
-                        st.end_reason = "the round ended"
-                        if rs.round and rs.round.end:
-                            yield from self.run_block(rs.round.end, root)
-                        yield from self.scope_event("end", "round")
+                    # the round ended (by `end round` or its `until`): finish it as a round does
+                    st.end_reason = "the round ended"
+                    if rs.round and rs.round.end:
+                        yield from self.run_block(rs.round.end, root)
+                    yield from self.scope_event("end", "round")
             except _EndScope as e:
                 if e.scope != "game":
                     raise

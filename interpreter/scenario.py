@@ -154,11 +154,12 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
         rest_key = _zone_key(eng, path, setup, rest_label)
     else:
         deck = eng.rs.zone_with_role("deck")
-        rest_key = deck.name if deck else next(iter(st.zones))
+        rest_key = deck.name if deck else next(iter(st.zones), None)
     rest = [c.id for c in eng.cards if c.id not in placed]
     for key, ids in layout.items():
         st.zones[key] = ids
-    st.zones[rest_key] = list(reversed(rest)) + st.zones.get(rest_key, [])
+    if rest_key is not None:
+        st.zones[rest_key] = list(reversed(rest)) + st.zones.get(rest_key, [])
     for key, ids in st.zones.items():
         for i in ids:
             st.where[i] = key

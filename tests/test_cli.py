@@ -58,7 +58,7 @@ def test_bad_input_gets_a_message_and_exit_code_not_a_traceback(args, code, text
 def test_lint_passes_the_shipped_rulesets_and_flags_a_typo(tmp_path):
     r = cli("lint", "rulesets")
     assert r.exit_code == 0, r.output
-    assert "2 files checked: 0 errors, 0 warnings" in r.output
+    assert "files checked: 0 errors, 0 warnings" in r.output
     text = open("rulesets/mgt.cgl").read().replace("discard random(hand(player)) forced",
                                                      "discard random(hnd(player)) forced")
     for name in ("mgt.cgl", "mgt-v0.1.cgl", "mgt-cards.yaml"):

@@ -539,3 +539,17 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
     import subprocess
     out = subprocess.run("cgl run mgt -p 2 -s 1 | head -1", shell=True, capture_output=True, text=True, timeout=120)
     assert "internal error" not in out.stderr and out.stdout.startswith("Monster Girl Taxonomy")
+
+
+def test_a_scenario_round_that_ends_by_until_runs_its_end_block(tmp_path):
+    """Regression: in a scenario, a round ended by `until` skipped its `end` block, and a
+    ruleset with no zones crashed the scenario runner."""
+    from cgl.interpreter import scenario
+    (tmp_path / "r.cgl").write_text('game "r" { players 2 }\n'
+                                    'round { until turn_no >= 1  end { say "round end block runs" } }\n'
+                                    'turn { phase p { say "turn" } }\n')
+    (tmp_path / "s.yaml").write_text('scenario: x\nruleset: r.cgl\nplayers: 2\nturns: 1\n'
+                                     'expect: {log: ["round end block runs"]}\n')
+    [item] = scenario.read(str(tmp_path / "s.yaml"))
+    outcome = scenario.run(str(tmp_path / "s.yaml"), item)
+    assert outcome.passed, outcome.report()

@@ -1,0 +1,120 @@
+"""monkic (seed 002): the clauses a scenario file cannot express — the set-up of a game
+(players, deck, life points, the simple variant, who starts) — and a smoke test of many
+seeded games. Scenarios for the other MON clauses live in tests/scenarios/monkic/."""
+from __future__ import annotations
+
+import collections
+
+import pytest
+
+from cgl.interpreter.diagnostics import CglError
+from cgl.interpreter.game import Game, play
+from cgl.interpreter.loader import load
+
+CARD_NAMES = 42   # monsters, curses and the two special cards (the XXL extra is not encoded)
+
+
+def _after_setup(options=None, seed=0):
+    """A game stopped at its first decision (rock-paper-scissors), after the setup."""
+    game = Game(load("monkic", options or {}), 2, seed)
+    game.start()
+    return game.engine
+
+
+def _zone(eng, name, seat=None):
+    key = name if seat is None else f"{name}:{seat}"
+    return [eng.cards[i] for i in eng.state.zones[key]]
+
+
+def test_mon_players_two_only():
+    """MON-PLAYERS: the game is played by two."""
+    rs = load("monkic")
+    assert (rs.game.min_players, rs.game.max_players) == (2, 2)
+    for n in (1, 3):
+        with pytest.raises(CglError):
+            Game(rs, n, 0)
+
+
+@pytest.mark.parametrize("sets", [2, 3, 10])
+def test_mon_deck_sets_copies_of_the_card_set(sets):
+    """MON-DECK: the deck is `sets` (2-10, default 3) copies of the card set; the others stay in the box."""
+    eng = _after_setup({"sets": str(sets)})
+    in_play = _zone(eng, "stock") + [c for s in (0, 1) for c in _zone(eng, "table", s)]
+    counts = collections.Counter(c.name for c in in_play)
+    assert len(counts) == CARD_NAMES
+    assert set(counts.values()) == {sets}
+    assert len(_zone(eng, "box")) == CARD_NAMES * (10 - sets)
+
+
+def test_mon_deck_default_is_three_sets():
+    """MON-DECK: three sets by default."""
+    eng = _after_setup()
+    assert collections.Counter(c.name for c in _zone(eng, "stock")).most_common(1)[0][1] <= 3
+    assert len(_zone(eng, "stock")) + 14 == CARD_NAMES * 3
+
+
+@pytest.mark.parametrize("life", [20, 40])
+def test_mon_setup_seven_cards_on_each_table_and_life(life):
+    """MON-SETUP: each player gets 7 cards onto the table (none in the hand) and 20 (or 40) life points."""
+    eng = _after_setup({"life": str(life)})
+    for seat in (0, 1):
+        assert len(_zone(eng, "table", seat)) == 7
+        assert _zone(eng, "hand", seat) == []
+        assert eng.state.player_vars[seat]["lp"] == life
+
+
+def test_mon_setup_life_default_20():
+    """MON-SETUP: 20 life points by default."""
+    eng = _after_setup()
+    assert [eng.state.player_vars[s]["lp"] for s in (0, 1)] == [20, 20]
+
+
+def test_mon_simple_removes_superpower_and_elemente():
+    """MON-SIMPLE: the simple variant takes SuperPower and Elemente out of the game."""
+    eng = _after_setup({"simple": "true"})
+    in_play = _zone(eng, "stock") + [c for s in (0, 1) for c in _zone(eng, "table", s)]
+    names = {c.name for c in in_play}
+    assert "SuperPower" not in names and "Elemente" not in names
+    assert len(names) == CARD_NAMES - 2
+    full = _after_setup()
+    names_full = {c.name for c in _zone(full, "stock") + _zone(full, "table", 0) + _zone(full, "table", 1)}
+    assert {"SuperPower", "Elemente"} <= names_full
+
+
+def test_mon_round_rock_paper_scissors_winner_starts():
+    """MON-ROUND: the starting player is chosen by rock-paper-scissors; the winner takes the first turn."""
+    for seed in range(10):
+        g = play(load("monkic"), 2, seed, agents=["random", "random"])
+        lines = [e["text"] for e in g.engine.state.log]
+        starter = next(t for t in lines if "wins rock-paper-scissors" in t).split()[0]
+        first_turn = next(t for t in lines if t.startswith("Turn 1:"))
+        assert first_turn.endswith(starter)
+
+
+VARIANTS = [
+    {},
+    {"life": "40"},
+    {"simple": "true"},
+    {"sets": "2"},
+    {"sets": "10"},
+    {"grave_fight": "true"},
+    {"simple": "true", "grave_fight": "true", "sets": "5"},
+    {"life": "40", "grave_fight": "true"},
+]
+MIXES = [["random", "random"], ["greedy", "greedy"], ["greedy", "random"], ["random", "greedy"]]
+
+
+def test_monkic_smoke_200_games():
+    """200 seeded games, every variant option, random and greedy agents, invariants on:
+    each ends with a winner, or is called after max_rounds with a clear end reason."""
+    ends = collections.Counter()
+    rulesets = [load("monkic", options) for options in VARIANTS]
+    for seed in range(200):
+        options = VARIANTS[seed % len(VARIANTS)]
+        agents = MIXES[(seed // len(VARIANTS)) % len(MIXES)]
+        g = play(rulesets[seed % len(VARIANTS)], 2, seed, agents=agents, check_invariants=True)
+        st = g.engine.state
+        assert st.finished
+        assert st.winners or st.end_reason, (seed, options, agents)
+        ends["winner" if st.winners else st.end_reason] += 1
+    assert ends["winner"] >= 190, ends

@@ -699,3 +699,17 @@ class Module(Node):
     """One parsed `.cgl` file."""
     path: str
     items: tuple
+
+
+def walk(node):
+    """Every AST node at or below `node`, depth first (order not guaranteed)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend(n)
+        elif attrs.has(type(n)):
+            yield n
+            for f in attrs.fields(type(n)):
+                if f.name != "span":
+                    stack.append(getattr(n, f.name))

@@ -19,7 +19,7 @@ from . import ast as A
 from .diagnostics import CglError, Diagnostic, did_you_mean, error
 from .names import BUILTIN_FUNCTIONS
 from .patterns import solve_all
-from .state import Event, Group, Match, Player, State, ZoneRef
+from .state import Event, Group, Match, Player, State, ZoneRef, plain
 
 MAX_EVENT_DEPTH = 60      # nested events before a trigger chain counts as runaway
 MAX_LOOP = 10_000         # iterations of one `while` / `repeat`
@@ -826,16 +826,20 @@ class Engine:
                 yes = yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)
                 if not yes:
                     continue
-            self.bump(f"trigger:{tr.name}")
-            self.event_chain.append(tr.name)
-            try:
-                yield from self.run_block(tr.body, env)
-            finally:
-                self.event_chain.pop()
+            yield from self._fire("trigger", tr.name, tr.body, env)
         for r in reactions:
             if r.cond is not None and not _truth(self.ev(r.cond, env)):
                 continue
             yield from self.open_window(r, env)
+
+    def _fire(self, kind: str, name: str, body, env):
+        """Run a trigger's or reaction's body, counted, and named in the event chain."""
+        self.bump(f"{kind}:{name}")
+        self.event_chain.append(name)
+        try:
+            yield from self.run_block(body, env)
+        finally:
+            self.event_chain.pop()
 
     def open_window(self, r: A.Reaction, env: Env):
         """A reaction window: each responder in priority order may respond."""
@@ -855,12 +859,7 @@ class Engine:
             yes = yield from self.ask_yes_no(who.seat, prompt, r.span, tag=r.name)
             if not yes:
                 continue
-            self.bump(f"reaction:{r.name}")
-            self.event_chain.append(r.name)
-            try:
-                yield from self.run_block(r.body, local)
-            finally:
-                self.event_chain.pop()
+            yield from self._fire("reaction", r.name, r.body, local)
             if r.once:
                 return
 
@@ -1091,14 +1090,14 @@ class Engine:
             zones[label] = [self.show_card(self.cards[i]) for i in reversed(ids)] if visible else len(ids)
         players = []
         for p in range(self.n):
-            players.append({"player": f"P{p + 1}", **{k: _plain(v) for k, v in st.player_vars[p].items()},
+            players.append({"player": f"P{p + 1}", **{k: plain(v) for k, v in st.player_vars[p].items()},
                             **({"out": True} if p in st.out else {})})
         log = [e for e in st.log[since or 0:] if "to" not in e or seat in e["to"]]
         if since is None:
             log = log[-12:]
         return {"you": f"P{seat + 1}", "round": st.round_no, "turn": st.turn_no, "current": f"P{st.current + 1}",
                 "phase": st.phase, "zones": zones, "players": players,
-                "globals": {k: _plain(v) for k, v in st.globals.items()}, "log": log}
+                "globals": {k: plain(v) for k, v in st.globals.items()}, "log": log}
 
     def check_card(self, ev: Event):
         """After a card moves: it is in the zone it is recorded in, once, and not where it was."""
@@ -1222,17 +1221,7 @@ def _classify(rs):
     return derives, defs
 
 
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, tuple):
-            stack.extend(n)
-        elif attrs.has(type(n)):
-            yield n
-            for f in attrs.fields(type(n)):
-                if f.name != "span":
-                    stack.append(getattr(n, f.name))
+_walk = A.walk
 
 
 def _truth(v) -> bool:
@@ -1317,16 +1306,6 @@ def _show(v) -> str:
 
 def _label(v) -> str:
     return v.name if hasattr(v, "props") else _show(v)
-
-
-def _plain(v):
-    if hasattr(v, "props"):
-        return v.name
-    if isinstance(v, Player):
-        return v.name
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    return v
 
 
 def _explain(x: Exception) -> str:

@@ -18,6 +18,7 @@ import attrs
 
 from .diagnostics import CglError, Diagnostic
 from .engine import AnswerError, Decision, Engine
+from .state import plain
 
 
 @attrs.define
@@ -120,19 +121,9 @@ class Game:
         st = self.state
         return Result(
             winners=[w + 1 for w in (st.winners or [])], reason=st.end_reason or "unfinished",
-            players=[{k: _plain(v) for k, v in pv.items()} for pv in st.player_vars],
+            players=[{k: plain(v) for k, v in pv.items()} for pv in st.player_vars],
             rounds=st.round_no, turns=st.stats.get("turns", 0), steps=st.steps, log=st.log,
             stats=dict(st.stats), decisions=len(self.answers))
-
-
-def _plain(v):
-    if hasattr(v, "props"):
-        return v.name
-    if isinstance(v, list):
-        return [_plain(x) for x in v]
-    if hasattr(v, "seat"):
-        return f"P{v.seat + 1}"
-    return v
 
 
 # ---------------------------------------------------------------- agents

@@ -332,23 +332,7 @@ def attrs_fields(node):
     return [f.name for f in attrs.fields(type(node)) if f.name != "span"]
 
 
-def _walk(node):
-    """Every AST node below `node` (used to collect emitted event fields)."""
-    import attrs
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, tuple):
-            stack.extend(n)
-            continue
-        if not attrs.has(type(n)):
-            continue
-        yield n
-        for f in attrs.fields(type(n)):
-            if f.name != "span":
-                v = getattr(n, f.name)
-                if attrs.has(type(v)) or isinstance(v, tuple):
-                    stack.append(v)
+_walk = A.walk
 
 
 def _name_span(span, name):

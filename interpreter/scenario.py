@@ -33,7 +33,7 @@ from .diagnostics import CglError, Diagnostic, did_you_mean
 from .engine import AnswerError, Decision
 from .game import Game
 from .loader import MarkedDict, _MarkedLoader, load, resolve
-from .state import Player
+from .state import Player, plain
 
 KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "script", "dice",
               "random", "expect", "about"}
@@ -294,18 +294,18 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
     for label, values in (expect.get("players") or {}).items():
         seat = _seat(path, expect.get("players"), label, label, eng.n)
         for k, v in (values or {}).items():
-            have = _plainv(st.player_vars[seat].get(k, "<no such variable>"))
-            if have != _plainv(_value(eng, v)):
+            have = plain(st.player_vars[seat].get(k, "<no such variable>"))
+            if have != plain(_value(eng, v)):
                 out.append(f"{label}.{k}: expected {v}, found {have}")
     for name, values in (expect.get("cards") or {}).items():
         cards = [c for c in eng.cards if c.name == str(name)]
         for k, v in (values or {}).items():
-            have = _plainv(st.card_vars[cards[0].id].get(k)) if cards else None
-            if have != _plainv(v):
+            have = plain(st.card_vars[cards[0].id].get(k)) if cards else None
+            if have != plain(v):
                 out.append(f"{name}.{k}: expected {v}, found {have}")
     for k, v in (expect.get("globals") or {}).items():
-        have = _plainv(st.globals.get(k))
-        if have != _plainv(_value(eng, v)):
+        have = plain(st.globals.get(k))
+        if have != plain(_value(eng, v)):
             out.append(f"{k}: expected {v}, found {have}")
     for line in expect.get("log") or []:
         if not any(str(line) in t for t in transcript):
@@ -327,16 +327,6 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
             if st.stats.get(k, 0) != v:
                 out.append(f"stat {k}: expected {v}, found {st.stats.get(k, 0)}")
     return out
-
-
-def _plainv(v):
-    if isinstance(v, Player):
-        return v.name
-    if hasattr(v, "props"):
-        return v.name
-    if isinstance(v, (list, tuple)):
-        return [_plainv(x) for x in v]
-    return v
 
 
 def collect(paths) -> list:

@@ -1,6 +1,6 @@
 """monkic (seed 002): the clauses a scenario file cannot express — the set-up of a game
-(players, deck, life points, the simple variant, who starts) — and a smoke test of many
-seeded games. Scenarios for the other MON clauses live in tests/scenarios/monkic/."""
+(players, deck, life points, the simple variant, the XXL deal, who starts) — and a smoke
+test of many seeded games. Scenarios for the other MON clauses live in tests/scenarios/monkic/."""
 from __future__ import annotations
 
 import collections
@@ -11,7 +11,9 @@ from cgl.interpreter.diagnostics import CglError
 from cgl.interpreter.game import Game, play
 from cgl.interpreter.loader import load
 
-CARD_NAMES = 42   # monsters, curses and the two special cards (the XXL extra is not encoded)
+CARD_NAMES = 42   # monsters, curses and the two special cards (the XXL cards are not in the deck)
+XXL_NAMES = {"XXL Drache", "Pings"}
+XXL_COPIES = 4    # one copy of each XXL card per player, kept out of the pile (MON-XXL)
 
 
 def _after_setup(options=None, seed=0):
@@ -43,7 +45,7 @@ def test_mon_deck_sets_copies_of_the_card_set(sets):
     counts = collections.Counter(c.name for c in in_play)
     assert len(counts) == CARD_NAMES
     assert set(counts.values()) == {sets}
-    assert len(_zone(eng, "box")) == CARD_NAMES * (10 - sets)
+    assert len(_zone(eng, "box")) == CARD_NAMES * (10 - sets) + XXL_COPIES
 
 
 def test_mon_deck_default_is_three_sets():
@@ -81,6 +83,55 @@ def test_mon_simple_removes_superpower_and_elemente():
     assert {"SuperPower", "Elemente"} <= names_full
 
 
+def test_mon_xxl_off_by_default_no_xxl_card_dealt():
+    """MON-XXL: without the option `xxl` nobody gets an XXL card, and none is in the pile or on a table."""
+    eng = _after_setup()
+    for seat in (0, 1):
+        assert _zone(eng, "reserve", seat) == []
+    in_play = _zone(eng, "stock") + [c for s in (0, 1) for c in _zone(eng, "table", s)]
+    assert not XXL_NAMES & {c.name for c in in_play}
+    assert {c.name for c in _zone(eng, "box")} >= XXL_NAMES
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_mon_xxl_deal_one_xxl_card_each_besides_the_seven(seed):
+    """MON-XXL: at the deal each player also gets one XXL card (beside the 7 on the table);
+    XXL cards are never in the pile; which one is random, for each player on their own."""
+    eng = _after_setup({"xxl": "true"}, seed)
+    for seat in (0, 1):
+        reserve = _zone(eng, "reserve", seat)
+        assert len(reserve) == 1 and reserve[0].name in XXL_NAMES
+        assert len(_zone(eng, "table", seat)) == 7
+        assert not XXL_NAMES & {c.name for c in _zone(eng, "table", seat)}
+        assert _zone(eng, "hand", seat) == []
+    assert not XXL_NAMES & {c.name for c in _zone(eng, "stock")}
+    assert len([c for c in _zone(eng, "box") if c.name in XXL_NAMES]) == XXL_COPIES - 2
+
+
+def test_mon_xxl_deal_is_random_and_may_repeat_a_card():
+    """MON-XXL: over many deals each XXL card goes to each seat, and both players sometimes get the same one."""
+    pairs = set()
+    for seed in range(60):
+        eng = _after_setup({"xxl": "true"}, seed)
+        pairs.add(tuple(_zone(eng, "reserve", s)[0].name for s in (0, 1)))
+    assert pairs == {(a, b) for a in XXL_NAMES for b in XXL_NAMES}
+
+
+def test_mon_xxl_cards_never_drawn_in_whole_games():
+    """MON-XXL: XXL cards are never drawn and never in the pile (the invariant
+    xxl_never_in_pile is checked after every turn); an XXL card enters play only by a trade."""
+    traded = 0
+    for seed in range(40):
+        g = play(load("monkic", {"xxl": "true"}), 2, seed, agents=["greedy", "random"], check_invariants=True)
+        lines = [e.get("text", "") for e in g.engine.state.log]
+        # (set-up puts them from the data's stock into the box: the only move from the stock)
+        drawn = [t for t in lines if "from stock" in t and "to box" not in t]
+        assert not any(n in t for t in drawn for n in XXL_NAMES), seed
+        assert any(t.startswith("Pings moves from stock to box") for t in lines)
+        traded += sum(1 for t in lines if " trades " in t)
+    assert traded > 0
+
+
 def test_mon_round_rock_paper_scissors_winner_starts():
     """MON-ROUND: the starting player is chosen by rock-paper-scissors; the winner takes the first turn."""
     for seed in range(10):
@@ -100,6 +151,9 @@ VARIANTS = [
     {"grave_fight": "true"},
     {"simple": "true", "grave_fight": "true", "sets": "5"},
     {"life": "40", "grave_fight": "true"},
+    {"xxl": "true"},
+    {"xxl": "true", "grave_fight": "true", "life": "40"},
+    {"xxl": "true", "simple": "true"},
 ]
 MIXES = [["random", "random"], ["greedy", "greedy"], ["greedy", "random"], ["random", "greedy"]]
 

@@ -50,7 +50,7 @@ class HumanAgent:
     def decide(self, d: Decision):
         view = d.view()
         for entry in view.get("log", []):
-            if not entry.get("hidden") and entry["step"] >= self.seen:
+            if not entry.get("hidden") and not entry.get("quiet") and entry["step"] >= self.seen:
                 self.echo(f"  · {entry['text']}")
         if view.get("log"):
             self.seen = view["log"][-1]["step"] + 1

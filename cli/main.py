@@ -94,7 +94,7 @@ def main():
 # ---------------------------------------------------------------- run
 
 def _print_entry(entry, quiet):
-    if quiet or entry.get("hidden"):
+    if quiet or entry.get("hidden") or entry.get("quiet"):
         return
     kind = entry["type"]
     text = entry["text"]

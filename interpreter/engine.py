@@ -121,6 +121,7 @@ class Engine:
         self.forced_random: list = []
         self.listeners: list = []
         self.last_seen: dict = {}
+        self.quiet_moves = 0          # inside a bulk `move`: cards are logged as one line
         self.max_steps: Optional[int] = None   # a budget of statements (None: no limit)
         self.decl_order = rs.cache.get("order") or rs.cache.setdefault(
             "order", {id(d): i for i, d in enumerate(rs.items)})
@@ -410,7 +411,20 @@ class Engine:
         dest = self.as_zone(self.ev(s.dest, env), s.dest)
         if dest.owner is None and self.rs.zones[dest.name].per_player:
             raise self.fail(s.dest, f"`{dest.name}` is a zone of each player: say whose, `{dest.name}(p)`")
-        for c in list(cards):
+        cards = list(cards)
+        bulk = len(cards) > 3
+        if bulk:  # one line for the log instead of one per card
+            moved = sum(1 for c in cards if self.zone_of_card(c) != dest)
+            if moved:
+                self.log("move", f"{moved} card{'s' if moved != 1 else ''} move to {dest}", count=moved)
+        self.quiet_moves += bulk
+        try:
+            yield from self._move_each(cards, dest, s)
+        finally:
+            self.quiet_moves -= bulk
+
+    def _move_each(self, cards, dest, s):
+        for c in cards:
             src = self.zone_of_card(c)
             if src == dest:
                 continue  # already there: no move, no event
@@ -789,22 +803,7 @@ class Engine:
         if ev.phase is None:
             ev.phase = st.phase  # the phase it happened in
         if ev.card is not None and ev.kind in ("draw", "discard", "deal", "move"):
-            what = {"draw": "draws", "discard": "discards", "deal": "is dealt", "move": "moves"}[ev.kind]
-            vis = None
-            if ev.kind in ("draw", "deal") or (ev.kind == "move" and not self._public(ev.dest)):
-                vis = [ev.player.seat] if ev.player is not None and not self._public(ev.dest) else None
-            shown = self.show_card(ev.card)
-            text = (f"{ev.player} {what} {shown}" if ev.kind != "move"
-                    else f"{shown} moves from {ev.source} to {ev.dest}")
-            if vis is not None:
-                self.log(ev.kind, text, visible_to=vis, card=ev.card.name, player=ev.player.seat + 1)
-                self.log(ev.kind, f"{ev.player} {what} a card" if ev.kind != "move"
-                         else f"a card moves from {ev.source} to {ev.dest}", hidden=True,
-                         visible_to=[p for p in range(self.n) if p not in vis], player=ev.player.seat + 1)
-            else:
-                self.log(ev.kind, text, card=ev.card.name,
-                         player=ev.player.seat + 1 if ev.player is not None else None,
-                         **({"forced": True} if ev.forced else {}))
+            self._log_card_event(ev)
         if self.check and ev.card is not None:
             self.check_card(ev)
         triggers = self._matching(self._triggers_by_kind, ev)
@@ -840,6 +839,34 @@ class Engine:
             yield from self.run_block(body, env)
         finally:
             self.event_chain.pop()
+
+    def _log_card_event(self, ev: Event):
+        """Log a card's move so that each player reads only what they may see: a card that
+        is or becomes public is named to all; one between a player's own zone and a hidden
+        one is named to that player and shown as "a card" to the others; one between two
+        hidden zones is bookkeeping, logged quietly for nobody."""
+        what = {"draw": "draws", "discard": "discards", "deal": "is dealt", "move": "moves"}[ev.kind]
+        who = ev.player.seat + 1 if ev.player is not None else None
+        if ev.kind == "move":
+            text, veiled = (f"{self.show_card(ev.card)} moves from {ev.source} to {ev.dest}",
+                            f"a card moves from {ev.source} to {ev.dest}")
+        else:
+            text, veiled = f"{ev.player} {what} {self.show_card(ev.card)}", f"{ev.player} {what} a card"
+        if self.quiet_moves:
+            self.log(ev.kind, veiled, visible_to=[], quiet=True, card=ev.card.name, player=who)
+            return
+        if self._public(ev.source) or self._public(ev.dest):
+            self.log(ev.kind, text, card=ev.card.name, player=who, **({"forced": True} if ev.forced else {}))
+            return
+        seers = sorted({z.owner for z in (ev.source, ev.dest)
+                        if z is not None and z.owner is not None and self.rs.zones[z.name].visibility == "owner"})
+        if not seers:
+            self.log(ev.kind, veiled, visible_to=[], quiet=True, card=ev.card.name, player=who)
+            return
+        self.log(ev.kind, text, visible_to=seers, card=ev.card.name, player=who)
+        others = [p for p in range(self.n) if p not in seers]
+        if others:
+            self.log(ev.kind, veiled, hidden=True, visible_to=others, player=who)
 
     def open_window(self, r: A.Reaction, env: Env):
         """A reaction window: each responder in priority order may respond."""
@@ -1162,8 +1189,11 @@ def _classify(rs):
     if "kinds" in rs.cache:
         return rs.cache["kinds"]
     card_vars = set(rs.card_vars())
+    # Names that read the game, not the card data: where cards lie, who plays, how many.
+    # (Per-ruleset caches are shared by games of every player count.)
     dynamic_names = set(rs.player_vars()) | set(rs.global_vars()) | {
-        "current", "players", "round_no", "turn_no", "phase"} | set(rs.zones)
+        "current", "players", "all_players", "player_count", "round_no", "turn_no", "phase",
+        "zone", "owner", "zone_of", "seat", "others", "others_after", "next_after", "random"} | set(rs.zones)
     rank = {"static": 0, "card": 1, "dynamic": 2}
     memo: dict = {}
 
@@ -1185,13 +1215,13 @@ def _classify(rs):
             elif isinstance(n, A.Attr):
                 if n.name in card_vars:
                     k = "card" if n.obj == A.Name("it") else "dynamic"
-                elif n.name in rs.player_vars():
+                elif n.name in rs.player_vars() or n.name in ("zone", "owner", "seat"):
                     k = "dynamic"
                 elif n.name in rs.derives and n.name not in seen:
                     dk = derive_kind(n.name, seen)
                     k = dk if dk == "static" or n.obj == A.Name("it") else "dynamic"
             elif isinstance(n, A.Call):
-                if n.name == "random" or (n.name in rs.zones):
+                if n.name in dynamic_names:
                     k = "dynamic"
                 elif n.name in rs.defs and n.name not in seen:
                     k = kind_of(rs.defs[n.name].expr, seen | {n.name})

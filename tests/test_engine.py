@@ -553,3 +553,26 @@ def test_a_scenario_round_that_ends_by_until_runs_its_end_block(tmp_path):
     [item] = scenario.read(str(tmp_path / "s.yaml"))
     outcome = scenario.run(str(tmp_path / "s.yaml"), item)
     assert outcome.passed, outcome.report()
+
+
+def test_functions_reading_where_cards_lie_are_not_remembered(make_rules):
+    """Regression: a def reading `zone`, `zone_of(it)` or `owner(it)` was taken to depend on
+    the card data alone, so its first result was remembered and went stale."""
+    from cgl.interpreter.engine import _classify
+    rs = make_rules("""
+        def piled(p) = count(all_cards where zone = "pile")
+        def held(p) = count(all_cards where owner(it) = p)
+        def reds(p) = count(all_cards where suit = "red")
+        def far(p) = count(others(p))
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+          say "{piled(1)} {held(current)}"
+          discard top(deck, 2)
+          draw 1
+          say "{piled(1)} {held(current)}"
+        } }
+    """)
+    assert _classify(rs)[1] == {"reds"}
+    g, _ = run_script(rs, [])
+    assert "0 0" in texts(g) and "2 1" in texts(g)

@@ -1,0 +1,133 @@
+"""Unstable Unicorns, Polish 2nd edition (seed 003): the clauses a scenario cannot show
+(the set-up of a game, the number of players, who starts, the two-player rules) and a
+smoke test of seeded bot games. Scenarios for the other UU clauses live in
+tests/scenarios/unicorns/."""
+from __future__ import annotations
+
+import collections
+
+import pytest
+
+from cgl.interpreter.diagnostics import CglError
+from cgl.interpreter.game import Game, play
+from cgl.interpreter.loader import load
+
+
+def _after_setup(players, options=None, seed=0):
+    """A game after its set-up (each baby pick answered with the first option), stopped at
+    the first decision of turn 1: the starting player has already drawn their card."""
+    game = Game(load("unicorns", options or {}), players, seed)
+    d = game.start()
+    while d is not None and d.prompt == "Pick your baby unicorn":
+        d = game.answer(0)
+    return game.engine
+
+
+def _zone(eng, name, seat=None):
+    key = name if seat is None else f"{name}:{seat}"
+    return [eng.cards[i] for i in eng.state.zones[key]]
+
+
+def test_uu_setup_deck_and_nursery():
+    """UU-SETUP: 13 baby unicorns apart (the nursery) and 114 black-backed cards; 5 dealt
+    to each player; each player puts one baby in their stable; the rest stay in the nursery."""
+    rs = load("unicorns")
+    eng = _after_setup(4)
+    assert len(eng.cards) == 127
+    assert sum(1 for c in eng.cards if c.props["kind"] == "baby") == 13
+    for seat in range(4):
+        assert len(_zone(eng, "hand", seat)) == (6 if seat == eng.state.current else 5)
+        stable = _zone(eng, "stable", seat)
+        assert [c.props["kind"] for c in stable] == ["baby"]
+    assert len(_zone(eng, "nursery")) == 9
+    assert all(c.props["kind"] == "baby" for c in _zone(eng, "nursery"))
+    assert len(_zone(eng, "deck")) == 114 - 20 - 1
+    assert not any(c.props["kind"] == "baby" for c in _zone(eng, "deck"))
+    assert rs is not None
+
+
+def test_uu_setup_card_counts_match_the_deck_list():
+    """UU-TYPES: the deck's types and counts, as in the deck list."""
+    eng = _after_setup(3)
+    kinds = collections.Counter(c.props["kind"] for c in eng.cards)
+    assert kinds == {"baby": 13, "basic": 21, "magical": 31, "magic": 25, "downgrade": 7,
+                     "upgrade": 15, "instant": 15}
+
+
+@pytest.mark.parametrize("players", [2, 3, 5, 8])
+def test_uu_players_two_to_eight(players):
+    """UU-PLAYERS: 2 to 8 players; any other number is refused."""
+    eng = _after_setup(players)
+    assert len([s for s in range(players) if _zone(eng, "stable", s)]) == players
+
+
+@pytest.mark.parametrize("players", [1, 9])
+def test_uu_players_out_of_range(players):
+    """UU-PLAYERS: 1 or 9 players cannot play."""
+    with pytest.raises(CglError):
+        Game(load("unicorns"), players, 0)
+
+
+def test_uu_2p_removes_the_list_and_gives_each_a_neigh():
+    """UU-2P: with two players every basic unicorn and the 16 listed cards leave the game;
+    each player gets a Neigh besides the 5 dealt cards (6 in hand)."""
+    eng = _after_setup(2)
+    box = _zone(eng, "box")
+    assert len(box) == 21 + 19          # 21 basic unicorns; 16 listed names, 19 cards (BLOW UP UNICORN, UNICORN SPEED, UNICORGY have 2)
+    assert all(c.props["kind"] == "basic" or c.props["pl"] for c in box)
+    pl = {c.props["pl"] for c in box if c.props["pl"]}
+    assert len(pl) == 16 and "Eunuchorożec" in pl and "Podwójny agentorożec" in pl
+    for seat in (0, 1):
+        hand = _zone(eng, "hand", seat)
+        assert len(hand) == (7 if seat == eng.state.current else 6)
+        assert any(c.name == "THE SAFEWORD IS NEIGH" for c in hand)
+
+
+def test_uu_2p_option_off():
+    """UU-2P: the two-player rules are an option (on by default); off, nothing is removed."""
+    eng = _after_setup(2, {"two_player": "false"})
+    assert _zone(eng, "box") == []
+    assert sorted(len(_zone(eng, "hand", s)) for s in (0, 1)) == [5, 6]
+
+
+def test_uu_2p_only_with_two_players():
+    """UU-2P: with three players the option changes nothing."""
+    eng = _after_setup(3)
+    assert _zone(eng, "box") == []
+
+
+@pytest.mark.parametrize("seat", [1, 2, 3])
+def test_uu_first_the_darkest_dressed_player_starts(seat):
+    """UU-FIRST: the option first_seat names the darkest-dressed player, who takes turn 1."""
+    g = play(load("unicorns", {"first_seat": str(seat)}), 3, 0, agents=["random"] * 3)
+    lines = [e["text"] for e in g.engine.state.log]
+    assert next(t for t in lines if t.startswith("Turn 1:")) == f"Turn 1: P{seat}"
+
+
+def test_uu_first_random_by_default():
+    """UU-FIRST: by default the starting player is drawn at random (seeded)."""
+    starters = set()
+    for seed in range(12):
+        g = play(load("unicorns"), 4, seed, agents=["random"] * 4)
+        lines = [e["text"] for e in g.engine.state.log]
+        starters.add(next(t for t in lines if t.startswith("Turn 1:")))
+    assert len(starters) > 1
+
+
+OPTIONS = [{}, {"targets": "2", "drinking": "true", "strip": "true"}, {"two_player": "false"}]
+
+
+@pytest.mark.parametrize("players", [2, 4, 8])
+def test_unicorns_smoke_seeded_games(players):
+    """60 seeded games for each number of players, random and greedy agents, every
+    variant, invariants on (babies never in a hand, the deck or the pile; nothing left
+    in limbo; only unicorns, upgrades and downgrades in stables): each ends decided."""
+    rulesets = [load("unicorns", o) for o in OPTIONS]
+    mixes = [["random"] * players, ["greedy"] * players, (["greedy", "random"] * 4)[:players]]
+    ends = collections.Counter()
+    for seed in range(60):
+        g = play(rulesets[seed % 3], players, seed, agents=mixes[(seed // 3) % 3], check_invariants=True)
+        st = g.engine.state
+        assert st.finished, seed
+        ends["winner" if st.winners else "nobody"] += 1
+    assert ends["winner"] >= 50, ends

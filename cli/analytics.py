@@ -56,9 +56,9 @@ def _agents(agent: Optional[str], agents_csv: Optional[str], players: int) -> li
             hint = did_you_mean(a, AGENTS) or f"the agents: {', '.join(sorted(AGENTS))}"
             raise click.BadParameter(f"unknown agent `{a}` ({hint})", param_hint="--agents")
     if len(names) != players:
+        example = ",".join(["greedy"] + ["random"] * (players - 1))
         raise click.BadParameter(f"{len(names)} agent{'s' if len(names) != 1 else ''} for {players} players: "
-                                 f"give one per seat, e.g. --agents {','.join(['greedy'] + ['random'] * (players - 1))}",
-                                 param_hint="--agents")
+                                 f"give one per seat, e.g. --agents {example}", param_hint="--agents")
     return names
 
 
@@ -146,9 +146,11 @@ def _common(f):
                      help="Set a ruleset option, e.g. -o rounds=4 (repeatable)."),
         click.option("--agent", type=click.Choice(sorted(AGENTS)), default=None,
                      help="The bot at every seat (default: random)."),
-        click.option("--agents", "agents_csv", metavar="A,B,…", help="One bot per seat, e.g. --agents greedy,random."),
+        click.option("--agents", "agents_csv", metavar="A,B,…",
+                     help="One bot per seat, e.g. --agents greedy,random."),
         click.option("--seed", "-s", type=int,
-                     help="Seed of the batch: game i plays with a seed derived from (seed, i) (default: random, printed)."),
+                     help="Seed of the batch: game i plays with a seed derived from (seed, i) "
+                          "(default: random, printed)."),
         click.option("--workers", "-w", type=click.IntRange(min=1),
                      help="Local worker processes (default: one per core). The results do not depend on it."),
         click.option("--score", metavar="VAR", help="Player variable whose leader is followed for lead changes "
@@ -194,6 +196,9 @@ def simulate(ruleset, games, players, options, agent, agents_csv, seed, workers,
         except report.PlotUnavailable as e:
             _fail(str(e))
     _check_dask(dask)
+    # open the output files before playing, so a bad path fails at once, not after the games
+    csv_file = _open_output(csv_path, newline="")
+    report_file = _open_output(report_path)
     records = _play(spec, games, workers, dask)
     summary = sim.summarize(rs, spec, records, ruleset)
     text = sim.format_summary(summary)
@@ -201,22 +206,29 @@ def simulate(ruleset, games, players, options, agent, agents_csv, seed, workers,
         click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
         click.echo(text)
-    if csv_path:
-        header, rows = sim.csv_rows(records, spec.players)
-        try:
-            with open(csv_path, "w", newline="", encoding="utf-8") as f:
-                w = csv.writer(f)
+    try:
+        if csv_file:
+            header, rows = sim.csv_rows(records, spec.players)
+            with csv_file:
+                w = csv.writer(csv_file)
                 w.writerow(header)
                 w.writerows(rows)
-        except OSError as e:
-            _fail(f"cannot write `{csv_path}`: {e.strerror}")
-    if report_path:
-        from cgl.interpreter import report
-        try:
-            report.write_report(report_path, summary, text)
-        except OSError as e:
-            _fail(f"cannot write `{report_path}`: {e.strerror}")
+        if report_file:
+            from cgl.interpreter import report
+            with report_file:
+                report_file.write(report.render_html(summary, text))
+    except OSError as e:
+        _fail(f"cannot write the output: {e.strerror}")
     sys.exit(EXIT_FAIL if summary["failed"] else EXIT_OK)
+
+
+def _open_output(path: Optional[str], newline: Optional[str] = None):
+    if not path:
+        return None
+    try:
+        return open(path, "w", encoding="utf-8", newline=newline)
+    except OSError as e:
+        _fail(f"cannot write `{path}`: {e.strerror}")
 
 
 # ---------------------------------------------------------------- compare

@@ -127,7 +127,8 @@ def render_html(s: dict, text: str) -> str:
     for st in res["seats"]:
         share = "-" if st["share_of_decided"] is None else f"{100 * st['share_of_decided']:.1f}%"
         out.append(f"<tr><td>P{st['seat']}</td><td>{e(st['agent'])}</td><td>{st['wins']:g}</td>"
-                   f"<td>{100 * st['win_rate']:.1f}%</td><td>{100 * st['ci95'][0]:.1f}% – {100 * st['ci95'][1]:.1f}%</td>"
+                   f"<td>{100 * st['win_rate']:.1f}%</td>"
+                   f"<td>{100 * st['ci95'][0]:.1f}% – {100 * st['ci95'][1]:.1f}%</td>"
                    f"<td>{share}</td></tr>")
     out.append("</table>")
     out.append(f"<p class=muted>A win shared by k players counts 1/k to each. Decided games: {res['decided']}; "

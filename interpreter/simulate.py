@@ -897,6 +897,20 @@ def _num(x, digits=1) -> str:
     return f"{x:.{digits}f}"
 
 
+def _sig(x, sign: bool = False) -> str:
+    """A mean or a difference: whole numbers plain, 2 decimals from 1 up, 2 significant digits below."""
+    if x is None:
+        return "-"
+    plus = "+" if sign else ""
+    if float(x).is_integer():
+        return f"{int(x):{plus}d}"
+    if abs(x) >= 100:
+        return f"{x:{plus}.1f}"
+    if abs(x) >= 1:
+        return f"{x:{plus}.2f}"
+    return f"{x:{plus}.2g}" if abs(x) >= 1e-4 else f"{x:{plus}.1e}"
+
+
 def _p(p) -> str:
     if p is None:
         return "p = -"
@@ -919,7 +933,8 @@ def _bars(hist, width=40) -> list:
     top = max((c for _, _, c in hist), default=0) or 1
     lab = [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi, _ in hist]
     lw = max(len(x) for x in lab) if lab else 0
-    return [f"    {lb:>{lw}} | {'#' * max(1 if c else 0, round(width * c / top))} {c}" for lb, (_, _, c) in zip(lab, hist)]
+    return [f"    {lb:>{lw}} | {'#' * max(1 if c else 0, round(width * c / top))} {c}"
+            for lb, (_, _, c) in zip(lab, hist)]
 
 
 def _names(items, limit=24) -> str:
@@ -1078,7 +1093,7 @@ def format_summary(s: dict) -> str:
 
     L.append("")
     first = s["seeds"]["first"]
-    L.append(f"Seeds: game i is played with seed sha256(\"{s['seed']}:i\") (see docs/analytics.md); "
+    L.append(f"Seeds: game i plays with a seed made from sha256(\"{s['seed']}:i\") (see docs/analytics.md); "
              + ", ".join(f"game {x['game']}: {x['seed']}" for x in first) + ", … (--csv lists them all)")
     if s["seeds"]["rerun"]:
         L.append(f"  replay one game: {s['seeds']['rerun']}")
@@ -1218,9 +1233,9 @@ def format_compare(c: dict) -> str:
             fd = f"{r['diff'] * 100:+.1f} pts"
             ci = f"[{r['ci95'][0] * 100:+.1f}, {r['ci95'][1] * 100:+.1f}]"
         else:
-            fa, fb = _num(r["a"], 2), _num(r["b"], 2)
-            fd = f"{r['diff']:+.2f}"
-            ci = f"[{r['ci95'][0]:+.2f}, {r['ci95'][1]:+.2f}]"
+            fa, fb = _sig(r["a"]), _sig(r["b"])
+            fd = _sig(r["diff"], sign=True)
+            ci = f"[{_sig(r['ci95'][0], sign=True)}, {_sig(r['ci95'][1], sign=True)}]"
         p = "-" if r["p"] is None else ("<0.001" if r["p"] < 0.001 else f"{r['p']:.3f}")
         rows.append([r["metric"], fa, fb, fd, ci, p, "*" if r["significant"] else ""])
     L += _table(rows, ["<", ">", ">", ">", ">", ">", "<"])

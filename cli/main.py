@@ -119,11 +119,13 @@ def _print_entry(entry, quiet):
               help="Seat (1-based) played by you at the terminal (repeatable).")
 @click.option("--agent", type=click.Choice(sorted(AGENTS)), default="random", show_default=True,
               help="The bot that plays the other seats.")
+@click.option("--agents", "agent_list", metavar="A,B,…",
+              help="One bot per seat, e.g. greedy,random,random (overrides --agent; a human seat ignores its entry).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
               help="Write every event and answer as JSON Lines (replay with `cgl replay`).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result.")
 @click.option("--check/--no-check", default=False, help="Check invariants while playing (slower).")
-def run(ruleset, players, seed, options, humans, agent, log_path, quiet, check):
+def run(ruleset, players, seed, options, humans, agent, agent_list, log_path, quiet, check):
     """Play one game of RULESET (a .cgl file, or the name of a shipped ruleset).
 
     Bots play every seat not given to --human. The play-by-play shows everything
@@ -142,7 +144,15 @@ def run(ruleset, players, seed, options, humans, agent, log_path, quiet, check):
         if not 1 <= h <= n:
             raise click.BadParameter(f"seat {h} does not exist in a {n}-player game (seats 1 to {n})",
                                      param_hint="--human")
-    agents = [HumanAgent(i) if (i + 1) in humans else AGENTS[agent](i, seed) for i in range(n)]
+    per_seat = [agent] * n
+    if agent_list:
+        per_seat = [a.strip() for a in agent_list.split(",")]
+        bad = [a for a in per_seat if a not in AGENTS]
+        if bad or len(per_seat) != n:
+            raise click.BadParameter(
+                f"give {n} bots, one per seat, from: {', '.join(sorted(AGENTS))}" +
+                (f" (unknown: {', '.join(bad)})" if bad else f" (got {len(per_seat)})"), param_hint="--agents")
+    agents = [HumanAgent(i) if (i + 1) in humans else AGENTS[per_seat[i]](i, seed) for i in range(n)]
     watcher = humans[0] - 1 if humans else None
 
     def show(entry):
@@ -167,13 +177,13 @@ def run(ruleset, players, seed, options, humans, agent, log_path, quiet, check):
                 raise
     except QuitGame:
         click.echo("You left the game.")
-        _write_log(log_path, rs, ruleset, opts, seed, n, agent, humans, game)
+        _write_log(log_path, rs, ruleset, opts, seed, n, per_seat, humans, game)
         sys.exit(EXIT_OK)
     except click.exceptions.Abort:
         click.echo("\nThe game was stopped (end of input).", err=True)
         sys.exit(EXIT_USAGE)
     except CglError as e:
-        _write_log(log_path, rs, ruleset, opts, seed, n, agent, humans, game)
+        _write_log(log_path, rs, ruleset, opts, seed, n, per_seat, humans, game)
         _report(e, EXIT_FAIL)
     if watcher is not None:  # what the human has not seen yet: how the game ended
         for entry in game.state.log[agents[watcher].seen:]:
@@ -183,7 +193,7 @@ def run(ruleset, players, seed, options, humans, agent, log_path, quiet, check):
     click.echo("")
     click.secho(res.summary(), bold=True)
     _print_scores(res)
-    _write_log(log_path, rs, ruleset, opts, seed, n, agent, humans, game)
+    _write_log(log_path, rs, ruleset, opts, seed, n, per_seat, humans, game)
 
 
 def _print_scores(res):
@@ -200,7 +210,7 @@ def _write_log(path, rs, ruleset, opts, seed, n, agent, humans, game):
     if not path:
         return
     header = {"type": "header", "cgl": _version(), "ruleset": ruleset, "ruleset_path": os.path.abspath(rs.path),
-              "options": opts, "players": n, "seed": seed, "agent": agent, "humans": list(humans)}
+              "options": opts, "players": n, "seed": seed, "agents": agent, "humans": list(humans)}
     try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(json.dumps(header) + "\n")
@@ -382,9 +392,9 @@ def info(ruleset):
                                       for z in rs.zones.values()))
 
 
-if __name__ == "__main__":  # pragma: no cover
-    main()
-
 from .analytics import compare, simulate  # noqa: E402
 main.add_command(simulate)
 main.add_command(compare)
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -468,6 +468,7 @@ class Engine:
                 card = self.cards[ids[-1]]
                 dest = ZoneRef(s.zone, p)
                 self._place(card, dest)
+                self.bump(f"card dealt:{card.name}")
                 yield from self.raise_event(Event("deal", card=card, player=self.players[p], source=src, dest=dest))
 
     def x_discard(self, s, env):

@@ -142,3 +142,12 @@ def test_real_subprocess_bad_ruleset_has_no_traceback(tmp_path):
     assert out.returncode == 2
     assert "bad.cgl:4:" in out.stderr and "E001" in out.stderr and "^" in out.stderr
     assert "Traceback" not in out.stderr + out.stdout
+
+
+def test_agents_per_seat_and_a_bad_list():
+    a = cli("run", "mgt", "-p", "3", "-s", "2", "--agents", "greedy,random,random", "-q")
+    assert a.exit_code == 0, a.output
+    b = cli("run", "mgt", "-p", "3", "-s", "2", "--agents", "random,random,random", "-q")
+    assert a.output != b.output  # the greedy seat plays differently
+    bad = cli("run", "mgt", "-p", "3", "--agents", "greedy,smart,random")
+    assert bad.exit_code == 2 and "unknown: smart" in bad.output

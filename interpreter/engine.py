@@ -301,19 +301,19 @@ class Engine:
         return lambda c: self._card_attr(c, name)
 
     def _card_attr(self, obj, name):
-        if True:
-            if name in obj.props:
-                return True, obj.props[name]
-            if name == "name":
-                return True, obj.name
-            if name == "id":
-                return True, obj.id
-            if name == "zone":
-                return True, self.zone_of_card(obj).name
-            if name == "owner":
-                z = self.zone_of_card(obj)
-                return True, None if z.owner is None else self.players[z.owner]
-            return False, None
+        """A card's data property or built-in attribute (name, id, zone, owner)."""
+        if name in obj.props:
+            return True, obj.props[name]
+        if name == "name":
+            return True, obj.name
+        if name == "id":
+            return True, obj.id
+        if name == "zone":
+            return True, self.zone_of_card(obj).name
+        if name == "owner":
+            z = self.zone_of_card(obj)
+            return True, None if z.owner is None else self.players[z.owner]
+        return False, None
 
     def _other_attr(self, obj, name):
         if isinstance(obj, Player):
@@ -1165,11 +1165,10 @@ class AnswerError(Exception):
 # ---------------------------------------------------------------- helpers
 
 def _index_by_kind(decls) -> dict:
+    """Triggers (or reactions) by the kind of event they wait for, in declaration order."""
     out: dict = {}
     for d in decls:
-        out.setdefault(d.event.kind if d.event.kind not in ("start", "end") else d.event.kind, []).append(d)
-        if d.event.kind == "custom":
-            pass
+        out.setdefault(d.event.kind, []).append(d)
     return {k: tuple(v) for k, v in out.items()}
 
 

@@ -100,6 +100,25 @@ class HumanAgent:
             self.show_view(d.view(), full=True)
             return True
         if low in ("h", "help", "?"):
-            self.echo("Type the number of an option (or yes/no), `view` to see the table, `quit` to stop.")
+            self.echo("Type the number of an option (or yes/no), `about N` to read option N's card, "
+                      "`view` to see the table, `quit` to stop.")
+            return True
+        if low.startswith("about"):
+            self._about(low[5:].strip(), d)
             return True
         return False
+
+    def _about(self, which: str, d: Decision):
+        """Print the card data of option N (a card, or an action on a card)."""
+        if not which.isdigit() or not 1 <= int(which) <= len(d.options):
+            self.echo(f"Type `about N` with N from 1 to {len(d.options)}.")
+            return
+        option = d.options[int(which) - 1]
+        card = option if hasattr(option, "props") else getattr(option, "value", None)
+        if not hasattr(card, "props"):
+            self.echo(f"Option {which} is not a card.")
+            return
+        self.echo(f"{card.name}:")
+        for key, value in card.props.items():
+            if key != "name":
+                self.echo(f"  {key}: {_fmt(value)}")

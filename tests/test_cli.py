@@ -151,3 +151,11 @@ def test_agents_per_seat_and_a_bad_list():
     assert a.output != b.output  # the greedy seat plays differently
     bad = cli("run", "mgt", "-p", "3", "--agents", "greedy,smart,random")
     assert bad.exit_code == 2 and "unknown: smart" in bad.output
+
+
+def test_human_can_read_an_options_card_data():
+    r = cli("run", "mgt", "-p", "2", "-s", "4", "--human", "1", "-o", "rounds=1",
+            input="about 1\nabout 99\nquit\n")
+    assert r.exit_code == 0, r.output[-1500:]
+    assert "  family: " in r.output and "  disposition: " in r.output
+    assert "Type `about N` with N from 1 to" in r.output

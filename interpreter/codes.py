@@ -134,6 +134,13 @@ _CODES = [
          "or scoring never happens.",
          'pattern winning(p) { cards hand(p)  labels [suit]  shape flush: 14 }   # 13 of each suit',
          'pattern winning(p) { cards hand(p)  labels [suit]  shape flush: 13 }'),
+    Code("W109", "warning", "a table row no group of the deck can satisfy",
+         "A row asks for a group of N cards (`g.size = N`, `g.size >= N`) under labels (`g.label in "
+         "[…]`, `g.label = …`) that no N cards of the deck carry (judged from the labels of the "
+         "ruleset's patterns at the start of a game), so the row never scores. When the row is "
+         "kept on purpose (the rules say so), silence it with `# cgl: allow W109` on its line.",
+         '| g.size = 8 and g.label in ["orphans"] -> 12   # the deck has 7 orphans',
+         '| g.size = 7 and g.label in ["orphans"] -> 12'),
     Code("W107", "warning", "a local name hides a card property",
          "A `let`, loop, choice or parameter named like a card property: inside `where` and "
          "triggers the bare name then means the local, not the card's property.",
@@ -149,6 +156,9 @@ def markdown() -> str:
     out = ["# Diagnostics", "",
            "Every message cgl shows carries one of these codes. Errors stop `cgl run` and make "
            "`cgl lint` exit 1; warnings are reported by `cgl lint` (exit 0, or 1 with `--strict`).",
+           "", "A warning that is wanted (say, a rule kept exactly as the game's text has it) is "
+           "silenced by a comment on its line: `# cgl: allow W109` (several codes: "
+           "`# cgl: allow W101, W109`).",
            "", "This file is generated from `interpreter/codes.py` "
            "(`python -m cgl.interpreter.codes > docs/lint.md`); a test keeps them identical.", "",
            "| code | severity | title |", "|---|---|---|"]

@@ -86,8 +86,21 @@ def lint_ruleset(rs: Ruleset, select: Optional[set] = None) -> list:
     found = []
     for code, fn in RULES.items():
         if not select or code in select:
-            found.extend(fn(ctx))
+            found.extend(d for d in fn(ctx) if not _allowed_here(d))
     return sorted(set(found), key=_order)
+
+
+def _allowed_here(d: Diagnostic) -> bool:
+    """True when the diagnostic's line says `# cgl: allow CODE` (warnings only)."""
+    if d.level != "warning" or d.span is None or not d.span.line:
+        return False
+    from .diagnostics import _source_line
+    line = _source_line(d.span.path, d.span.line) or ""
+    mark = line.find("cgl: allow")
+    if mark < 0:
+        return False
+    codes = {c.strip().upper() for c in line[mark + len("cgl: allow"):].replace(",", " ").split()}
+    return d.code in codes
 
 
 def _order(d: Diagnostic):
@@ -350,13 +363,16 @@ def choices_without_options(ctx):
                                      n.domain.span)
 
 
-def _static(expr, rs) -> bool:
+def _static(expr, rs, seen=frozenset()) -> bool:
+    """True when the expression depends only on the card data, options and constants."""
     kinds = _derive_kinds(rs)
     static_names = ({p.name for p in rs.cards_decl.props} if rs.cards_decl else set()) | {
         n for n, k in kinds.items() if k == "static"} | set(rs.enum_members) | set(rs.options) | {"it", "name"}
     for n in _walk(expr):
         if isinstance(n, A.Name) and n.id not in static_names:
-            return False
+            d = rs.defs.get(n.id)
+            if d is None or d.params is not None or n.id in seen or not _static(d.expr, rs, seen | {n.id}):
+                return False
         if isinstance(n, (A.Call, A.Dice)):
             return False
     return True
@@ -439,6 +455,71 @@ def _holds(eng, cond, env, label) -> bool:
         return bool(eng.ev(cond, env.child({"label": label})))
     except CglError:
         return True
+
+
+def _deck_label_counts(ctx) -> Optional[dict]:
+    """How many cards of the deck carry each label of the ruleset's patterns (at the start)."""
+    rs, eng = ctx.rs, ctx.engine
+    if eng is None or not rs.cards or not rs.patterns:
+        return None
+    counts: dict = {}
+    for p in rs.patterns.values():
+        env = Env({name: eng.players[0] for name in p.params})
+        try:
+            for c in rs.cards:
+                labs = eng.ev(p.labels, env.child({"it": c}))
+                for lab in set(_flat(labs if isinstance(labs, list) else [labs])):
+                    counts[lab] = max(counts.get(lab, 0), 0) + 1
+        except CglError:
+            continue
+    return counts
+
+
+def _conjuncts(e):
+    if isinstance(e, A.And):
+        yield from _conjuncts(e.left)
+        yield from _conjuncts(e.right)
+    else:
+        yield e
+
+
+@rule("W109")
+def table_rows_no_group_satisfies(ctx):
+    """`| g.size = N and g.label in [...] -> …` where no N cards of the deck share such a label."""
+    counts = None
+    for t in ctx.rs.table_decls.values():
+        if not ctx.mine(t):
+            continue
+        for cond, _ in t.rows:
+            need, labels = None, None
+            for atom in _conjuncts(cond):
+                if isinstance(atom, A.Compare) and isinstance(atom.left, A.Attr) and atom.left.name == "size" \
+                        and isinstance(atom.right, A.Int) and atom.op in ("=", ">="):
+                    need = atom.right.value
+                elif isinstance(atom, A.Compare) and atom.op == ">" and isinstance(atom.left, A.Attr) \
+                        and atom.left.name == "size" and isinstance(atom.right, A.Int):
+                    need = atom.right.value + 1
+                elif isinstance(atom, A.In) and not atom.negated and isinstance(atom.left, A.Attr) \
+                        and atom.left.name == "label" and ctx.engine is not None and _static(atom.right, ctx.rs):
+                    try:
+                        value = ctx.engine.ev(atom.right, Env())
+                    except CglError:
+                        continue
+                    labels = list(_flat(value)) if isinstance(value, list) else None
+                elif isinstance(atom, A.Compare) and atom.op == "=" and isinstance(atom.left, A.Attr) \
+                        and atom.left.name == "label" and _const(atom.right, ctx.rs) is not _NOT_CONST:
+                    labels = [_const(atom.right, ctx.rs)]
+            if need is None or labels is None:
+                continue
+            if counts is None:
+                counts = _deck_label_counts(ctx)
+                if counts is None:
+                    return
+            most = max((counts.get(lab, 0) for lab in labels), default=0)
+            if most < need:
+                yield Diagnostic("W109", f"no group of the deck can satisfy this row: it needs {need} cards "
+                                 f"labelled {' or '.join(map(str, labels))}, and the deck has at most {most}",
+                                 cond.span)
 
 
 @rule("E015")

@@ -33,7 +33,16 @@ LINT_CASES = {
     "W107": ('turn { phase p { for suit in players { say "{suit}" } } }\n', 6),
     "W108": ('pattern flush(p) { cards hand(p)  labels [suit]  shape big: 4 }\n'
              'turn { phase p { say "{flush(current)}" } }\n', 6),
+    "W109": ('pattern flush(p) { cards hand(p)  labels [suit]  shape three: 3 }\n'
+             'table pts(g) {\n  | g.size = 4 and g.label in ["red", "blue"] -> 9\n  | else -> 0\n}\n'
+             'turn { phase p { let m = flush(current)  if m != none { say "{pts(first(m.groups))}" } } }\n', 8),
 }
+
+
+def test_a_warning_can_be_allowed_on_its_line(tmp_path):
+    body = "def bonus = 2   # cgl: allow W101\ndef other = 3\n"
+    found = lint_file(_write(tmp_path, body))
+    assert [(d.code, d.span.line) for d in found] == [("W101", 7)]
 
 
 def test_every_registered_code_has_a_case_that_triggers_it(tmp_path, make_rules):

@@ -123,9 +123,11 @@ def _print_entry(entry, quiet):
               help="One bot per seat, e.g. greedy,random,random (overrides --agent; a human seat ignores its entry).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
               help="Write every event and answer as JSON Lines (replay with `cgl replay`).")
+@click.option("--deck", "deck_files", multiple=True, metavar="SEAT=FILE",
+              help="The deck list a seat brings (for games whose players bring decks), e.g. --deck 1=my.yaml.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result.")
 @click.option("--check/--no-check", default=False, help="Check invariants while playing (slower).")
-def run(ruleset, players, seed, options, humans, agent, agent_list, log_path, quiet, check):
+def run(ruleset, players, seed, options, humans, agent, agent_list, deck_files, log_path, quiet, check):
     """Play one game of RULESET (a .cgl file, or the name of a shipped ruleset).
 
     Bots play every seat not given to --human. The play-by-play shows everything
@@ -135,8 +137,9 @@ def run(ruleset, players, seed, options, humans, agent, agent_list, log_path, qu
     rs = _load(ruleset, opts)
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10**6)
+    decks = _parse_decks(deck_files)
     try:
-        game = Game(rs, players, seed, check_invariants=check)
+        game = Game(rs, players, seed, check_invariants=check, decks=decks)
     except CglError as e:
         _report(e, EXIT_USAGE)
     n = game.players
@@ -194,6 +197,17 @@ def run(ruleset, players, seed, options, humans, agent, agent_list, log_path, qu
     click.secho(res.summary(), bold=True)
     _print_scores(res)
     _write_log(log_path, rs, ruleset, opts, seed, n, per_seat, humans, game)
+
+
+def _parse_decks(pairs) -> dict:
+    out = {}
+    for raw in pairs:
+        seat, sep, path = raw.partition("=")
+        if not sep or not seat.strip().isdigit() or not path.strip():
+            raise click.BadParameter(f"`{raw}` is not SEAT=FILE (for example: --deck 1=decks/mine.yaml)",
+                                     param_hint="--deck")
+        out[int(seat) - 1] = path.strip()
+    return out
 
 
 def _print_scores(res):
@@ -365,6 +379,43 @@ def lint(paths, fmt, strict, select):
                    f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}")
     unreadable = any(d.code == "E002" for d in found)
     sys.exit(EXIT_USAGE if unreadable else EXIT_FAIL if errors or (strict and warnings) else EXIT_OK)
+
+
+@main.group()
+def deck():
+    """Deck lists: the cards a player brings, for games that have deck-building rules."""
+
+
+@deck.command("check")
+@click.argument("deck_files", nargs=-1, required=True, type=click.Path())
+@click.option("--ruleset", "-r", required=True, help="The ruleset whose deck-building rules apply.")
+def deck_check(deck_files, ruleset):
+    """Check DECK_FILES against the ruleset's deck-building rules (its `deck` block).
+
+    Exit 0 when every deck is legal, 1 when one is not, 2 when a file cannot be read.
+    """
+    from cgl.interpreter.decks import check_deck, load_deck
+    rs = _load(ruleset, {})
+    if rs.deck is None:
+        click.echo(f"{rs.title} has no deck-building rules (its ruleset has no `deck` block).", err=True)
+        sys.exit(EXIT_USAGE)
+    from cgl.interpreter.engine import Engine
+    engine = Engine(rs, rs.game.min_players, 0)  # only to evaluate the rules
+    worst = EXIT_OK
+    for f in deck_files:
+        try:
+            problems = check_deck(engine, load_deck(rs, f))
+        except CglError as e:
+            click.echo(render_all(e.diagnostics, colour=use_colour(sys.stdout)))
+            worst = max(worst, EXIT_USAGE if any(d.code == "E002" for d in e.diagnostics) else EXIT_FAIL)
+            continue
+        if problems:
+            click.echo(render_all(problems, colour=use_colour(sys.stdout)))
+            click.echo(f"{f}: illegal ({len(problems)} problem{'s' if len(problems) != 1 else ''})")
+            worst = max(worst, EXIT_FAIL)
+        else:
+            click.echo(f"{f}: legal")
+    sys.exit(worst)
 
 
 @main.command()

@@ -399,7 +399,7 @@ class Game(Decl):
 
     @property
     def key(self):
-        return "game"
+        return "game{}"  # a block, not a name: it never clashes with a definition
 
 
 @attrs.frozen
@@ -456,7 +456,7 @@ class Cards(Decl):
 
     @property
     def key(self):
-        return "cards"
+        return "cards{}"  # a block, not a name: it never clashes with a definition
 
 
 @attrs.frozen
@@ -548,7 +548,7 @@ class Setup(Decl):
 
     @property
     def key(self):
-        return "setup"
+        return "setup{}"  # a block, not a name: it never clashes with a definition
 
 
 @attrs.frozen
@@ -560,7 +560,7 @@ class MatchDecl(Decl):
 
     @property
     def key(self):
-        return "match"
+        return "match{}"  # a block, not a name: it never clashes with a definition
 
 
 @attrs.frozen
@@ -573,7 +573,7 @@ class RoundDecl(Decl):
 
     @property
     def key(self):
-        return "round"
+        return "round{}"  # a block, not a name: it never clashes with a definition
 
 
 @attrs.frozen
@@ -593,7 +593,7 @@ class TurnDecl(Decl):
 
     @property
     def key(self):
-        return "turn"
+        return "turn{}"  # a block, not a name: it never clashes with a definition
 
 
 @attrs.frozen
@@ -672,6 +672,27 @@ class Invariant(Decl):
     """
     name: str
     cond: Expr
+
+
+@attrs.frozen
+class DeckRule(Node):
+    """`check size: count(cards) <= 25 "…"` or `each copies: copies <= 3 "…"`."""
+    name: str
+    per_entry: bool
+    cond: Expr
+    message: str
+
+
+@attrs.frozen
+class DeckDecl(Decl):
+    """`deck { default "decks/" + race1 + ".yaml"  check …  each … }` — each player brings a
+    deck list (a YAML file of card names and copies); the rules say what a legal deck is."""
+    default: Optional[Expr]
+    rules: tuple
+
+    @property
+    def key(self):
+        return "deck{}"  # a block, not a name: it never clashes with a definition
 
 
 @attrs.frozen

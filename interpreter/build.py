@@ -626,6 +626,18 @@ class _Build(Transformer):
     def rule_decl(self, meta, c):
         return A.Rule(str(c[0]), str(c[1]), c[2] if len(c) > 2 else None, span=self.sp(meta))
 
+    def deck_default(self, meta, c):
+        return _Tagged("default", c[0])
+
+    def deck_check(self, meta, c):
+        return _Tagged("rule", A.DeckRule(str(c[0]), False, c[1], _unquote(c[2]), span=self.sp(meta)))
+
+    def deck_each(self, meta, c):
+        return _Tagged("rule", A.DeckRule(str(c[0]), True, c[1], _unquote(c[2]), span=self.sp(meta)))
+
+    def deck_decl(self, meta, c):
+        return A.DeckDecl(_tagged(c, "default"), tuple(_all_tagged(c, "rule")), span=self.sp(meta))
+
     def invariant_decl(self, meta, c):
         return A.Invariant(str(c[0]), c[1], span=self.sp(meta))
 
@@ -670,7 +682,7 @@ _STATEMENT_WORDS = {"MOVE", "DRAW", "DEAL", "DISCARD", "SHUFFLE", "REVEAL", "SET
                     "SAY", "EMIT", "GIVE", "ACT", "PASS"}
 _DECL_WORDS = {"GAME", "EXTENDS", "OPTION", "ENUM", "CARDS", "DERIVE", "ZONE", "VAR", "DEF", "PROCEDURE",
                "TABLE", "PATTERN", "SETUP", "ROUND", "TURN", "MATCH", "ON", "REACTION", "ACTION", "RULE",
-               "INVARIANT", "OVERRIDE", "REMOVE"}
+               "INVARIANT", "DECK", "OVERRIDE", "REMOVE"}
 
 
 def _word(term: str) -> str:

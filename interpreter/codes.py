@@ -98,6 +98,12 @@ _CODES = [
          "needs more cards than the deck has.",
          'game "G" { players 2..6 }   # 40 cards in the deck\nround { start { deal 8 to hand } }',
          'game "G" { players 2..5 }   # 40 cards: 5 players × 8\nround { start { deal 8 to hand } }'),
+    Code("E016", "error", "an illegal deck",
+         "A deck list breaks one of the ruleset's deck-building rules (`deck { check … each … }`). "
+         "The position is the entry of the deck list that breaks an `each` rule, or its `cards:` "
+         "for a `check` rule; the message is the rule's own.",
+         '# kozyablo deck list\ncards:\n  - {name: Pozorny Archer, copies: 4}',
+         '# kozyablo deck list\ncards:\n  - {name: Pozorny Archer, copies: 3}'),
     Code("W101", "warning", "unused definition",
          "A definition (def, table, pattern, procedure, variable, zone, option, enum) that nothing "
          "refers to. Remove it, or use it.",

@@ -463,7 +463,8 @@ class Compiler:
 def _bound_names(rs) -> set:
     """Every name the ruleset can bind locally anywhere (so other names are never locals)."""
     from .engine import _walk
-    names = {"it", "card", "player", "event", "responder", "actor", "option", "label"} | _emitted_fields(rs)
+    names = {"it", "card", "player", "event", "responder", "actor", "option", "label",
+             "cards", "decklist", "copies"} | _emitted_fields(rs)
     for item in rs.items:
         for n in _walk(item):
             if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):

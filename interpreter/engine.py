@@ -123,6 +123,7 @@ class Engine:
         self.last_seen: dict = {}
         self.quiet_moves = 0          # inside a bulk `move`: cards are logged as one line
         self.max_steps: Optional[int] = None   # a budget of statements (None: no limit)
+        self.decks: dict = {}                  # seat -> DeckList, when the ruleset has a `deck` block
         self.decl_order = rs.cache.get("order") or rs.cache.setdefault(
             "order", {id(d): i for i, d in enumerate(rs.items)})
         self._triggers_by_kind = _index_by_kind(rs.triggers)
@@ -1435,6 +1436,13 @@ def _b_zone_of(eng, e, a):
     return eng.zone_of_card(a[0]).name
 
 
+def _b_deck_of(eng, e, a):
+    p = eng.as_player(a[0], e)
+    if p.seat not in eng.decks:
+        raise eng.fail(e, "no deck lists in this game: the ruleset has no `deck { … }` block")
+    return eng.decks[p.seat].as_value()
+
+
 _BUILTINS = {
     "count": _b_count, "sum": _b_sum, "max": _b_max, "min": _b_min, "first": _b_first, "last": _b_last,
     "top": _b_top, "bottom": _b_bottom, "random": _b_random, "lookup": _b_lookup, "others": _b_others,
@@ -1442,6 +1450,7 @@ _BUILTINS = {
     "abs": lambda eng, e, a: abs(_num(a[0], e, eng)), "unique": _b_unique, "owner": _b_owner,
     "zone_of": _b_zone_of, "exists": lambda eng, e, a: _b_count(eng, e, a) > 0,
     "text": lambda eng, e, a: _show(a[0]),
+    "deck_of": _b_deck_of,
 }
 assert set(_BUILTINS) == set(BUILTIN_FUNCTIONS), set(_BUILTINS) ^ set(BUILTIN_FUNCTIONS)
 

@@ -45,7 +45,8 @@ class Result:
 class Game:
     """One game of a ruleset, driven one decision at a time."""
 
-    def __init__(self, ruleset, players: Optional[int] = None, seed: int = 0, check_invariants: bool = False):
+    def __init__(self, ruleset, players: Optional[int] = None, seed: int = 0, check_invariants: bool = False,
+                 decks: Optional[dict] = None):
         g = ruleset.game
         if players is None:
             players = g.min_players
@@ -56,6 +57,12 @@ class Game:
         self.ruleset = ruleset
         self.seed = seed
         self.engine = Engine(ruleset, players, seed, check_invariants)
+        self.decks = dict(decks or {})       # seat (0-based) -> deck list file
+        if ruleset.deck is not None:
+            from .decks import attach_decks
+            attach_decks(self.engine, self.decks)
+        elif self.decks:
+            raise CglError(Diagnostic("E007", f"{g.title} takes no deck lists (its ruleset has no `deck` block)"))
         self.answers: list = []
         self.pending: Optional[Decision] = None
         self._gen = None
@@ -106,7 +113,7 @@ class Game:
         The engine is a running program, so a fork replays (ruleset, seed, answers):
         the copy is exact because everything random comes from the seeded state.
         """
-        twin = Game(self.ruleset, self.players, self.seed, self.engine.check)
+        twin = Game(self.ruleset, self.players, self.seed, self.engine.check, self.decks)
         d = twin.start(*self._start_args)
         for a in self.answers:
             d = twin.answer(a)
@@ -206,9 +213,9 @@ class ScriptedAgent:
 
 
 def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, check_invariants: bool = False,
-         max_decisions: int = 1_000_000, listener=None) -> Game:
+         max_decisions: int = 1_000_000, listener=None, decks: Optional[dict] = None) -> Game:
     """Play a whole game. `agents` is a list (one per seat) of agents or agent names."""
-    game = Game(ruleset, players, seed, check_invariants)
+    game = Game(ruleset, players, seed, check_invariants, decks)
     n = game.players
     if agents is None:
         agents = ["random"] * n

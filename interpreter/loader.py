@@ -66,6 +66,7 @@ class Ruleset:
     actions: list
     rules: list
     invariants: list
+    deck: Optional[A.DeckDecl]
     items: list              # every merged declaration, in order
     sources: list            # the files read, base first
     cache: dict = attrs.field(factory=dict, repr=False, eq=False)   # compiled closures, shared by games
@@ -388,7 +389,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         patterns=named(A.Pattern), setup=one(A.Setup), match=one(A.MatchDecl), round=one(A.RoundDecl),
         turn=one(A.TurnDecl), triggers=by_kind.get(A.Trigger, []), reactions=by_kind.get(A.Reaction, []),
         actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []),
-        invariants=by_kind.get(A.Invariant, []), items=items, sources=sources,
+        invariants=by_kind.get(A.Invariant, []), deck=one(A.DeckDecl), items=items, sources=sources,
     )
     from .names import check_names
     found = check_names(rs)

@@ -32,6 +32,7 @@ BUILTIN_FUNCTIONS = {
     "zone_of": (1, 1, "the name of the zone that holds the card"),
     "exists": (1, 1, "true when the list or zone is not empty"),
     "text": (1, 1, "a value as text"),
+    "deck_of": (1, 1, "the deck list a player brought: its fields, and `.cards` (one per copy)"),
 }
 
 #: Built-in names that are values.
@@ -318,6 +319,11 @@ class NameChecker:
             self.expr(rule.cond, sc)
         for inv in rs.invariants:
             self.expr(inv.cond, root)
+        if rs.deck is not None:
+            self.expr(rs.deck.default, root.child(["player"]))
+            for r in rs.deck.rules:
+                names = ["cards", "decklist"] + (["card", "copies", "it"] if r.per_entry else [])
+                self.expr(r.cond, root.child(names, it_ok=r.per_entry))
 
     def _check_event(self, ev: A.EventPat):
         for zname in (ev.source, ev.dest):

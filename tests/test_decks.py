@@ -1,0 +1,82 @@
+"""KZ-DECK and deck lists: `cgl deck check` and `cgl run --deck` for Kozyablo.
+
+The deck-building rules live in the ruleset's `deck { … }` block; these tests prove the
+starter decks pass and every kind of illegal deck is refused with a message that points
+into the deck list.
+"""
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from click.testing import CliRunner
+
+from cgl.cli.main import main
+
+DECKS = pathlib.Path(__file__).resolve().parent.parent / "rulesets" / "kozyablo-decks"
+POZORKI = (DECKS / "pozorki.yaml").read_text()
+
+
+def check(*files):
+    return CliRunner().invoke(main, ["deck", "check", *map(str, files), "--ruleset", "kozyablo"])
+
+
+def test_kz_deck_the_starter_decks_are_legal():
+    """KZ-DECK: every race's starter deck passes the ruleset's deck-building rules."""
+    r = check(*sorted(DECKS.glob("*.yaml")))
+    assert r.exit_code == 0, r.output
+    assert r.output.count(": legal") == 4
+
+
+@pytest.mark.parametrize("change, rule, line", [
+    (("{name: Pozorny Archer, copies: 3}", "{name: Pozorny Archer, copies: 4}"), "copies", 9),
+    (("{name: Firebolt, copies: 2}", "{name: Firebolt, copies: 2}\n  - {name: Old Kozel, copies: 1}"), "one_hero", 8),
+    (("{name: Firebolt, copies: 2}", "{name: Firebolt, copies: 2}\n  - {name: Old Kozel, copies: 1}"), "race", 16),
+    (("[Gold Mine, Crystal Mine, Energy Source]", "[Gold Mine, Gold Mine, Energy Source]"), "sectors", 7),
+    (("capital: Pozorki Capital", "capital: Zhloby Capital"), "capital", 6),
+    (("{name: Firebolt, copies: 2}", "{name: Firebolt, copies: 2}\n  - {name: Gold Mine, copies: 1}"), "apart", 16),
+])
+def test_kz_deck_each_illegal_deck_is_refused_where_it_breaks_a_rule(tmp_path, change, rule, line):
+    """KZ-DECK: copies, one hero, the capital's race, the three sectors, the capital, sectors apart."""
+    old, new = change
+    assert old in POZORKI
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(POZORKI.replace(old, new))
+    r = check(deck)
+    assert r.exit_code == 1, r.output
+    assert f"deck.yaml:{line}:" in r.output and f"(rule `{rule}`)" in r.output
+
+
+def test_kz_deck_size_and_artifacts(tmp_path):
+    """KZ-DECK: 15-25 cards; an artifact only for the deck's own hero."""
+    small = tmp_path / "small.yaml"
+    small.write_text("\n".join(l for l in POZORKI.splitlines() if "Swordsman" not in l and "Knight" not in l))
+    r = check(small)
+    assert r.exit_code == 1 and "(rule `size`)" in r.output and "small.yaml:8:" in r.output
+    no_hero = tmp_path / "nohero.yaml"
+    no_hero.write_text(POZORKI.replace("  - {name: Captain Pozor, copies: 1}\n", "  - {name: Pozorny Scout, copies: 1}\n"))
+    r = check(no_hero)
+    assert "(rule `artifacts`)" in r.output and "Shining Sword" in r.output
+
+
+def test_a_misspelled_card_in_a_deck_list_gets_a_did_you_mean(tmp_path):
+    deck = tmp_path / "typo.yaml"
+    deck.write_text(POZORKI.replace("Pozorny Scout", "Pozorny Scuot"))
+    r = check(deck)
+    assert r.exit_code == 1 and "E003 no card is named `Pozorny Scuot`" in r.output
+    assert "did you mean `Pozorny Scout`?" in r.output
+    assert check(tmp_path / "missing.yaml").exit_code == 2
+
+
+def test_run_takes_a_deck_per_seat_and_refuses_an_illegal_one(tmp_path):
+    r = CliRunner().invoke(main, ["run", "kozyablo", "-s", "4", "-q", "--deck", f"2={DECKS / 'kozly.yaml'}"])
+    assert r.exit_code == 0, r.output
+    assert "P2: army kozly" in r.output
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(POZORKI.replace("copies: 3}", "copies: 5}"))
+    r = CliRunner().invoke(main, ["run", "kozyablo", "--deck", f"1={bad}"])
+    assert r.exit_code == 2 and "E016" in r.output
+    r = CliRunner().invoke(main, ["run", "kozyablo", "--deck", "one=x.yaml"])
+    assert r.exit_code == 2 and "is not SEAT=FILE" in r.output
+    r = CliRunner().invoke(main, ["run", "mgt", "--deck", "1=x.yaml"])
+    assert r.exit_code == 2 and "takes no deck lists" in r.output

@@ -5,8 +5,11 @@ tests/scenarios/unicorns/."""
 from __future__ import annotations
 
 import collections
+import pathlib
+import re
 
 import pytest
+import yaml
 
 from cgl.interpreter.diagnostics import CglError
 from cgl.interpreter.game import Game, play
@@ -131,3 +134,20 @@ def test_unicorns_smoke_seeded_games(players):
         assert st.finished, seed
         ends["winner" if st.winners else "nobody"] += 1
     assert ends["winner"] >= 50, ends
+
+
+def test_uu_every_card_has_its_effect_id():
+    """Every black-backed card of the deck has a UU-CARD-<NAME> ID in unicorns.cgl (its
+    effect is encoded; the scenarios named after the IDs prove them)."""
+    root = pathlib.Path(__file__).resolve().parents[1]
+    src = (root / "rulesets" / "unicorns.cgl").read_text(encoding="utf-8")
+    ids = set(re.findall(r"UU-CARD-[A-Z0-9-]+", src))
+    cards = yaml.safe_load((root / "rulesets" / "unicorns-cards.yaml").read_text(encoding="utf-8"))["cards"]
+
+    def card_id(name):
+        return "UU-CARD-" + re.sub(r"[^A-Z0-9]+", "-", name.upper().replace("'", "")).strip("-")
+
+    missing = [c["name"] for c in cards if c["kind"] != "baby" and card_id(c["name"]) not in ids]
+    assert missing == []
+    with_effects = [c["name"] for c in cards if c["kind"] in ("magical", "magic", "upgrade", "downgrade")]
+    assert len(with_effects) == 65

@@ -120,20 +120,23 @@ def test_uu_first_random_by_default():
 OPTIONS = [{}, {"targets": "2", "drinking": "true", "strip": "true"}, {"two_player": "false"}]
 
 
+@pytest.mark.parametrize("batch", [0, 1])
 @pytest.mark.parametrize("players", [2, 4, 8])
-def test_unicorns_smoke_seeded_games(players):
-    """60 seeded games for each number of players, random and greedy agents, every
-    variant, invariants on (babies never in a hand, the deck or the pile; nothing left
-    in limbo; only unicorns, upgrades and downgrades in stables): each ends decided."""
+def test_unicorns_smoke_seeded_games(players, batch):
+    """201 seeded games in all (67 for each of 2, 4 and 8 players, in two batches), random
+    and greedy agents, every variant, invariants on (babies never in a hand, the deck or
+    the pile; nothing left in limbo; only unicorns, upgrades and downgrades in stables):
+    each ends decided."""
     rulesets = [load("unicorns", o) for o in OPTIONS]
     mixes = [["random"] * players, ["greedy"] * players, (["greedy", "random"] * 4)[:players]]
     ends = collections.Counter()
-    for seed in range(60):
+    seeds = range(batch, 67, 2)
+    for seed in seeds:
         g = play(rulesets[seed % 3], players, seed, agents=mixes[(seed // 3) % 3], check_invariants=True)
         st = g.engine.state
         assert st.finished, seed
         ends["winner" if st.winners else "nobody"] += 1
-    assert ends["winner"] >= 50, ends
+    assert ends["winner"] >= len(seeds) - 5, ends
 
 
 def test_uu_every_card_has_its_effect_id():

@@ -80,3 +80,21 @@ def test_run_takes_a_deck_per_seat_and_refuses_an_illegal_one(tmp_path):
     assert r.exit_code == 2 and "is not SEAT=FILE" in r.output
     r = CliRunner().invoke(main, ["run", "mgt", "--deck", "1=x.yaml"])
     assert r.exit_code == 2 and "takes no deck lists" in r.output
+
+
+RACES = ["pozorki", "trutni", "kozly", "zhloby"]
+
+
+@pytest.mark.parametrize("first", RACES)
+def test_kz_win_every_pairing_of_the_starter_decks_plays_to_a_winner(first):
+    """KZ-WIN: `cgl run kozyablo --deck 1=A --deck 2=B` with the default (random) bots ends
+    with a winner for every ordered pairing of the four starter decks."""
+    from cgl.interpreter.game import play
+    from cgl.interpreter.loader import load
+    rs = load("kozyablo")
+    for second in RACES:
+        game = play(rs, 2, seed=1, decks={0: str(DECKS / f"{first}.yaml"), 1: str(DECKS / f"{second}.yaml")},
+                    check_invariants=True)
+        assert game.result.winners, (first, second, game.result.reason)
+        armies = [p["army"] for p in game.result.players]
+        assert armies == [first, second]

@@ -117,8 +117,9 @@ def _print_entry(entry, quiet):
               help="Set a ruleset option, e.g. -o rounds=4 (repeatable). `cgl info` lists them.")
 @click.option("--human", "humans", type=int, multiple=True, metavar="SEAT",
               help="Seat (1-based) played by you at the terminal (repeatable).")
-@click.option("--agent", type=click.Choice(sorted(AGENTS)), default="random", show_default=True,
-              help="The bot that plays the other seats.")
+@click.option("--agent", type=click.Choice(sorted(AGENTS)), default="greedy", show_default=True,
+              help="The bot that plays the other seats: greedy follows the ruleset's `prefer` hints, "
+                   "random picks uniformly.")
 @click.option("--agents", "agent_list", metavar="A,B,…",
               help="One bot per seat, e.g. greedy,random,random (overrides --agent; a human seat ignores its entry).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),

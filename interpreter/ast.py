@@ -620,7 +620,11 @@ class EventPat(Node):
 
 @attrs.frozen
 class Trigger(Decl):
-    """`on discard if nature = proud as proud { … }`; with `may "…"` it is optional."""
+    """`on discard if nature = proud as proud { … }`; with `may "…"` it is optional.
+
+    With `instead` it is a replacement: `on move to pile if kind = baby instead { move card
+    to nursery }` runs its body in place of the card's move, which then never happens.
+    """
     name: str
     event: EventPat
     cond: Optional[Expr]
@@ -628,6 +632,7 @@ class Trigger(Decl):
     ask_by: Optional[Expr]
     prompt: Optional[Text]
     body: Block
+    instead: bool = False
 
 
 @attrs.frozen

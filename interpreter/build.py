@@ -585,7 +585,10 @@ class _Build(Transformer):
         sp = self.sp(meta)
         name = str(name_tok) if name_tok is not None else f"on {event} (line {sp.line})"
         return A.Trigger(name, event, cond, may is not None, may[0] if may else None,
-                         may[1] if may else None, body, span=sp)
+                         may[1] if may else None, body, _tagged(c, "instead", False), span=sp)
+
+    def instead_flag(self, meta, c):
+        return _Tagged("instead", True)
 
     def react_responders(self, meta, c):
         return _Tagged("responders", c[0])

@@ -126,7 +126,8 @@ class Engine:
         self.decks: dict = {}                  # seat -> DeckList, when the ruleset has a `deck` block
         self.decl_order = rs.cache.get("order") or rs.cache.setdefault(
             "order", {id(d): i for i, d in enumerate(rs.items)})
-        self._triggers_by_kind = _index_by_kind(rs.triggers)
+        self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
+        self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
         self._reactions_by_kind = _index_by_kind(rs.reactions)
         self.state = self._initial_state(seed)
 
@@ -429,9 +430,29 @@ class Engine:
             src = self.zone_of_card(c)
             if src == dest:
                 continue  # already there: no move, no event
-            self._place(c, dest, s.position)
             who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
-            yield from self.raise_event(Event("move", card=c, player=self.players[who], source=src, dest=dest))
+            ev = Event("move", card=c, player=self.players[who], source=src, dest=dest)
+            if (yield from self._replace(ev)):
+                continue
+            self._place(c, dest, s.position)
+            yield from self.raise_event(ev)
+
+    def _replace(self, ev: Event):
+        """Run the first `instead` trigger that replaces this card move; True if one did."""
+        if not self._instead_by_kind:
+            return False
+        ev.phase = ev.phase or self.state.phase
+        for tr in self._matching(self._instead_by_kind, ev):
+            env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+            if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
+                continue
+            if len(self.event_chain) >= MAX_EVENT_DEPTH:
+                chain = " -> ".join(self.event_chain[-12:])
+                raise CglError(Diagnostic("E011", f"replacements run away ({len(self.event_chain)} deep): {chain}",
+                                          tr.span, hint="a replacement must not make the move it replaces"))
+            yield from self._fire("instead", tr.name, tr.body, env)
+            return True
+        return False
 
     def _default_zone(self, role, node, owner=None) -> ZoneRef:
         z = self.rs.zone_with_role(role)
@@ -452,9 +473,12 @@ class Engine:
                 self.log("empty", f"{src} is empty", zone=src.name)
                 break
             card = self.cards[ids[-1]]
+            ev = Event("draw", card=card, player=self.players[who], source=src, dest=dest)
+            if (yield from self._replace(ev)):
+                continue
             self._place(card, dest)
             self.bump(f"card drawn:{card.name}")
-            yield from self.raise_event(Event("draw", card=card, player=self.players[who], source=src, dest=dest))
+            yield from self.raise_event(ev)
 
     def x_deal(self, s, env):
         n = _num(self.ev(s.count, env), s.count, self)
@@ -468,9 +492,12 @@ class Engine:
                     return
                 card = self.cards[ids[-1]]
                 dest = ZoneRef(s.zone, p)
+                ev = Event("deal", card=card, player=self.players[p], source=src, dest=dest)
+                if (yield from self._replace(ev)):
+                    continue
                 self._place(card, dest)
                 self.bump(f"card dealt:{card.name}")
-                yield from self.raise_event(Event("deal", card=card, player=self.players[p], source=src, dest=dest))
+                yield from self.raise_event(ev)
 
     def x_discard(self, s, env):
         cards = self.cards_of(self.ev(s.cards, env), s.cards)
@@ -478,10 +505,12 @@ class Engine:
         for c in list(cards):
             src = self.zone_of_card(c)
             who = src.owner if src.owner is not None else self.state.current
+            ev = Event("discard", card=c, player=self.players[who], source=src, dest=dest, forced=s.forced)
+            if (yield from self._replace(ev)):
+                continue
             self._place(c, dest)
             self.bump(f"card discarded:{c.name}")
-            yield from self.raise_event(Event("discard", card=c, player=self.players[who], source=src, dest=dest,
-                                              forced=s.forced))
+            yield from self.raise_event(ev)
 
     def x_shuffle(self, s, env):
         z = self.as_zone(self.ev(s.zone, env), s.zone)

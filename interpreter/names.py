@@ -292,6 +292,11 @@ class NameChecker:
         event_names = ["card", "player", "event", "it"] + sorted(self.event_fields)
         for tr in rs.triggers:
             self._check_event(tr.event)
+            if tr.instead and tr.event.kind not in ("move", "draw", "discard", "deal"):
+                self.report(Diagnostic("E008", f"`instead` replaces a card's move: `{tr.event}` moves no card",
+                                       tr.event.span, hint="use it with move, draw, discard or deal"))
+            if tr.instead and tr.optional:
+                self.report(Diagnostic("E008", "a replacement (`instead`) cannot be optional (`may`)", tr.span))
             sc = root.child(event_names, it_ok=True)
             self.expr(tr.cond, sc)
             self.expr(tr.ask_by, sc)

@@ -576,3 +576,40 @@ def test_functions_reading_where_cards_lie_are_not_remembered(make_rules):
     assert _classify(rs)[1] == {"reds"}
     g, _ = run_script(rs, [])
     assert "0 0" in texts(g) and "2 1" in texts(g)
+
+
+def test_instead_replaces_a_move_which_then_never_happens(make_rules):
+    """A replacement (`instead`) runs in place of the move: the card never reaches the
+    pile, no discard event is raised, and triggers on the replacing move still fire."""
+    rs = make_rules("""
+        zone safe: shared, public
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { discard hand(current) } }
+        on discard if suit = "green" instead as rescue { move card to safe }
+        on discard as seen { say "discarded {card.name}" }
+        on move to safe as saved { say "saved {card.name}" }
+    """)
+    g, _ = run_script(rs, [])
+    t = texts(g)
+    st = g.state
+    names = {c.id: c.name for c in rs.cards}
+    assert [names[i] for i in st.zones["safe"]] == ["C1"]
+    assert [names[i] for i in st.zones["pile"]] == ["B3"]
+    assert "saved C1" in t and "discarded B3" in t and "discarded C1" not in t
+    assert st.stats["instead:rescue"] == 1
+
+
+def test_instead_is_for_card_moves_and_a_loop_is_caught(make_rules):
+    with pytest.raises(CglError) as e:
+        make_rules("on start of turn instead as nothing { pass }\n")
+    assert e.value.diagnostics[0].code == "E008" and "moves no card" in e.value.diagnostics[0].message
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { discard hand(current) } }
+        on discard instead as again { discard card }
+    """)
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    assert e.value.diagnostics[0].code == "E011" and "again -> again" in e.value.diagnostics[0].message

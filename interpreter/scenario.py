@@ -61,6 +61,43 @@ def _bad(path, data, key, message, hint=None):
     return CglError(Diagnostic("E013", message, span, hint=hint))
 
 
+# What each key of a scenario holds: "map", "list", "int", "text", or a nested schema.
+_SHAPE = {
+    "scenario": "text", "ruleset": "text", "players": "int", "options": "map", "seed": "int",
+    "turns": "int", "script": "list", "dice": "list", "random": "list", "about": "text",
+    "setup": {"turn": "text", "round": "int", "zones": "map", "rest": "text", "players": "map",
+              "cards": "map", "globals": "map"},
+    "expect": {"zones": "map", "players": "map", "cards": "map", "globals": "map", "log": "list",
+               "not_log": "list", "winners": "list", "next": "text", "stats": "map"},
+}
+_WORDS = {"map": "a mapping (key: value lines)", "list": "a list", "int": "a whole number", "text": "a text"}
+
+
+def _check_shape(path, data, shape, where=""):
+    for key, want in shape.items():
+        if key not in data or data[key] is None:
+            continue
+        v = data[key]
+        if isinstance(want, dict):
+            if not isinstance(v, dict):
+                raise _bad(path, data, key, f"`{where}{key}` must be a mapping of {', '.join(want)}")
+            for k in v:
+                if k not in want:
+                    raise _bad(path, v, k, f"unknown key `{k}` in `{where}{key}`", hint=did_you_mean(str(k), want))
+            _check_shape(path, v, want, f"{where}{key}.")
+            continue
+        ok = {"map": isinstance(v, dict), "list": isinstance(v, list),
+              "int": isinstance(v, int) and not isinstance(v, bool), "text": isinstance(v, (str, int))}[want]
+        if not ok:
+            raise _bad(path, data, key, f"`{where}{key}` must be {_WORDS[want]}")
+    for key in ("zones", "players", "cards"):
+        inner = data.get(key) if where in ("setup.", "expect.") else None
+        if isinstance(inner, dict) and key != "zones":
+            for k, v in inner.items():
+                if v is not None and not isinstance(v, dict):
+                    raise _bad(path, inner, k, f"`{where}{key}.{k}` must be a mapping of variables")
+
+
 def read(path: str) -> list:
     """The scenarios of a YAML file (one document, or a list under `scenarios:`)."""
     try:
@@ -87,6 +124,7 @@ def read(path: str) -> list:
         for k in item:
             if k not in KNOWN_KEYS:
                 raise _bad(path, item, k, f"unknown scenario key `{k}`", hint=did_you_mean(str(k), KNOWN_KEYS))
+        _check_shape(path, item, _SHAPE)
         out.append(item)
     return out
 
@@ -182,8 +220,8 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
         if k not in st.globals:
             raise _bad(path, setup.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))
         st.globals[k] = _value(eng, v)
-    st.round_no = int(setup.get("round", 1))
-    return _seat(path, setup, "turn", setup.get("turn", "P1"), eng.n)
+    st.round_no = int(setup.get("round") or 1)
+    return _seat(path, setup, "turn", setup.get("turn") or "P1", eng.n)
 
 
 def _answer_for(d: Decision, want, path) -> Any:
@@ -224,7 +262,7 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True) -> Outcome:
     rs_path = candidate if os.path.isfile(candidate) else rs_ref
     options = {str(k): (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (item.get("options") or {}).items()}
     rs = load(resolve(rs_path), options)
-    game = Game(rs, item.get("players"), int(item.get("seed", 0)), check_invariants)
+    game = Game(rs, item.get("players"), int(item.get("seed") or 0), check_invariants)
     eng = game.engine
     eng.forced_dice = list(item.get("dice") or [])
     eng.forced_random = [str(x) for x in (item.get("random") or [])]
@@ -234,7 +272,7 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True) -> Outcome:
     setup = item.get("setup") or MarkedDict()
     start = setup_position(game, path, setup)
     script = list(item.get("script") or [])
-    turns = item.get("turns", 1)
+    turns = 1 if item.get("turns") is None else item["turns"]
     try:
         d = game.start(start_turn=start, max_turns=turns)
         while d is not None:

@@ -89,3 +89,39 @@ def test_mutants_get_diagnostics_or_run(tmp_path_factory, muts, which):
     except CglError as e:
         for diag in e.diagnostics:
             render(diag)
+
+
+SCENARIOS = sorted((pathlib.Path(__file__).resolve().parent / "scenarios").rglob("*.yaml"))
+DECK_LISTS = sorted((ROOT / "kozyablo-decks").glob("*.yaml"))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(which=st.integers(0, 10_000), op=st.sampled_from(["drop_line", "dup_line", "swap_lines", "cut_line",
+                                                           "drop_token", "dup_token", "swap_tokens"]),
+       a=st.integers(0, 10_000), b=st.integers(0, 10_000), deck=st.booleans())
+def test_mutated_scenarios_and_deck_lists_get_diagnostics(tmp_path_factory, which, op, a, b, deck):
+    """A broken scenario file or deck list (what a designer writes by hand) fails with a
+    diagnostic or a failed expectation, never a Python error."""
+    from cgl.interpreter import scenario
+    from cgl.interpreter.decks import check_deck, load_deck
+    from cgl.interpreter.engine import Engine
+    folder = tmp_path_factory.mktemp("mutant")
+    source = (DECK_LISTS if deck else SCENARIOS)[which % len(DECK_LISTS if deck else SCENARIOS)]
+    path = folder / source.name
+    path.write_text(_mutate(source.read_text(encoding="utf-8"), op, a, b), encoding="utf-8")
+    try:
+        if deck:
+            rs = load("kozyablo")
+            for d in check_deck(Engine(rs, 2, 0), load_deck(rs, str(path))):
+                render(d)
+        else:
+            for item in scenario.read(str(path)):
+                try:
+                    scenario.run(str(path), item)
+                except CglError as e:
+                    for d in e.diagnostics:
+                        render(d)
+    except CglError as e:
+        for d in e.diagnostics:
+            render(d)

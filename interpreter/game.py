@@ -58,6 +58,10 @@ class Game:
         self.seed = seed
         self.engine = Engine(ruleset, players, seed, check_invariants)
         self.decks = dict(decks or {})       # seat (0-based) -> deck list file
+        for seat in self.decks:
+            if not 0 <= seat < players:
+                raise CglError(Diagnostic("E007", f"a deck list for seat {seat + 1}, but the game has seats "
+                                          f"1 to {players}"))
         if ruleset.deck is not None:
             from .decks import attach_decks
             attach_decks(self.engine, self.decks)

@@ -76,6 +76,8 @@ def test_run_takes_a_deck_per_seat_and_refuses_an_illegal_one(tmp_path):
     bad.write_text(POZORKI.replace("copies: 3}", "copies: 5}"))
     r = CliRunner().invoke(main, ["run", "kozyablo", "--deck", f"1={bad}"])
     assert r.exit_code == 2 and "E016" in r.output
+    r = CliRunner().invoke(main, ["run", "kozyablo", "--deck", f"3={DECKS / 'kozly.yaml'}"])
+    assert r.exit_code == 2 and "seats 1 to 2" in r.output
     r = CliRunner().invoke(main, ["run", "kozyablo", "--deck", "one=x.yaml"])
     assert r.exit_code == 2 and "is not SEAT=FILE" in r.output
     r = CliRunner().invoke(main, ["run", "mgt", "--deck", "1=x.yaml"])

@@ -468,12 +468,15 @@ class Derive(Decl):
 
 @attrs.frozen
 class Zone(Decl):
-    """`zone hand: per player, owner, as hand`"""
+    """`zone hand: per player, owner, as hand`; `zone under: per card, public` gives every
+    card a zone of its own, `under(c)` (attachments: a Joker under a card, creatures in a
+    sector card)."""
     name: str
     per_player: bool
     ordered: bool
     visibility: str  # public | owner | hidden
     role: Optional[str]
+    per_card: bool = False
 
 
 @attrs.frozen

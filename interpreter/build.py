@@ -395,6 +395,9 @@ class _Build(Transformer):
     def zone_per_player(self, meta, c):
         return ("per_player", True)
 
+    def zone_per_card(self, meta, c):
+        return ("per_card", True)
+
     def zone_ordered(self, meta, c):
         return ("ordered", True)
 
@@ -419,7 +422,8 @@ class _Build(Transformer):
     def zone_decl(self, meta, c):
         attrs_ = dict(c[1:])
         return A.Zone(str(c[0]), attrs_.get("per_player", False), attrs_.get("ordered", True),
-                      attrs_.get("visibility", "public"), attrs_.get("role"), span=self.sp(meta))
+                      attrs_.get("visibility", "public"), attrs_.get("role"), attrs_.get("per_card", False),
+                      span=self.sp(meta))
 
     def scope_player(self, meta, c):
         return _Tagged("scope", "player")

@@ -258,6 +258,20 @@ class Compiler:
         if p is not None:
             return lambda eng, env: eng.match_pattern(p, [a(eng, env) for a in args])
         z = rs.zones.get(name)
+        if z is not None and z.per_card:
+            if not args:
+                def no_card(eng, env):
+                    raise eng.fail(e, f"`{name}` is a zone of each card: say which, `{name}(c)`")
+                return no_card
+            which = args[0]
+
+            def zone_of_a_card(eng, env):
+                c = which(eng, env)
+                if not hasattr(c, "props"):
+                    from .engine import _kind
+                    raise eng.fail(e.args[0], f"`{name}(…)` takes a card, got {_kind(c)}")
+                return ZoneRef(name, None, c.id, c.name)
+            return zone_of_a_card
         if z is not None and z.per_player:
             if not args:
                 def no_owner(eng, env):

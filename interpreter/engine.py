@@ -19,7 +19,7 @@ from . import ast as A
 from .diagnostics import CglError, Diagnostic, did_you_mean, error
 from .names import BUILTIN_FUNCTIONS
 from .patterns import solve_all
-from .state import Event, Group, Match, Player, State, ZoneRef, plain
+from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, plain
 
 MAX_EVENT_DEPTH = 60      # nested events before a trigger chain counts as runaway
 MAX_LOOP = 10_000         # iterations of one `while` / `repeat`
@@ -139,9 +139,10 @@ class Engine:
             if z.per_player:
                 for p in range(self.n):
                     zones[f"{z.name}:{p}"] = []
-            else:
+            elif not z.per_card:  # a card's own zone is made when a card first goes into it
                 zones[z.name] = []
-        deck = rs.zone_with_role("deck") or next((z for z in rs.zones.values() if not z.per_player), None)
+        deck = rs.zone_with_role("deck") or next(
+            (z for z in rs.zones.values() if not z.per_player and not z.per_card), None)
         where = [None] * len(self.cards)
         if deck is not None:
             zones[deck.name] = list(range(len(self.cards)))
@@ -192,7 +193,7 @@ class Engine:
     def cards_of(self, value, node=None) -> list:
         """Cards from a zone, a card or a list."""
         if isinstance(value, ZoneRef):
-            return [self.cards[i] for i in self.state.zones[value.key]][::-1]  # top first
+            return [self.cards[i] for i in self.state.zones.get(value.key, ())][::-1]  # top first
         if value is None:
             return []
         if isinstance(value, list):
@@ -211,9 +212,18 @@ class Engine:
         raise self.fail(node, f"expected a list or a zone, got {_kind(value)}")
 
     def zone_of_card(self, card) -> ZoneRef:
-        key = self.state.where[card.id]
-        name, _, owner = key.partition(":")
-        return ZoneRef(name, int(owner) if owner else None)
+        name, owner, host = parse_zone_key(self.state.where[card.id])
+        if host is not None:
+            return ZoneRef(name, None, host, self.cards[host].name)
+        return ZoneRef(name, owner)
+
+    def zone_owner(self, z: ZoneRef) -> Optional[int]:
+        """The seat a zone belongs to: its player, or the owner of the card it is under."""
+        seen = 0
+        while z.card is not None and seen < 50:  # a card under a card under …
+            z = self.zone_of_card(self.cards[z.card])
+            seen += 1
+        return z.owner
 
     def _place(self, card, dest: ZoneRef, position="top"):
         st = self.state
@@ -221,9 +231,9 @@ class Engine:
         if old is not None:
             st.zones[old].remove(card.id)
         if position == "bottom":
-            st.zones[dest.key].insert(0, card.id)
+            st.zones.setdefault(dest.key, []).insert(0, card.id)
         else:
-            st.zones[dest.key].append(card.id)
+            st.zones.setdefault(dest.key, []).append(card.id)
         st.where[card.id] = dest.key
 
     def as_zone(self, value, node) -> ZoneRef:
@@ -313,8 +323,8 @@ class Engine:
         if name == "zone":
             return True, self.zone_of_card(obj).name
         if name == "owner":
-            z = self.zone_of_card(obj)
-            return True, None if z.owner is None else self.players[z.owner]
+            seat = self.zone_owner(self.zone_of_card(obj))
+            return True, None if seat is None else self.players[seat]
         return False, None
 
     def _other_attr(self, obj, name):
@@ -345,7 +355,7 @@ class Engine:
             if name == "owner":
                 return True, None if obj.owner is None else self.players[obj.owner]
             if name == "size":
-                return True, len(self.state.zones[obj.key])
+                return True, len(self.state.zones.get(obj.key, ()))
             return False, None
         if isinstance(obj, dict):
             if name in obj:
@@ -411,8 +421,11 @@ class Engine:
     def x_move(self, s, env):
         cards = self.cards_of(self.ev(s.cards, env), s.cards)
         dest = self.as_zone(self.ev(s.dest, env), s.dest)
-        if dest.owner is None and self.rs.zones[dest.name].per_player:
+        zdecl = self.rs.zones[dest.name]
+        if dest.owner is None and zdecl.per_player:
             raise self.fail(s.dest, f"`{dest.name}` is a zone of each player: say whose, `{dest.name}(p)`")
+        if dest.card is None and zdecl.per_card:
+            raise self.fail(s.dest, f"`{dest.name}` is a zone of each card: say which, `{dest.name}(c)`")
         cards = list(cards)
         bulk = len(cards) > 3
         if bulk:  # one line for the log instead of one per card
@@ -468,7 +481,7 @@ class Engine:
                 else self._default_zone("hand", s, self.state.current))
         who = dest.owner if dest.owner is not None else self.state.current
         for _ in range(n):
-            ids = self.state.zones[src.key]
+            ids = self.state.zones.setdefault(src.key, [])
             if not ids:
                 self.log("empty", f"{src} is empty", zone=src.name)
                 break
@@ -486,7 +499,7 @@ class Engine:
         order = self.seat_order(self.state.current)
         for _ in range(n):
             for p in order:
-                ids = self.state.zones[src.key]
+                ids = self.state.zones.setdefault(src.key, [])
                 if not ids:
                     self.log("empty", f"{src} is empty", zone=src.name)
                     return
@@ -514,7 +527,7 @@ class Engine:
 
     def x_shuffle(self, s, env):
         z = self.as_zone(self.ev(s.zone, env), s.zone)
-        ids = self.state.zones[z.key]
+        ids = self.state.zones.setdefault(z.key, [])
         self.state.rng.shuffle(ids)
         self.log("shuffle", f"{z} is shuffled", zone=z.name)
         return
@@ -889,8 +902,8 @@ class Engine:
         if self._public(ev.source) or self._public(ev.dest):
             self.log(ev.kind, text, card=ev.card.name, player=who, **({"forced": True} if ev.forced else {}))
             return
-        seers = sorted({z.owner for z in (ev.source, ev.dest)
-                        if z is not None and z.owner is not None and self.rs.zones[z.name].visibility == "owner"})
+        seers = sorted({self.zone_owner(z) for z in (ev.source, ev.dest)
+                        if z is not None and self.rs.zones[z.name].visibility == "owner"} - {None})
         if not seers:
             self.log(ev.kind, veiled, visible_to=[], quiet=True, card=ev.card.name, player=who)
             return
@@ -1141,10 +1154,16 @@ class Engine:
         st, rs = self.state, self.rs
         zones = {}
         for key, ids in st.zones.items():
-            name, _, owner = key.partition(":")
+            name, owner, host = parse_zone_key(key)
             z = rs.zones[name]
-            visible = z.visibility == "public" or (z.visibility == "owner" and owner and int(owner) == seat)
-            label = name if not owner else f"{name} P{int(owner) + 1}"
+            if host is not None:
+                if not ids:
+                    continue  # most cards have nothing under them
+                owner = self.zone_owner(ZoneRef(name, None, host))
+                label = f"{name} {self.cards[host].name}"
+            else:
+                label = name if owner is None else f"{name} P{owner + 1}"
+            visible = z.visibility == "public" or (z.visibility == "owner" and owner == seat)
             zones[label] = [self.show_card(self.cards[i]) for i in reversed(ids)] if visible else len(ids)
         players = []
         for p in range(self.n):
@@ -1163,7 +1182,7 @@ class Engine:
         key = st.where[cid]
         if st.zones[key].count(cid) != 1:
             raise error("E012", f"invariant broken: {ev.card.name} appears {st.zones[key].count(cid)} times in {key}")
-        if ev.source is not None and ev.source.key != key and cid in st.zones[ev.source.key]:
+        if ev.source is not None and ev.source.key != key and cid in st.zones.get(ev.source.key, ()):
             raise error("E012", f"invariant broken: {ev.card.name} is still in {ev.source} after moving to {key}")
 
     def check_promises(self):
@@ -1379,7 +1398,7 @@ def _explain(x: Exception) -> str:
 def _b_count(eng, e, a):
     v = a[0]
     if isinstance(v, ZoneRef):
-        return len(eng.state.zones[v.key])
+        return len(eng.state.zones.get(v.key, ()))
     if isinstance(v, (list, tuple, dict, str)):
         return len(v)
     raise eng.fail(e, f"`count` needs a list or a zone, got {_kind(v)}")

@@ -612,10 +612,14 @@ class _Types:
         return ANY
 
     def t_Call(self, e, it):
-        for a in e.args:
-            self.infer(a, it)
+        kinds = [self.infer(a, it) for a in e.args]
         rs = self.rs
         if e.name in rs.zones:
+            z = rs.zones[e.name]
+            want = CARD if z.per_card else PLAYER if z.per_player else None
+            if want and kinds and kinds[0] in (CARD, PLAYER, INT, TEXT, ZONE, LIST) and kinds[0] != want:
+                self.report(e.args[0], f"`{e.name}(…)` is a zone of each {'card' if want == CARD else 'player'}, "
+                                       f"and this is {kinds[0]}")
             return ZONE
         if e.name in rs.patterns:
             return ANY  # a match, or none

@@ -99,10 +99,10 @@ class NameChecker:
                     self.event_fields |= {k for k, _ in node.fields}
         self.values = (set(rs.options) | {n for n, v in rs.vars.items() if v.scope == "global"}
                        | {n for n, d in rs.defs.items() if d.params is None} | set(rs.tables)
-                       | set(rs.enum_members) | {n for n, z in rs.zones.items() if not z.per_player}
+                       | set(rs.enum_members) | {n for n, z in rs.zones.items() if not z.per_player and not z.per_card}
                        | set(BUILTIN_VALUES))
         self.callables = ({n for n, d in rs.defs.items() if d.params is not None} | set(rs.table_decls)
-                          | set(rs.patterns) | {n for n, z in rs.zones.items() if z.per_player}
+                          | set(rs.patterns) | {n for n, z in rs.zones.items() if z.per_player or z.per_card}
                           | set(BUILTIN_FUNCTIONS))
         self.attrs = self.card_attrs | self.player_attrs | BUILTIN_ATTRS | self.event_fields
 

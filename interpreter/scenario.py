@@ -143,6 +143,13 @@ def _zone_key(engine, path, data, label) -> str:
     z = rs.zones.get(name)
     if z is None:
         raise _bad(path, data, label, f"unknown zone `{name}`", hint=did_you_mean(name, rs.zones))
+    if z.per_card:
+        host = " ".join(parts[1:])
+        card = next((c for c in engine.cards if c.name == host), None)
+        if card is None:
+            raise _bad(path, data, label, f"`{name}` belongs to each card: write `{name} CARD NAME`",
+                       hint=did_you_mean(host, [c.name for c in engine.cards]) if host else None)
+        return f"{name}@{card.id}"
     if z.per_player:
         if len(parts) != 2:
             raise _bad(path, data, label, f"`{name}` belongs to each player: write `{name} P1`")

@@ -72,17 +72,32 @@ class Player:
 
 @attrs.frozen
 class ZoneRef:
-    """A zone as a value: `stock`, `hand(p)`."""
+    """A zone as a value: `stock`, `hand(p)`, `under(c)`."""
 
     name: str
-    owner: Optional[int]  # seat for per-player zones
+    owner: Optional[int]                 # seat, for per-player zones
+    card: Optional[int] = None           # card id, for per-card zones
+    host: str = attrs.field(default="", eq=False)   # that card's name, for reading
 
     @property
     def key(self) -> str:
+        if self.card is not None:
+            return f"{self.name}@{self.card}"
         return self.name if self.owner is None else f"{self.name}:{self.owner}"
 
     def __str__(self) -> str:
+        if self.card is not None:
+            return f"{self.name}({self.host or '#' + str(self.card)})"
         return self.name if self.owner is None else f"{self.name}(P{self.owner + 1})"
+
+
+def parse_zone_key(key: str):
+    """(name, owner seat or None, card id or None) of a zone key."""
+    if "@" in key:
+        name, _, card = key.partition("@")
+        return name, None, int(card)
+    name, _, owner = key.partition(":")
+    return name, (int(owner) if owner else None), None
 
 
 @attrs.frozen

@@ -613,3 +613,39 @@ def test_instead_is_for_card_moves_and_a_loop_is_caught(make_rules):
     with pytest.raises(CglError) as e:
         run_script(rs, [])
     assert e.value.diagnostics[0].code == "E011" and "again -> again" in e.value.diagnostics[0].message
+
+
+def test_zones_per_card_hold_attachments_that_follow_their_rules(make_rules):
+    """`zone under: per card`: every card has a zone; what lies under a card belongs to the
+    card's owner and is counted, moved and checked like any zone."""
+    rs = make_rules("""
+        zone table: per player, public
+        zone under: per card, owner
+        match { rounds 1 }
+        round { start { deal 3 to hand  move top(hand(seat(1)), 1) to table(seat(1)) } until turn_no >= 1 }
+        turn { phase p {
+          let host = first(table(current))
+          move first(hand(current)) to under(host)
+          say "{count(under(host))} under {host.name}, owned by {owner(first(under(host)))}"
+          discard host
+          discard under(host)
+        } }
+    """)
+    g, _ = run_script(rs, [], players=2)
+    t = texts(g)
+    assert any(x.endswith("owned by P1") and x.startswith("1 under") for x in t)
+    assert len(g.state.zones["pile"]) == 2
+    v = g.engine.view(1)
+    assert not any(k.startswith("under") for k in v["zones"])  # empty attachment zones are not listed
+
+
+def test_a_zone_of_each_card_needs_a_card(make_rules):
+    from cgl.interpreter.lint import lint_ruleset
+    rs = make_rules("""
+        zone under: per card, public
+        turn { phase p { move first(hand(current)) to under(current) } }
+    """)
+    assert any(d.code == "E008" and "zone of each card" in d.message for d in lint_ruleset(rs))
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    assert "takes a card" in e.value.diagnostics[0].message

@@ -18,10 +18,9 @@ import os
 from typing import Optional
 
 import attrs
-import yaml
 
 from . import ast as A
-from .diagnostics import CglError, Diagnostic, did_you_mean, remember_source
+from .diagnostics import CglError, Diagnostic, did_you_mean
 
 
 @attrs.define
@@ -48,22 +47,9 @@ class DeckList:
 
 def load_deck(rs, path: str) -> DeckList:
     """Read a deck list and match its names to the ruleset's cards."""
-    from .loader import MarkedDict, _MarkedLoader
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise CglError(Diagnostic("E002", f"cannot find the deck list `{path}`")) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise CglError(Diagnostic("E002", f"cannot read the deck list `{path}`: {e.__class__.__name__}")) from None
-    remember_source(path, text)
+    from .loader import MarkedDict, read_yaml
     start = A.Span(path, 1, 1, 1, 2)
-    try:
-        data = yaml.load(text, Loader=_MarkedLoader)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        sp = A.Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else start
-        raise CglError(Diagnostic("E003", f"the deck list is not valid YAML: {getattr(e, 'problem', e)}", sp)) from None
+    data = read_yaml(path, "E003", "the deck list")
     if not isinstance(data, MarkedDict) or not isinstance(data.get("cards"), list):
         raise CglError(Diagnostic("E003", "a deck list needs a list of cards under `cards:`", start,
                                   hint="cards:\n    - {name: Some Card, copies: 2}"))

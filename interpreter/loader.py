@@ -236,16 +236,22 @@ def _type_ok(value, t: A.TypeRef, enums: dict) -> bool:
     return False
 
 
-def _load_cards(decl: A.Cards, enums: dict) -> tuple[list, dict]:
-    base = os.path.dirname(decl.span.path)
-    path = os.path.join(base, decl.path)
-    text = _read(path, decl.span)
+def read_yaml(path: str, code: str, what: str, span: Optional[A.Span] = None):
+    """A YAML file whose mappings remember their positions (MarkedDict), or a diagnostic:
+    E002 when it cannot be read, `code` (with the line of the problem) when it is not YAML."""
+    text = _read(path, span)
     try:
-        data = yaml.load(text, Loader=_MarkedLoader)
+        return yaml.load(text, Loader=_MarkedLoader)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         sp = A.Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else A.Span(path, 0, 0, 0, 0)
-        raise CglError(Diagnostic("E003", f"the card data is not valid YAML: {getattr(e, 'problem', e)}", sp)) from None
+        raise CglError(Diagnostic(code, f"{what} is not valid YAML: {getattr(e, 'problem', e)}", sp)) from None
+
+
+def _load_cards(decl: A.Cards, enums: dict) -> tuple[list, dict]:
+    base = os.path.dirname(decl.span.path)
+    path = os.path.join(base, decl.path)
+    data = read_yaml(path, "E003", "the card data", decl.span)
     if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
         raise CglError(Diagnostic("E003", "the card data needs a list under `cards:`", A.Span(path, 1, 1, 1, 2)))
     props = {p.name: p for p in decl.props}

@@ -32,7 +32,7 @@ from . import ast as A
 from .diagnostics import CglError, Diagnostic, did_you_mean
 from .engine import AnswerError, Decision
 from .game import Game
-from .loader import MarkedDict, _MarkedLoader, load, resolve
+from .loader import MarkedDict, load, read_yaml, resolve
 from .state import Player, plain
 
 KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "script", "dice",
@@ -100,19 +100,7 @@ def _check_shape(path, data, shape, where=""):
 
 def read(path: str) -> list:
     """The scenarios of a YAML file (one document, or a list under `scenarios:`)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise CglError(Diagnostic("E002", f"cannot read `{path}`: {e.strerror}")) from None
-    from .diagnostics import remember_source
-    remember_source(path, text)
-    try:
-        data = yaml.load(text, Loader=_MarkedLoader)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        sp = A.Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else None
-        raise CglError(Diagnostic("E013", f"not valid YAML: {getattr(e, 'problem', e)}", sp)) from None
+    data = read_yaml(path, "E013", "the scenario file")
     if isinstance(data, MarkedDict) and "scenarios" in data:
         items = data["scenarios"]
     else:

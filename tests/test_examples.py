@@ -109,3 +109,18 @@ def test_doc_snippet_is_verbatim(line_no, source, lines):
     haystack = [l.strip() for l in path.read_text(encoding="utf-8").splitlines()]
     assert _contains(haystack, lines), (
         f"docs/language.md:{line_no}: the snippet is not a verbatim excerpt of {source}")
+
+
+def test_readme_cgl_snippets_are_verbatim():
+    """The README's CGL samples quote real rulesets too, and must not drift from them."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quoted = 0
+    for m in _BLOCK.finditer(readme):
+        lines = m.group(2).splitlines()
+        src = _SOURCE.match(lines[0].strip()) if lines else None
+        if m.group(1) != "cgl" or not src:
+            continue
+        quoted += 1
+        haystack = [l.strip() for l in (ROOT / src.group(1)).read_text(encoding="utf-8").splitlines()]
+        assert _contains(haystack, [l.strip() for l in lines[1:]]), f"README quotes {src.group(1)} inexactly"
+    assert quoted >= 1

@@ -124,3 +124,15 @@ def test_readme_cgl_snippets_are_verbatim():
         haystack = [l.strip() for l in (ROOT / src.group(1)).read_text(encoding="utf-8").splitlines()]
         assert _contains(haystack, [l.strip() for l in lines[1:]]), f"README quotes {src.group(1)} inexactly"
     assert quoted >= 1
+
+
+def test_readme_python_example_runs():
+    """The README's Python example is runnable as written."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", readme, re.S).group(1)
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "README.md", "exec"), {})
+    assert "Winner" in out.getvalue() or "No winner" in out.getvalue()

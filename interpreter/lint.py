@@ -428,15 +428,10 @@ def patterns_the_deck_cannot_make(ctx):
     for p in rs.patterns.values():
         if not ctx.mine(p):
             continue
-        counts: dict = {}
-        try:
-            env = Env({name: eng.players[0] for name in p.params})
-            for c in rs.cards:
-                labs = eng.ev(p.labels, env.child({"it": c}))
-                for lab in set(_flat(labs if isinstance(labs, list) else [labs])):
-                    counts[lab] = counts.get(lab, 0) + 1
-        except CglError:
+        counts = _pattern_label_counts(eng, rs, p)
+        if counts is None:
             continue
+        env = Env({name: eng.players[0] for name in p.params})
         for shape in p.shapes:
             for part in shape.parts:
                 if part.any:
@@ -457,21 +452,30 @@ def _holds(eng, cond, env, label) -> bool:
         return True
 
 
+def _pattern_label_counts(eng, rs, p) -> Optional[dict]:
+    """How many cards of the deck carry each label of pattern `p`, at the start of a game
+    (for the first player); None when the labels cannot be judged without playing."""
+    env = Env({name: eng.players[0] for name in p.params})
+    counts: dict = {}
+    try:
+        for c in rs.cards:
+            labs = eng.ev(p.labels, env.child({"it": c}))
+            for lab in set(_flat(labs if isinstance(labs, list) else [labs])):
+                counts[lab] = counts.get(lab, 0) + 1
+    except CglError:
+        return None
+    return counts
+
+
 def _deck_label_counts(ctx) -> Optional[dict]:
-    """How many cards of the deck carry each label of the ruleset's patterns (at the start)."""
+    """The most cards of the deck carrying each label, over all the ruleset's patterns."""
     rs, eng = ctx.rs, ctx.engine
     if eng is None or not rs.cards or not rs.patterns:
         return None
     counts: dict = {}
     for p in rs.patterns.values():
-        env = Env({name: eng.players[0] for name in p.params})
-        try:
-            for c in rs.cards:
-                labs = eng.ev(p.labels, env.child({"it": c}))
-                for lab in set(_flat(labs if isinstance(labs, list) else [labs])):
-                    counts[lab] = max(counts.get(lab, 0), 0) + 1
-        except CglError:
-            continue
+        for lab, n in (_pattern_label_counts(eng, rs, p) or {}).items():
+            counts[lab] = max(counts.get(lab, 0), n)
     return counts
 
 

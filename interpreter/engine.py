@@ -187,9 +187,6 @@ class Engine:
         st[key] = st.get(key, 0) + 1
 
     # ------------------------------------------------------------ zones
-    def zone_ref(self, name, owner=None) -> ZoneRef:
-        return ZoneRef(name, owner)
-
     def cards_of(self, value, node=None) -> list:
         """Cards from a zone, a card or a list."""
         if isinstance(value, ZoneRef):

@@ -416,8 +416,13 @@ class Engine:
             raise self.fail(s, f"cannot run this: {_explain(x)}") from None
 
     def x_move(self, s, env):
-        cards = self.cards_of(self.ev(s.cards, env), s.cards)
-        dest = self.as_zone(self.ev(s.dest, env), s.dest)
+        return self.s_move(s, self.ev(s.cards, env), self.ev(s.dest, env))
+
+    # Each statement is split in two: `x_…` evaluates its expressions (tree walking) and
+    # `s_…` does the work with the values; compiled rulesets (codegen.py) call `s_…` directly.
+    def s_move(self, s, cards, dest):
+        cards = self.cards_of(cards, s.cards)
+        dest = self.as_zone(dest, s.dest)
         zdecl = self.rs.zones[dest.name]
         if dest.owner is None and zdecl.per_player:
             raise self.fail(s.dest, f"`{dest.name}` is a zone of each player: say whose, `{dest.name}(p)`")
@@ -472,9 +477,13 @@ class Engine:
         return ZoneRef(z.name, owner if z.per_player else None)
 
     def x_draw(self, s, env):
-        n = _num(self.ev(s.count, env), s.count, self)
-        src = self.as_zone(self.ev(s.source, env), s.source) if s.source else self._default_zone("deck", s)
-        dest = (self.as_zone(self.ev(s.dest, env), s.dest) if s.dest
+        return self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
+                           self.ev(s.dest, env) if s.dest else None)
+
+    def s_draw(self, s, n, src, dest):
+        n = _num(n, s.count, self)
+        src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
+        dest = (self.as_zone(dest, s.dest) if s.dest
                 else self._default_zone("hand", s, self.state.current))
         who = dest.owner if dest.owner is not None else self.state.current
         for _ in range(n):
@@ -491,8 +500,11 @@ class Engine:
             yield from self.raise_event(ev)
 
     def x_deal(self, s, env):
-        n = _num(self.ev(s.count, env), s.count, self)
-        src = self.as_zone(self.ev(s.source, env), s.source) if s.source else self._default_zone("deck", s)
+        return self.s_deal(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None)
+
+    def s_deal(self, s, n, src):
+        n = _num(n, s.count, self)
+        src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
         order = self.seat_order(self.state.current)
         for _ in range(n):
             for p in order:
@@ -510,8 +522,11 @@ class Engine:
                 yield from self.raise_event(ev)
 
     def x_discard(self, s, env):
-        cards = self.cards_of(self.ev(s.cards, env), s.cards)
-        dest = self.as_zone(self.ev(s.dest, env), s.dest) if s.dest else self._default_zone("discard", s)
+        return self.s_discard(s, self.ev(s.cards, env), self.ev(s.dest, env) if s.dest else None)
+
+    def s_discard(self, s, cards, dest):
+        cards = self.cards_of(cards, s.cards)
+        dest = self.as_zone(dest, s.dest) if s.dest else self._default_zone("discard", s)
         for c in list(cards):
             src = self.zone_of_card(c)
             who = src.owner if src.owner is not None else self.state.current
@@ -523,7 +538,10 @@ class Engine:
             yield from self.raise_event(ev)
 
     def x_shuffle(self, s, env):
-        z = self.as_zone(self.ev(s.zone, env), s.zone)
+        return self.s_shuffle(s, self.ev(s.zone, env))
+
+    def s_shuffle(self, s, z):
+        z = self.as_zone(z, s.zone)
         ids = self.state.zones.setdefault(z.key, [])
         self.state.rng.shuffle(ids)
         self.log("shuffle", f"{z} is shuffled", zone=z.name)
@@ -533,9 +551,11 @@ class Engine:
     def x_reveal(self, s, env):
         what = self.ev(s.what, env)
         cards = self.cards_of(what, s.what)
+        return self.s_reveal(s, cards, self.ev(s.to, env) if s.to is not None else None)
+
+    def s_reveal(self, s, cards, to):
         names = [c.name for c in cards]
         if s.to is not None:
-            to = self.ev(s.to, env)
             seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
             self.log("reveal", f"{', '.join(f'P{x + 1}' for x in seats)} sees: {', '.join(names) or 'nothing'}",
                      visible_to=seats, cards=names)
@@ -557,19 +577,23 @@ class Engine:
             if not env.assign(t.id, new):
                 self.state.globals[t.id] = new
         else:
-            obj = self.ev(t.obj, env)
-            if hasattr(obj, "props") and t.name in self.card_var_names:
-                store = self.state.card_vars[obj.id]
-            elif isinstance(obj, Player) and t.name in self.player_var_names:
-                store = self.state.player_vars[obj.seat]
-            else:
-                raise self.fail(t, f"cannot set `{t.name}` of {_kind(obj)}",
-                                hint="only variables declared with `var … per card` or `per player` can change")
-            store[t.name] = _apply(s.op, store[t.name], value, s, self)
-            if hasattr(obj, "props") and self.card_derives:
-                self.invalidate(obj)
+            self.s_set_attr(s, self.ev(t.obj, env), value)
         return
         yield
+
+    def s_set_attr(self, s, obj, value):
+        """`set obj.name op value` for a card's or player's variable."""
+        t = s.target
+        if hasattr(obj, "props") and t.name in self.card_var_names:
+            store = self.state.card_vars[obj.id]
+        elif isinstance(obj, Player) and t.name in self.player_var_names:
+            store = self.state.player_vars[obj.seat]
+        else:
+            raise self.fail(t, f"cannot set `{t.name}` of {_kind(obj)}",
+                            hint="only variables declared with `var … per card` or `per player` can change")
+        store[t.name] = _apply(s.op, store[t.name], value, s, self)
+        if hasattr(obj, "props") and self.card_derives:
+            self.invalidate(obj)
 
     def x_let(self, s, env):
         env.vars[s.name] = self.ev(s.value, env)
@@ -577,26 +601,42 @@ class Engine:
         yield
 
     def x_choose(self, s, env):
-        domain = self.ev(s.domain, env)
+        options = self.c_options(s, self.ev(s.domain, env), lambda: env)
+        chooser = self.as_player(self.ev(s.by, env), s.by) if s.by else self.players[self.state.current]
+        scores = None
+        if s.prefer is not None:
+            def scores(opts, env=env, s=s):
+                return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
+        value = yield from self.c_decide(s, options, chooser, lambda: self.ev(s.prompt, env), scores)
+        if value is OTHERWISE:
+            yield from self.run_block(s.otherwise, env)
+        elif self.deferred is not None:  # inside `simultaneously`: the body waits for the others
+            self.deferred.append(lambda: self.run_block(s.body, env.child({s.name: value})))
+        else:
+            yield from self.run_block(s.body, env.child({s.name: value}))
+
+    def c_options(self, s, domain, env_fn) -> list:
+        """The options of a `choose`: its domain, less those a rule forbids (`env_fn()` gives
+        the environment the rules' conditions see)."""
         options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, s.domain))
         if s.tag:
+            env = env_fn()
             options = [o for o in options if self.allowed(s.tag, env.child({s.name: o, "it": o, "option": o}))]
+        return options
+
+    def c_decide(self, s, options, chooser, prompt_fn, scores_fn):
+        """Ask `chooser` (a generator): the value chosen, or OTHERWISE when there are too few
+        options or an optional choice is declined. `scores_fn(options)` gives `prefer` values."""
         lo = s.lo if s.lo is not None else 1
         hi = s.hi if s.hi is not None else 1
-        chooser = self.as_player(self.ev(s.by, env), s.by) if s.by else self.players[self.state.current]
         if len(options) < lo:
-            if s.otherwise:
-                yield from self.run_block(s.otherwise, env)
-            return
+            return OTHERWISE
         hi = min(hi, len(options))
-        prompt = self.ev(s.prompt, env) if s.prompt else f"Choose {s.name}"
+        prompt = prompt_fn() if s.prompt else f"Choose {s.name}"
         if len(options) == lo == hi and not s.optional:
             picked = list(range(len(options)))  # one legal answer: nothing to ask
         else:
-            scores = None
-            if s.prefer is not None:
-                def scores(opts=options, env=env, s=s):
-                    return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
+            scores = None if scores_fn is None else (lambda opts=options: scores_fn(opts))
             d = Decision(chooser.seat, "choose", prompt, options, [self.show_option(o) for o in options],
                          lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span, scores,
                          self._viewer(chooser.seat))
@@ -605,21 +645,14 @@ class Engine:
             if picked is None:
                 self.log("decision", f"{chooser} declines: {prompt}", visible_to=None if not d.secret else [chooser.seat],
                          player=chooser.seat + 1, answer=None)
-                if s.otherwise:
-                    yield from self.run_block(s.otherwise, env)
-                return
+                return OTHERWISE
             chosen_labels = [d.labels[i] for i in picked]
             self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
                      visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
                      player=chooser.seat + 1, answer=chosen_labels)
         if s.lo is None and s.hi is None:
-            value = options[picked[0]]
-        else:
-            value = [options[i] for i in picked]
-        if self.deferred is not None:  # inside `simultaneously`: the body waits for the others
-            self.deferred.append((s.body, env.child({s.name: value})))
-            return
-        yield from self.run_block(s.body, env.child({s.name: value}))
+            return options[picked[0]]
+        return [options[i] for i in picked]
 
     def _private_choice(self, options) -> bool:
         """A choice among cards in a zone others cannot see stays private."""
@@ -687,17 +720,22 @@ class Engine:
         outer, self.deferred = self.deferred, []
         try:
             yield from self.run_block(s.body, env)
-            waiting, self.deferred = self.deferred, outer
+            waiting = self.deferred
         finally:
+            self.deferred = outer
             self.secret_depth -= 1
+        yield from self.s_simul_end(mark, waiting)
+
+    def s_simul_end(self, mark, waiting):
+        """After the choices of `simultaneously`: reveal them, then run the waiting bodies."""
         if self.secret_depth == 0:
             shown = [e for e in self.state.log[mark:] if e["type"] == "decision" and e.get("to")]
             for e in shown:
                 e = dict(e)
                 self.log("decision", e["text"] + " (revealed)", player=e.get("player"), answer=e.get("answer"),
                          revealed=True)
-        for body, benv in waiting:
-            yield from self.run_block(body, benv)
+        for body in waiting:
+            yield from body()
 
     def x_if(self, s, env):
         for cond, body in s.branches:
@@ -731,14 +769,18 @@ class Engine:
         yield
 
     def x_win(self, s, env):
-        who = self.ev(s.who, env)
+        return self.s_win(s, self.ev(s.who, env))
+
+    def s_win(self, s, who):
         seats = [self.as_player(p, s.who).seat for p in (who if isinstance(who, list) else [who])]
         self.finish(seats, "win")
         raise _GameOver()
         yield
 
     def x_lose(self, s, env):
-        who = self.ev(s.who, env)
+        return self.s_lose(s, self.ev(s.who, env))
+
+    def s_lose(self, s, who):
         for p in (who if isinstance(who, list) else [who]):
             seat = self.as_player(p, s.who).seat
             if seat not in self.state.out:
@@ -753,8 +795,10 @@ class Engine:
 
     def x_say(self, s, env):
         text = self.ev(s.text, env)
+        return self.s_say(s, text, self.ev(s.to, env) if s.to is not None else None)
+
+    def s_say(self, s, text, to):
         if s.to is not None:
-            to = self.ev(s.to, env)
             seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
             self.log("say", text, visible_to=seats)
         else:
@@ -763,7 +807,9 @@ class Engine:
         yield
 
     def x_emit(self, s, env):
-        fields = {k: self.ev(v, env) for k, v in s.fields}
+        return self.s_emit(s, {k: self.ev(v, env) for k, v in s.fields})
+
+    def s_emit(self, s, fields):
         player = fields.get("player")
         card = fields.get("card")
         self.bump(f"event:{s.name}")
@@ -778,9 +824,12 @@ class Engine:
         yield from self.run_block(proc.body, Env(dict(zip(proc.params, args))))
 
     def x_give(self, s, env):
-        self.state.next_player = self.as_player(self.ev(s.player, env), s.player).seat
+        self.s_give(s, self.ev(s.player, env))
         return
         yield
+
+    def s_give(self, s, who):
+        self.state.next_player = self.as_player(who, s.player).seat
 
     def x_act(self, s, env):
         who = self.as_player(self.ev(s.by, env), s.by)
@@ -1202,6 +1251,9 @@ class Engine:
         bad = [self.cards[i].name for i, n in enumerate(seen) if n != 1]
         if bad:
             raise error("E012", f"invariant broken: cards lost or duplicated: {', '.join(bad[:5])}")
+
+
+OTHERWISE = object()   # what `c_decide` returns when the `otherwise` block runs
 
 
 class AnswerError(Exception):

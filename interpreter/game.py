@@ -17,7 +17,8 @@ from typing import Callable, Optional, Sequence
 import attrs
 
 from .diagnostics import CglError, Diagnostic
-from .engine import AnswerError, Decision, Engine
+from .engine import AnswerError, Decision, Engine  # noqa: F401 (Engine: re-exported)
+from .codegen import make_engine
 from .state import plain
 
 
@@ -56,7 +57,7 @@ class Game:
             raise CglError(Diagnostic("E014", f"{g.title} is for {rng} players, not {players}", span))
         self.ruleset = ruleset
         self.seed = seed
-        self.engine = Engine(ruleset, players, seed, check_invariants)
+        self.engine = make_engine(ruleset, players, seed, check_invariants)
         self.decks = dict(decks or {})       # seat (0-based) -> deck list file
         for seat in self.decks:
             if not 0 <= seat < players:

@@ -1,0 +1,1281 @@
+"""Compile a ruleset into Python source, once per ruleset: the interpreter's fast path.
+
+The tree walker (engine.py) keeps each local name in a chain of dictionaries and runs
+every statement through a generator of its own. Here the bodies of a ruleset (turn
+phases, procedures, triggers, reactions) and the functions they call (`def`, `table`,
+derived properties) become Python functions whose CGL locals are Python locals, resolved
+once, when the source is generated:
+
+- a bare name is a local (a parameter, `let`, loop or choice variable), a property of the
+  innermost `it`, or a global, exactly as the tree walker looks it up, but decided here;
+- `obj.name` calls a getter made for that property name (card variable, derived
+  property, card data, player variable), which falls back to the tree walker's lookup
+  for anything else;
+- statements become Python statements; those that change cards (`move`, `draw`, …),
+  ask players (`choose`, `may`) or raise events call the engine's `s_…`/`c_…` methods,
+  the same ones the tree walker calls, so both do the same thing in the same order;
+- what the generator does not handle (`act`, rule conditions, action bodies) runs on
+  the tree walker, with the locals handed over in an `Env`.
+
+Semantics are the tree walker's: the same ruleset, seed and answers play the same game,
+byte for byte (tests/test_codegen.py plays every shipped ruleset both ways and compares
+the logs). Errors point at the same CGL source: every expression evaluated by a body is
+guarded (a `try` costs nothing in Python 3.11 until it catches), and statements count
+towards the step budget one by one, as in the tree walker.
+
+`CGL_ENGINE=tree` in the environment makes `Game` use the tree walker instead.
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from . import ast as A
+from .compiler import Compiler, Env
+from .diagnostics import CglError
+from .engine import (_BUILTINS, MAX_LOOP, OTHERWISE, Engine, _apply, _classify, _EndScope, _eq, _explain,
+                     _GameOver, _hashable, _kind, _num, _show, _truth, _walk)
+from .loader import Card
+from .patterns import solve_all
+from .state import Event, Group, Match, Player, ZoneRef
+
+PYERR = (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError, RecursionError)
+_MISSING = object()
+NO_LIMIT = 1 << 62
+
+
+class Unsupported(Exception):
+    """Something the generator does not compile (the ruleset then runs on the tree walker)."""
+
+
+# ---------------------------------------------------------------- run-time helpers
+# (called by the generated code; each does what the tree walker's closure for that node does)
+
+def _everr(eng, node, x):
+    if isinstance(x, RecursionError):
+        return eng.fail(node, "the rules call themselves without end", code="E011")
+    return eng.fail(node, f"cannot evaluate this: {_explain(x)}")
+
+
+def _runerr(eng, node, x):
+    if isinstance(x, RecursionError):
+        return eng.fail(node, "the rules call themselves without end", code="E011")
+    return eng.fail(node, f"cannot run this: {_explain(x)}")
+
+
+def _toolong(eng, node):
+    return eng.fail(node, f"the game ran {eng.max_steps} statements without ending", code="E011")
+
+
+def _attr(eng, o, name, node):
+    """`o.name`, the general way (the tree walker's `attr` closure)."""
+    if o is None:
+        raise eng.fail(node, f"`.{name}` of none", hint="check that the value exists before using it")
+    ok, v = eng.attr_of(o, name)
+    if not ok:
+        raise eng.fail(node, f"{_kind(o)} has no property `{name}`")
+    return v
+
+
+def _it_attr(eng, it, name):
+    """`name` as a property of `it`, or _MISSING."""
+    if it is None:
+        return _MISSING
+    ok, v = eng.attr_of(it, name)
+    return v if ok else _MISSING
+
+
+def _it_or(eng, it, name, glob):
+    v = _it_attr(eng, it, name)
+    return glob() if v is _MISSING else v
+
+
+def _it_or_unknown(eng, it, name, node):
+    v = _it_attr(eng, it, name)
+    if v is _MISSING:
+        raise eng.fail(node, f"unknown name `{name}`")
+    return v
+
+
+def _unknown(eng, node, what="name"):
+    raise eng.fail(node, f"unknown {what} `{node.id if what == 'name' else node.name}`")
+
+
+def _add(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a + b
+    if isinstance(a, (ZoneRef, list)) or isinstance(b, (ZoneRef, list)):
+        return eng.as_list(a, node.left) + eng.as_list(b, node.right)
+    if isinstance(a, str) or isinstance(b, str):
+        return _show(a) + _show(b)
+    return _num(a, node.left, eng) + _num(b, node.right, eng)
+
+
+def _arith(eng, a, b, node):
+    a = _num(a, node.left, eng)
+    b = _num(b, node.right, eng)
+    op = node.op
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if b == 0:
+        raise eng.fail(node, "division by zero")
+    if op in ("/", "//"):
+        return a // b
+    return a % b
+
+
+def _sub(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a - b
+    return _arith(eng, a, b, node)
+
+
+def _ne(a, b):
+    if type(a) is str and type(b) is str:
+        return a != b
+    return not _eq(a, b)
+
+
+def _eqs(a, b):
+    if type(a) is str and type(b) is str:
+        return a == b
+    return _eq(a, b)
+
+
+def _order(eng, a, b, node, fn):
+    if a is None or b is None:
+        return False
+    try:
+        return fn(a, b)
+    except TypeError:
+        raise eng.fail(node, f"cannot compare {_kind(a)} with {_kind(b)}") from None
+
+
+def _lt(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a < b
+    return _order(eng, a, b, node, lambda x, y: x < y)
+
+
+def _le(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a <= b
+    return _order(eng, a, b, node, lambda x, y: x <= y)
+
+
+def _gt(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a > b
+    return _order(eng, a, b, node, lambda x, y: x > y)
+
+
+def _ge(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a >= b
+    return _order(eng, a, b, node, lambda x, y: x >= y)
+
+
+def _in(eng, a, b, node):
+    if b.__class__ is list:
+        if type(a) is str:
+            return a in b
+        return any(_eq(a, x) for x in b)
+    if isinstance(b, list):
+        return any(_eq(a, x) for x in b)
+    if isinstance(b, ZoneRef):
+        return hasattr(a, "props") and eng.state.where[a.id] == b.key
+    if isinstance(b, (tuple, set, dict)):
+        return any(_eq(a, x) for x in b)
+    if isinstance(b, str) and isinstance(a, str):
+        return a in b
+    raise eng.fail(node, f"`in` needs a list or a zone on its right, got {_kind(b)}")
+
+
+def _aslist(eng, v, node):
+    if v.__class__ is list:
+        return v
+    return eng.as_list(v, node)
+
+
+def _count(eng, v, node):
+    if v.__class__ is list:
+        return len(v)
+    if v.__class__ is ZoneRef:
+        return len(eng.state.zones.get(v.key, ()))
+    return _BUILTINS["count"](eng, node, [v])
+
+
+def _group_by(eng, items, key):
+    groups: dict = {}
+    for x in items:
+        k = key(x)
+        hk = _hashable(k)
+        if hk not in groups:
+            groups[hk] = (k, [])
+        groups[hk][1].append(x)
+    return [Group(k, tuple(xs)) for k, xs in groups.values()]
+
+
+def _sort_by(eng, items, key, node):
+    keyed = [(key(x), i, x) for i, x in enumerate(items)]
+    try:
+        keyed.sort(key=lambda t: (t[0] is None, t[0] if t[0] is not None else 0, t[1]))
+    except TypeError:
+        raise eng.fail(node, "these values cannot be put in order") from None
+    return [x for _, _, x in keyed]
+
+
+def _zone_of_player(eng, name, p, node, cache):
+    if p.__class__ is Player:
+        z = cache.get(p.seat)
+        if z is None:
+            z = cache[p.seat] = ZoneRef(name, p.seat)
+        return z
+    raise eng.fail(node, f"expected a player, got {_kind(p)}")
+
+
+def _zone_of_card(eng, name, c, node):
+    if not hasattr(c, "props"):
+        raise eng.fail(node, f"`{name}(…)` takes a card, got {_kind(c)}")
+    return ZoneRef(name, None, c.id, c.name)
+
+
+def _seat_of(eng, p, node):
+    if p.__class__ is Player:
+        return p.seat
+    return eng.as_player(p, node).seat
+
+
+def _asker_seat(eng, player):
+    return player.seat if isinstance(player, Player) else eng.state.current
+
+
+def _mkenv(d):
+    return Env({k: v for k, v in d.items() if v is not _MISSING})
+
+
+def _static_call(memo, body, eng, args):
+    try:
+        return memo[args]
+    except KeyError:
+        pass
+    except TypeError:  # a list argument: nothing to remember it by
+        return body(eng, *args)
+    memo[args] = result = body(eng, *args)
+    return result
+
+
+def _entry(env, name):
+    """A name the engine bound before running a body (event, card, parameters, …)."""
+    while env is not None:
+        v = env.vars
+        if name in v:
+            return v[name]
+        env = env.parent
+    return _MISSING
+
+
+RUNTIME = {
+    "_everr": _everr, "_runerr": _runerr, "_toolong": _toolong, "_attr": _attr, "_it_attr": _it_attr,
+    "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_arith": _arith,
+    "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
+    "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
+    "_zone_of_player": _zone_of_player, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
+    "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
+    "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
+    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "MAX_LOOP": MAX_LOOP, "_BUILTIN": _BUILTINS,
+    "_Match": Match, "_Group": Group,
+}
+
+
+# ---------------------------------------------------------------- scopes
+
+class _Binding:
+    """Where a CGL name lives: its Python variable, whether the engine may leave it unbound
+    (`maybe`), the Python function it belongs to, and whether it is bound inside a loop (a
+    new one each time round, as the tree walker's environments are)."""
+
+    __slots__ = ("var", "maybe", "fn", "loop")
+
+    def __init__(self, var, maybe, fn):
+        self.var, self.maybe, self.fn = var, maybe, fn
+        self.loop = fn is not None and fn.loop > 0
+
+
+class Scope:
+    """CGL names visible at a point of the generated code, and the Python names they live in."""
+
+    def __init__(self, parent: Optional["Scope"] = None, fn=None):
+        self.names: dict = {}
+        self.parent = parent
+        self.fn = fn if fn is not None else (parent.fn if parent is not None else None)
+
+    def child(self, fn=None) -> "Scope":
+        return Scope(self, fn)
+
+    def find(self, name) -> Optional[_Binding]:
+        s = self
+        while s is not None:
+            b = s.names.get(name)
+            if b is not None:
+                return b
+            s = s.parent
+        return None
+
+    def flat(self) -> dict:
+        out: dict = {}
+        s = self
+        while s is not None:
+            for k, b in s.names.items():
+                out.setdefault(k, b)
+            s = s.parent
+        return out
+
+
+class _Fn:
+    """One Python function being written."""
+
+    def __init__(self, gen, header, indent=0):
+        self.gen = gen
+        self.header = header
+        self.lines: list = []
+        self.base = indent
+        self.ind = indent + 1
+        self.nonlocals: set = set()
+        self.captures: set = set()      # loop-bound variables of enclosing functions it reads
+        self.loop = 0                   # loops open at the point being written
+        self.parent: Optional[_Fn] = None
+
+    def emit(self, line):
+        self.lines.append("    " * self.ind + line)
+
+    def source(self) -> list:
+        pad = "    " * self.base
+        out = [pad + self.header]
+        if self.nonlocals:
+            out.append(pad + "    nonlocal " + ", ".join(sorted(self.nonlocals)))
+        return out + self.lines
+
+
+# ---------------------------------------------------------------- the generator
+
+class CodeGen:
+    """Generates and compiles the Python module of one ruleset."""
+
+    def __init__(self, rs):
+        self.rs = rs
+        self.n = 0
+        self.consts: dict = {}          # python name -> object
+        self.const_ids: dict = {}       # id(object) -> python name
+        self.defs: list = []            # source lines of module-level functions
+        self.it_names = Compiler(rs).it_names
+        self.card_vars = set(rs.card_vars())
+        self.player_vars = set(rs.player_vars())
+        self.derive_kinds, self.static_defs = _classify(rs)
+        self.card_props = set()
+        if rs.cards_decl is not None and rs.cards:
+            self.card_props = {p.name for p in rs.cards_decl.props if all(p.name in c.props for c in rs.cards)}
+        self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in _walk(item))
+        self.done: set = set()          # module-level functions already generated
+        self.blocks: dict = {}          # id(block) -> python name of its entry function
+        self.exprs: dict = {}           # id(expr) -> python name of its entry function
+        self.patterns: dict = {}        # pattern name -> dict of python names
+
+    # ------------------------------------------------------------ names
+    def fresh(self, base="t") -> str:
+        self.n += 1
+        return f"_{base}{self.n}"
+
+    def k(self, obj) -> str:
+        """A module constant holding `obj` (an AST node, a table, …)."""
+        name = self.const_ids.get(id(obj))
+        if name is None:
+            name = self.const_ids[id(obj)] = f"K{len(self.consts)}"
+            self.consts[name] = obj
+        return name
+
+    # ------------------------------------------------------------ expressions
+    def x(self, e, sc: Scope, fn: _Fn) -> str:
+        return getattr(self, "x_" + type(e).__name__)(e, sc, fn)
+
+    def x_Int(self, e, sc, fn):
+        return repr(e.value)
+
+    def x_Const(self, e, sc, fn):
+        v = e.value
+        if v is None or isinstance(v, (bool, int, str)):
+            return repr(v)
+        return self.k(v)
+
+    def x_Text(self, e, sc, fn):
+        if e.constant is not None:
+            return repr(e.constant)
+        parts = [repr(p) if isinstance(p, str) else f"_show({self.x(p, sc, fn)})" for p in e.parts]
+        return '"".join((' + ", ".join(parts) + ",))"
+
+    def x_Dice(self, e, sc, fn):
+        if e.count <= 0:
+            return "0"
+        return "(" + " + ".join([f"eng.roll({e.sides})"] * e.count) + ")"
+
+    def x_Name(self, e, sc, fn):
+        name = e.id
+        b = sc.find(name)
+        if b is not None:
+            self.use(b, fn)
+            if not b.maybe:
+                return b.var
+            return f"({b.var} if {b.var} is not _MISSING else {self.it_or_global(e, sc, fn)})"
+        return self.it_or_global(e, sc, fn)
+
+    def use(self, b: _Binding, fn: _Fn):
+        """Note a read of a loop-bound variable of an enclosing function: a waiting choice
+        body (`simultaneously`) must see the value of its own time round the loop."""
+        if b.loop and b.fn is not fn:
+            f = fn
+            while f is not None and f is not b.fn:
+                f.captures.add(b.var)
+                f = f.parent
+
+    def it_or_global(self, e, sc, fn):
+        name = e.id
+        glob = self.glob(e, sc, fn)
+        if name in self.it_names:
+            b = sc.find("it")
+            if b is not None:
+                it = b.var if not b.maybe else f"({b.var} if {b.var} is not _MISSING else None)"
+                if glob is None:
+                    return f"_it_or_unknown(eng, {it}, {name!r}, {self.k(e)})"
+                return f"_it_or(eng, {it}, {name!r}, lambda: {glob})"
+        return glob if glob is not None else f"_unknown(eng, {self.k(e)})"
+
+    def glob(self, e, sc, fn) -> Optional[str]:
+        """What a bare name means globally (None: nothing)."""
+        name = e.id
+        rs = self.rs
+        if name in rs.option_values:
+            return f"eng.opts[{name!r}]"
+        if name in rs.vars and rs.vars[name].scope == "global":
+            return f"eng.state.globals[{name!r}]"
+        d = rs.defs.get(name)
+        if d is not None and d.params is None:
+            return f"{self.def_fn(name)}(eng)"
+        if name in rs.tables:
+            return self.k(rs.tables[name])
+        if name in rs.zones:
+            return self.k(ZoneRef(name, None))
+        if name in rs.enum_members:
+            return repr(name)
+        return {
+            "players": "[p for p in eng.players if p.seat not in eng.state.out]",
+            "all_players": "list(eng.players)",
+            "current": "eng.players[eng.state.current]",
+            "all_cards": "list(eng.cards)",
+            "player_count": "eng.n",
+            "round_no": "eng.state.round_no",
+            "turn_no": "eng.state.turn_no",
+            "phase": "eng.state.phase",
+        }.get(name)
+
+    def x_Attr(self, e, sc, fn):
+        return f"{self.getter(e.name)}(eng, {self.x(e.obj, sc, fn)}, {self.k(e)})"
+
+    def getter(self, name) -> str:
+        """The module function reading property `name` of any value."""
+        fname = "GA_" + name
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        lines = [f"def {fname}(eng, o, node):"]
+        card = self.card_branch(name)
+        if card is not None:
+            lines += ["    if o.__class__ is Card:", f"        return {card}"]
+        if name in self.player_vars:
+            lines += ["    if o.__class__ is Player:", f"        return eng.state.player_vars[o.seat][{name!r}]"]
+        lines += [f"    return _attr(eng, o, {name!r}, node)"]
+        self.defs += lines + [""]
+        return fname
+
+    def card_branch(self, name) -> Optional[str]:
+        """How a card's property `name` is read, in the tree walker's order of precedence."""
+        if name in self.card_vars:
+            return f"eng.state.card_vars[o.id][{name!r}]"
+        if name in self.rs.derives:
+            return f"{self.derive_fn(name)}(eng, o)"
+        if name in self.card_props:
+            return f"o.props[{name!r}]"
+        if name == "name":
+            return "o.name"
+        if name == "id":
+            return "o.id"
+        return None
+
+    def derive_fn(self, name) -> str:
+        """The module function giving derived property `name` of a card (cached as the tree walker caches)."""
+        fname = "DV_" + name
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        body = "DB_" + name
+        sc = Scope(fn=None)
+        f = _Fn(self, f"def {body}(eng, v_it):")
+        sc.fn = f
+        sc.names["it"] = _Binding("v_it", False, f)
+        f.emit(f"return {self.x(self.rs.derives[name].expr, sc, f)}")
+        self.defs += f.source() + [""]
+        kind = self.derive_kinds[name]
+        if kind == "dynamic":
+            self.defs += [f"{fname} = {body}", ""]
+        else:
+            cache = "eng.derive_cache" if kind == "card" else "eng.static_cache"
+            self.defs += [f"def {fname}(eng, o):",
+                          f"    key = (o.id, {name!r})",
+                          f"    c = {cache}",
+                          "    v = c.get(key, _MISSING)",
+                          "    if v is _MISSING:",
+                          f"        v = c[key] = {body}(eng, o)",
+                          "    return v", ""]
+        return fname
+
+    def def_fn(self, name) -> str:
+        d = self.rs.defs[name]
+        fname = "D_" + name
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        params = list(d.params or ())
+        sc = Scope()
+        body = "DB_" + name if name in self.static_defs else fname
+        f = _Fn(self, f"def {body}(eng{''.join(', v_' + p for p in params)}):")
+        sc.fn = f
+        for p in params:
+            sc.names[p] = _Binding("v_" + p, False, f)
+        f.emit(f"return {self.x(d.expr, sc, f)}")
+        self.defs += f.source() + [""]
+        if name in self.static_defs:
+            memo = self.k(self.rs.cache.setdefault("def:" + name, {}))
+            self.defs += [f"def {fname}(eng, *args):", f"    return _static_call({memo}, {body}, eng, args)", ""]
+        return fname
+
+    def table_fn(self, name) -> str:
+        t = self.rs.table_decls[name]
+        fname = "T_" + name
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        sc = Scope()
+        f = _Fn(self, f"def {fname}(eng{''.join(', v_' + p for p in t.params)}):")
+        sc.fn = f
+        for p in t.params:
+            sc.names[p] = _Binding("v_" + p, False, f)
+        for cond, val in t.rows:
+            f.emit(f"if {self.x(cond, sc, f)}:")
+            f.emit(f"    return {self.x(val, sc, f)}")
+        if t.default is not None:
+            f.emit(f"return {self.x(t.default, sc, f)}")
+        else:
+            f.emit(f"raise eng.fail({self.k(t)}, {'no row of table `' + name + '` holds, and it has no `| else ->` row'!r})")
+        self.defs += f.source() + [""]
+        return fname
+
+    def x_Call(self, e, sc, fn):
+        name = e.name
+        rs = self.rs
+        args = [self.x(a, sc, fn) for a in e.args]
+        d = rs.defs.get(name)
+        if d is not None and d.params is not None:
+            if len(args) != len(d.params):
+                raise Unsupported(f"`{name}` called with {len(args)} arguments")
+            return f"{self.def_fn(name)}(eng{''.join(', ' + a for a in args)})"
+        t = rs.table_decls.get(name)
+        if t is not None:
+            if len(args) != len(t.params):
+                raise Unsupported(f"`{name}` called with {len(args)} arguments")
+            return f"{self.table_fn(name)}(eng{''.join(', ' + a for a in args)})"
+        p = rs.patterns.get(name)
+        if p is not None:
+            self.pattern(p)
+            return f"eng.match_pattern({self.k(p)}, [{', '.join(args)}])"
+        z = rs.zones.get(name)
+        if z is not None and z.per_card:
+            if not args:
+                raise Unsupported("zone of a card without a card")
+            return f"_zone_of_card(eng, {name!r}, {args[0]}, {self.k(e.args[0])})"
+        if z is not None and z.per_player:
+            if not args:
+                raise Unsupported("zone of a player without a player")
+            cache = self.k({})
+            return f"_zone_of_player(eng, {name!r}, {args[0]}, {self.k(e.args[0])}, {cache})"
+        if name in _BUILTINS:
+            if name == "count" and len(args) == 1:
+                return f"_count(eng, {args[0]}, {self.k(e)})"
+            return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
+        return f"_unknown(eng, {self.k(e)}, 'function')"
+
+    def x_ListLit(self, e, sc, fn):
+        return "[" + ", ".join(self.x(i, sc, fn) for i in e.items) + "]"
+
+    def x_Comprehension(self, e, sc, fn):
+        v = self.fresh("c")
+        inner = sc.child()
+        inner.names[e.name] = _Binding(v, False, fn)
+        src = self.x(e.source, sc, fn)
+        body = self.x(e.expr, inner, fn)
+        cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
+        return f"[{body} for {v} in _aslist(eng, {src}, {self.k(e.source)}){cond}]"
+
+    def x_BinOp(self, e, sc, fn):
+        a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
+        if e.op == "+":
+            return f"_add(eng, {a}, {b}, {self.k(e)})"
+        if e.op == "-":
+            return f"_sub(eng, {a}, {b}, {self.k(e)})"
+        return f"_arith(eng, {a}, {b}, {self.k(e)})"
+
+    def x_Compare(self, e, sc, fn):
+        a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
+        op = e.op
+        if op in ("=", "!="):
+            const = None
+            if isinstance(e.right, A.Const) and isinstance(e.right.value, str) or (
+                    isinstance(e.right, A.Text) and e.right.constant is not None):
+                const = b
+            elif isinstance(e.right, A.Name) and e.right.id in self.rs.enum_members and \
+                    self.x(e.right, sc, fn) == repr(e.right.id):
+                const = b
+            if const is not None:  # `x = "text"`: `_eq` is `==` when one side is a text
+                return f"({a} {'==' if op == '=' else '!='} {const})"
+            if isinstance(e.right, A.Const) and e.right.value is None:
+                return f"({a} {'is' if op == '=' else 'is not'} None)"
+            return f"{'_eqs' if op == '=' else '_ne'}({a}, {b})"
+        fname = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[op]
+        return f"{fname}(eng, {a}, {b}, {self.k(e)})"
+
+    def x_In(self, e, sc, fn):
+        a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
+        test = f"_in(eng, {a}, {b}, {self.k(e)})"
+        return f"(not {test})" if e.negated else test
+
+    def x_And(self, e, sc, fn):
+        return f"(bool({self.x(e.left, sc, fn)}) and bool({self.x(e.right, sc, fn)}))"
+
+    def x_Or(self, e, sc, fn):
+        return f"(bool({self.x(e.left, sc, fn)}) or bool({self.x(e.right, sc, fn)}))"
+
+    def x_Not(self, e, sc, fn):
+        return f"(not {self.x(e.operand, sc, fn)})"
+
+    def x_Neg(self, e, sc, fn):
+        return f"(-_num({self.x(e.operand, sc, fn)}, {self.k(e.operand)}, eng))"
+
+    def x_IfExpr(self, e, sc, fn):
+        return f"({self.x(e.then, sc, fn)} if {self.x(e.cond, sc, fn)} else {self.x(e.otherwise, sc, fn)})"
+
+    def _it_scope(self, sc, fn):
+        v = self.fresh("i")
+        inner = sc.child()
+        inner.names["it"] = _Binding(v, False, fn)
+        return v, inner
+
+    def x_Where(self, e, sc, fn):
+        src = self.x(e.source, sc, fn)
+        v, inner = self._it_scope(sc, fn)
+        return f"[{v} for {v} in _aslist(eng, {src}, {self.k(e.source)}) if {self.x(e.cond, inner, fn)}]"
+
+    def x_GroupBy(self, e, sc, fn):
+        src = self.x(e.source, sc, fn)
+        v, inner = self._it_scope(sc, fn)
+        return f"_group_by(eng, _aslist(eng, {src}, {self.k(e.source)}), lambda {v}: {self.x(e.key, inner, fn)})"
+
+    def x_SortBy(self, e, sc, fn):
+        src = self.x(e.source, sc, fn)
+        v, inner = self._it_scope(sc, fn)
+        return (f"_sort_by(eng, _aslist(eng, {src}, {self.k(e.source)}), lambda {v}: {self.x(e.key, inner, fn)}, "
+                f"{self.k(e)})")
+
+    # ------------------------------------------------------------ patterns
+    def pattern(self, p: A.Pattern):
+        """Compile a pattern's pieces: each is a function of the pattern's parameters."""
+        if p.name in self.patterns:
+            return
+        names = self.patterns[p.name] = {}
+        params = list(p.params)
+
+        def piece(key, expr, extra):
+            fname = f"PT_{p.name}_{key}"
+            sc = Scope()
+            args = "".join(", v_" + q for q in params) + "".join(", " + v for _, v in extra)
+            f = _Fn(self, f"def {fname}(eng{args}):")
+            sc.fn = f
+            for q in params:
+                sc.names[q] = _Binding("v_" + q, False, f)
+            for name, v in extra:
+                sc.names[name] = _Binding(v, False, f)
+            f.emit("try:")
+            f.emit(f"    return {self.x(expr, sc, f)}")
+            f.emit(f"except _PE as _x: raise _everr(eng, {self.k(expr)}, _x) from None")
+            self.defs += f.source() + [""]
+            names[key] = fname
+
+        piece("cards", p.cards, [])
+        piece("labels", p.labels, [("it", "v_it")])
+        if p.fixed is not None:
+            piece("fixed", p.fixed, [("it", "v_it")])
+        for i, shape in enumerate(p.shapes):
+            for j, part in enumerate(shape.parts):
+                if part.cond is not None:
+                    piece(f"cond_{i}_{j}", part.cond, [("label", "v_label")])
+        if p.best is not None:
+            piece("best", p.best, [("it", "v_it")])
+
+    # ------------------------------------------------------------ statements
+    def guard(self, fn: _Fn, e, sc, what="t") -> str:
+        """Evaluate `e` into a temporary, with errors pointing at `e` (as `Engine.ev` does)."""
+        src = self.x(e, sc, fn)
+        if src.isidentifier() or _is_literal(src):
+            return src
+        t = self.fresh(what)
+        fn.emit("try:")
+        fn.emit(f"    {t} = {src}")
+        fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
+        return t
+
+    def call(self, fn: _Fn, s, line: str, gen=True):
+        """A call into the engine, with errors pointing at statement `s` (as `Engine.run` does)."""
+        fn.emit("try:")
+        fn.emit(("    yield from " if gen else "    ") + line)
+        fn.emit(f"except _PE as _x: raise _runerr(eng, {self.k(s)}, _x) from None")
+
+    def block(self, fn: _Fn, blk, sc: Scope):
+        inner = sc.child()
+        if blk is None or not blk.stmts:
+            fn.emit("pass")
+            return
+        for s in blk.stmts:
+            self.stmt(fn, s, inner)
+
+    def stmt(self, fn: _Fn, s, sc: Scope):
+        method = getattr(self, "s_" + type(s).__name__, None)
+        if method is None or isinstance(s, A.CallStmt) and not self._callable(s):
+            self.fallback(fn, s, sc)  # the tree walker's `run` counts the step
+            return
+        ks = self.k(s)
+        fn.emit("st.steps += 1")
+        fn.emit(f"if st.steps > eng.step_limit: raise _toolong(eng, {ks})")
+        method(fn, s, sc, ks)
+
+    def _callable(self, s) -> bool:
+        proc = self.rs.procedures.get(s.name)
+        return proc is not None and len(proc.params) == len(s.args)
+
+    def assign(self, fn: _Fn, sc: Scope, name: str, value: str):
+        """Assign a local CGL name (which is bound)."""
+        b = sc.find(name)
+        if b.fn is not fn:
+            fn.nonlocals.add(b.var)
+        fn.emit(f"{b.var} = {value}")
+
+    def fallback(self, fn: _Fn, s, sc: Scope):
+        """Run one statement on the tree walker, with the locals handed over and back."""
+        flat = sc.flat()
+        env = self.fresh("env")
+        items = ", ".join(f"{k!r}: {b.var}" for k, b in flat.items())
+        fn.emit(f"{env} = _mkenv({{{items}}})")
+        fn.emit(f"yield from eng.run({self.k(s)}, {env})")
+        assigned = {n.target.id for n in _walk(s) if isinstance(n, A.Set) and isinstance(n.target, A.Name)}
+        for name in sorted(assigned & set(flat)):
+            self.assign(fn, sc, name, f"{env}.vars.get({name!r}, _MISSING)" if flat[name].maybe
+                        else f"{env}.vars[{name!r}]")
+
+    def s_Pass(self, fn, s, sc, ks):
+        pass
+
+    def s_Let(self, fn, s, sc, ks):
+        v = self.guard(fn, s.value, sc)
+        b = sc.names.get(s.name)
+        if b is None:
+            b = sc.names[s.name] = _Binding(self.fresh("v_" + s.name + "_"), False, fn)
+        fn.emit(f"{b.var} = {v}")
+
+    def s_Set(self, fn, s, sc, ks):
+        v = self.guard(fn, s.value, sc)
+        t = s.target
+        if isinstance(t, A.Name):
+            b = sc.find(t.id)
+            if b is not None and not b.maybe:
+                if s.op == "=":
+                    self.assign(fn, sc, t.id, v)
+                else:
+                    new = self.fresh()
+                    fn.emit(f"{new} = _apply({s.op!r}, {b.var}, {v}, {ks}, eng)")
+                    self.assign(fn, sc, t.id, new)
+                return
+            if b is not None or t.id not in self.rs.vars or self.rs.vars[t.id].scope != "global":
+                self.fallback_set(fn, s, sc)
+                return
+            g = f"st.globals[{t.id!r}]"
+            fn.emit(f"{g} = {v}" if s.op == "=" else f"{g} = _apply({s.op!r}, {g}, {v}, {ks}, eng)")
+            return
+        o = self.guard(fn, t.obj, sc)
+        self.call(fn, s, f"eng.s_set_attr({ks}, {o}, {v})", gen=False)
+
+    def fallback_set(self, fn, s, sc):
+        raise Unsupported("`set` of a name that may or may not be local")
+
+    def s_If(self, fn, s, sc, ks):
+        depth = 0
+        for cond, body in s.branches:
+            c = self.guard(fn, cond, sc)
+            fn.emit(f"if {c}:")
+            fn.ind += 1
+            self.block(fn, body, sc)
+            fn.ind -= 1
+            fn.emit("else:")
+            fn.ind += 1
+            depth += 1
+        self.block(fn, s.otherwise, sc)
+        fn.ind -= depth
+
+    def s_For(self, fn, s, sc, ks):
+        src = self.guard(fn, s.source, sc)
+        items = self.fresh()
+        self.call(fn, s, f"{items} = list(_aslist(eng, {src}, {self.k(s.source)}))", gen=False)
+        inner = sc.child()
+        v = self.fresh("v_" + s.name + "_")
+        fn.loop += 1
+        inner.names[s.name] = _Binding(v, False, fn)
+        fn.loop -= 1
+        fn.emit(f"for {v} in {items}:")
+        fn.ind += 1
+        fn.loop += 1
+        self.block(fn, s.body, inner)
+        fn.loop -= 1
+        fn.ind -= 1
+
+    def s_Repeat(self, fn, s, sc, ks):
+        c = self.guard(fn, s.count, sc)
+        n = self.fresh()
+        self.call(fn, s, f"{n} = _num({c}, {self.k(s.count)}, eng)", gen=False)
+        fn.emit(f"if {n} > MAX_LOOP: raise eng.fail({ks}, f'`repeat {{{n}}}` is more than {{MAX_LOOP}} times', code='E011')")
+        fn.emit(f"for _ in range({n}):")
+        fn.ind += 1
+        fn.loop += 1
+        self.block(fn, s.body, sc)
+        fn.loop -= 1
+        fn.ind -= 1
+
+    def s_While(self, fn, s, sc, ks):
+        n = self.fresh()
+        fn.emit(f"{n} = 0")
+        fn.emit("while True:")
+        fn.ind += 1
+        c = self.guard(fn, s.cond, sc)
+        fn.emit(f"if not {c}: break")
+        fn.emit(f"{n} += 1")
+        fn.emit(f"if {n} > MAX_LOOP: raise eng.fail({ks}, f'this `while` ran {{MAX_LOOP}} times without its "
+                "condition turning false', code='E011')")
+        fn.loop += 1
+        self.block(fn, s.body, sc)
+        fn.loop -= 1
+        fn.ind -= 1
+
+    def s_End(self, fn, s, sc, ks):
+        fn.emit(f"raise _EndScope({s.scope!r})")
+
+    def s_Move(self, fn, s, sc, ks):
+        a = self.guard(fn, s.cards, sc)
+        b = self.guard(fn, s.dest, sc)
+        self.call(fn, s, f"eng.s_move({ks}, {a}, {b})")
+
+    def s_Draw(self, fn, s, sc, ks):
+        n = self.guard(fn, s.count, sc)
+        src = self.guard(fn, s.source, sc) if s.source else "None"
+        dest = self.guard(fn, s.dest, sc) if s.dest else "None"
+        self.call(fn, s, f"eng.s_draw({ks}, {n}, {src}, {dest})")
+
+    def s_Deal(self, fn, s, sc, ks):
+        n = self.guard(fn, s.count, sc)
+        src = self.guard(fn, s.source, sc) if s.source else "None"
+        self.call(fn, s, f"eng.s_deal({ks}, {n}, {src})")
+
+    def s_Discard(self, fn, s, sc, ks):
+        a = self.guard(fn, s.cards, sc)
+        dest = self.guard(fn, s.dest, sc) if s.dest else "None"
+        self.call(fn, s, f"eng.s_discard({ks}, {a}, {dest})")
+
+    def s_Shuffle(self, fn, s, sc, ks):
+        z = self.guard(fn, s.zone, sc)
+        self.call(fn, s, f"eng.s_shuffle({ks}, {z})")
+
+    def s_Reveal(self, fn, s, sc, ks):
+        w = self.guard(fn, s.what, sc)
+        cards = self.fresh()
+        self.call(fn, s, f"{cards} = eng.cards_of({w}, {self.k(s.what)})", gen=False)
+        to = self.guard(fn, s.to, sc) if s.to is not None else "None"
+        self.call(fn, s, f"eng.s_reveal({ks}, {cards}, {to})")
+
+    def s_Say(self, fn, s, sc, ks):
+        text = self.guard(fn, s.text, sc)
+        to = self.guard(fn, s.to, sc) if s.to is not None else "None"
+        self.call(fn, s, f"eng.s_say({ks}, {text}, {to})")
+
+    def s_Win(self, fn, s, sc, ks):
+        w = self.guard(fn, s.who, sc)
+        self.call(fn, s, f"eng.s_win({ks}, {w})")
+
+    def s_Lose(self, fn, s, sc, ks):
+        w = self.guard(fn, s.who, sc)
+        self.call(fn, s, f"eng.s_lose({ks}, {w})")
+
+    def s_Give(self, fn, s, sc, ks):
+        w = self.guard(fn, s.player, sc)
+        self.call(fn, s, f"eng.s_give({ks}, {w})", gen=False)
+
+    def s_Emit(self, fn, s, sc, ks):
+        vals = [(k, self.guard(fn, v, sc)) for k, v in s.fields]
+        d = "{" + ", ".join(f"{k!r}: {v}" for k, v in vals) + "}"
+        self.call(fn, s, f"eng.s_emit({ks}, {d})")
+
+    def s_CallStmt(self, fn, s, sc, ks):
+        proc = self.rs.procedures[s.name]
+        args = [self.guard(fn, a, sc) for a in s.args]
+        pname = self.procedure(proc)
+        self.call(fn, s, f"{pname}(eng{''.join(', ' + a for a in args)})")
+
+    def s_May(self, fn, s, sc, ks):
+        if s.by is not None:
+            by = self.guard(fn, s.by, sc)
+            seat = self.fresh()
+            self.call(fn, s, f"{seat} = _seat_of(eng, {by}, {self.k(s.by)})", gen=False)
+        else:
+            b = sc.find("player")
+            if b is None:
+                seat = "st.current"
+            else:
+                seat = self.fresh()
+                pv = b.var if not b.maybe else f"({b.var} if {b.var} is not _MISSING else None)"
+                fn.emit(f"{seat} = _asker_seat(eng, {pv})")
+        prompt = self.guard(fn, s.prompt, sc) if s.prompt else repr("Do it?")
+        yes = self.fresh()
+        self.call(fn, s, f"{yes} = yield from eng.ask_yes_no({seat}, {prompt}, {self.k(s.span)})", gen=False)
+        fn.emit(f"if {yes}:")
+        fn.ind += 1
+        self.block(fn, s.body, sc)
+        fn.ind -= 1
+        if s.otherwise is not None:
+            fn.emit("else:")
+            fn.ind += 1
+            self.block(fn, s.otherwise, sc)
+            fn.ind -= 1
+
+    def s_Choose(self, fn, s, sc, ks):
+        dom = self.guard(fn, s.domain, sc)
+        opts = self.fresh("o")
+        env_fn = "None"
+        if s.tag:
+            flat = sc.flat()
+            env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {b.var}" for k, b in flat.items()) + "})"
+        self.call(fn, s, f"{opts} = eng.c_options({ks}, {dom}, {env_fn})", gen=False)
+        if s.by:
+            by = self.guard(fn, s.by, sc)
+            chooser = self.fresh()
+            self.call(fn, s, f"{chooser} = eng.as_player({by}, {self.k(s.by)})", gen=False)
+        else:
+            chooser = "eng.players[st.current]"
+        prompt = "None"
+        if s.prompt:
+            pf = self.fresh("p")
+            f2 = _Fn(self, f"def {pf}():", fn.ind)
+            f2.parent = fn
+            f2.emit("try:")
+            f2.emit(f"    return {self.x(s.prompt, sc, f2)}")
+            f2.emit(f"except _PE as _x: raise _everr(eng, {self.k(s.prompt)}, _x) from None")
+            fn.lines += f2.source()
+            prompt = pf
+        scores = "None"
+        if s.prefer is not None:
+            sf = self.fresh("s")
+            f2 = _Fn(self, f"def {sf}(_opts):", fn.ind)
+            f2.parent = fn
+            v = self.fresh("v_" + s.name + "_")
+            inner = sc.child()
+            inner.names[s.name] = _Binding(v, False, f2)
+            inner.names["it"] = _Binding(v, False, f2)
+            f2.emit("try:")
+            f2.emit(f"    return [{self.x(s.prefer, inner, f2)} for {v} in _opts]")
+            f2.emit(f"except _PE as _x: raise _everr(eng, {self.k(s.prefer)}, _x) from None")
+            fn.lines += f2.source()
+            scores = sf
+        val = self.fresh("c")
+        self.call(fn, s, f"{val} = yield from eng.c_decide({ks}, {opts}, {chooser}, {prompt}, {scores})", gen=False)
+        fn.emit(f"if {val} is OTHERWISE:")
+        fn.ind += 1
+        self.block(fn, s.otherwise, sc)
+        fn.ind -= 1
+        if self.simultaneous:
+            fn.emit("elif eng.deferred is not None:")
+            fn.ind += 1
+            df = self.fresh("d")
+            v = self.fresh("v_" + s.name + "_")
+            f2 = _Fn(self, f"def {df}({v}={val}):", fn.ind)
+            f2.parent = fn
+            f2.emit("if 0: yield")
+            inner = sc.child()
+            inner.names[s.name] = _Binding(v, False, f2)
+            self.block(f2, s.body, inner)
+            # values of this time round the loop are taken now (default arguments)
+            captured = sorted(f2.captures - f2.nonlocals)
+            f2.header = f"def {df}({v}={val}{''.join(f', {c}={c}' for c in captured)}):"
+            fn.lines += f2.source()
+            fn.emit(f"eng.deferred.append({df})")
+            fn.ind -= 1
+        fn.emit("else:")
+        fn.ind += 1
+        inner = sc.child()
+        v = self.fresh("v_" + s.name + "_")
+        inner.names[s.name] = _Binding(v, False, fn)
+        fn.emit(f"{v} = {val}")
+        self.block(fn, s.body, inner)
+        fn.ind -= 1
+
+    def s_Simultaneously(self, fn, s, sc, ks):
+        mark, outer, waiting = self.fresh(), self.fresh(), self.fresh()
+        fn.emit(f"{mark} = len(st.log)")
+        fn.emit("eng.secret_depth += 1")
+        fn.emit(f"{outer} = eng.deferred")
+        fn.emit("eng.deferred = []")
+        fn.emit("try:")
+        fn.ind += 1
+        self.block(fn, s.body, sc)
+        fn.emit(f"{waiting} = eng.deferred")
+        fn.ind -= 1
+        fn.emit("finally:")
+        fn.emit(f"    eng.deferred = {outer}")
+        fn.emit("    eng.secret_depth -= 1")
+        self.call(fn, s, f"eng.s_simul_end({mark}, {waiting})")
+
+    # ------------------------------------------------------------ bodies
+    def procedure(self, proc: A.Procedure) -> str:
+        fname = "P_" + proc.name
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        f = _Fn(self, f"def {fname}(eng{''.join(', v_' + p for p in proc.params)}):")
+        sc = Scope(fn=f)
+        for p in proc.params:
+            sc.names[p] = _Binding("v_" + p, False, f)
+        f.emit("st = eng.state")
+        f.emit("if 0: yield")
+        self.block(f, proc.body, sc)
+        self.defs += f.source() + [""]
+        # the entry the engine uses (`run_block(body, Env(params))`)
+        entry = "B_" + proc.name
+        self.defs += [f"def {entry}(eng, env):",
+                      f"    return {fname}(eng{''.join(f', _entry(env, {p!r})' for p in proc.params)})", ""]
+        self.blocks[id(proc.body)] = entry
+        return fname
+
+    def body(self, blk, sure=(), maybe=()) -> str:
+        """Compile a block the engine runs with `run_block(blk, env)`; `sure` names are always
+        in `env`, `maybe` names sometimes (the fields of a custom event)."""
+        if blk is None:
+            return None
+        fname = self.fresh("B")
+        f = _Fn(self, f"def {fname}(eng, env):")
+        sc = Scope(fn=f)
+        f.emit("st = eng.state")
+        f.emit("if 0: yield")
+        for name in list(sure) + [m for m in maybe if m not in sure]:
+            v = "e_" + name
+            sc.names[name] = _Binding(v, name not in sure, f)
+            f.emit(f"{v} = _entry(env, {name!r})")
+        self.block(f, blk, sc)
+        self.defs += f.source() + [""]
+        self.blocks[id(blk)] = fname
+        return fname
+
+    def entry_expr(self, e, sure=(), maybe=()) -> Optional[str]:
+        """Compile an expression the engine evaluates with `ev(e, env)`."""
+        if e is None:
+            return None
+        fname = self.fresh("X")
+        f = _Fn(self, f"def {fname}(eng, env):")
+        sc = Scope(fn=f)
+        for name in list(sure) + [m for m in maybe if m not in sure]:
+            v = "e_" + name
+            sc.names[name] = _Binding(v, name not in sure, f)
+            f.emit(f"{v} = _entry(env, {name!r})")
+        f.emit(f"return {self.x(e, sc, f)}")
+        self.defs += f.source() + [""]
+        self.exprs[id(e)] = fname
+        return fname
+
+    def generate(self) -> str:
+        rs = self.rs
+        fields = sorted(_emitted_names(rs))
+        ev_names = ("event", "card", "player", "it")
+        for blk in [rs.setup.body if rs.setup else None,
+                    rs.match.start if rs.match else None, rs.match.end if rs.match else None,
+                    rs.round.start if rs.round else None, rs.round.end if rs.round else None,
+                    rs.turn.start if rs.turn else None, rs.turn.end if rs.turn else None]:
+            self.body(blk)
+        if rs.turn:
+            for ph in rs.turn.phases:
+                self.body(ph.body)
+        for e in [rs.match.rounds if rs.match else None, rs.round.first if rs.round else None,
+                  rs.round.until if rs.round else None, rs.turn.order if rs.turn else None]:
+            self.entry_expr(e)
+        for tr in rs.triggers:
+            maybe = fields if tr.event.kind == "custom" and not tr.instead else ()
+            self.body(tr.body, ev_names, maybe)
+            self.entry_expr(tr.cond, ev_names, maybe)
+            self.entry_expr(tr.prompt, ev_names, maybe)
+            self.entry_expr(tr.ask_by, ev_names, maybe)
+        for r in rs.reactions:
+            maybe = fields if r.event.kind == "custom" else ()
+            self.entry_expr(r.cond, ev_names, maybe)
+            self.entry_expr(r.responders, ev_names, maybe)
+            self.entry_expr(r.eligible, ev_names + ("responder",), maybe)
+            self.entry_expr(r.ask, ev_names + ("responder",), maybe)
+            self.body(r.body, ev_names + ("responder",), maybe)
+        for proc in rs.procedures.values():
+            self.procedure(proc)
+        for name in rs.derives:
+            self.derive_fn(name)
+        for p in rs.patterns.values():
+            self.pattern(p)
+        return "\n".join(self.defs) + "\n"
+
+
+def _is_literal(src: str) -> bool:
+    try:
+        import ast
+        ast.literal_eval(src)
+        return True
+    except (ValueError, SyntaxError):
+        return False
+
+
+def _emitted_names(rs) -> set:
+    return {k for item in rs.items for n in _walk(item) if isinstance(n, A.Emit) for k, _ in n.fields}
+
+
+class Compiled:
+    """The generated module of a ruleset."""
+
+    def __init__(self, rs):
+        gen = CodeGen(rs)
+        self.source = gen.generate()
+        ns = dict(RUNTIME)
+        ns.update(gen.consts)
+        code = compile(self.source, f"<cgl compiled {os.path.basename(rs.path)}>", "exec")
+        exec(code, ns)
+        self.ns = ns
+        self.blocks = {k: ns[v] for k, v in gen.blocks.items()}
+        self.exprs = {k: ns[v] for k, v in gen.exprs.items()}
+        self.derives = {name: ns["DV_" + name] for name in rs.derives}
+        self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items()}
+
+
+def compiled_for(rs) -> Optional[Compiled]:
+    """The compiled module of a ruleset (made once), or None when it cannot be compiled."""
+    if "compiled" not in rs.cache:
+        try:
+            rs.cache["compiled"] = Compiled(rs)
+        except Unsupported:
+            rs.cache["compiled"] = None
+    return rs.cache["compiled"]
+
+
+# ---------------------------------------------------------------- the engine
+
+class CompiledEngine(Engine):
+    """The engine with the ruleset's bodies and expressions compiled (see the module doc)."""
+
+    def __init__(self, rs, players: int, seed: int, check_invariants: bool = False, compiled=None):
+        self.cx = compiled or compiled_for(rs)
+        self.step_limit = NO_LIMIT
+        super().__init__(rs, players, seed, check_invariants)
+
+    @property
+    def max_steps(self):
+        return None if self.step_limit == NO_LIMIT else self.step_limit
+
+    @max_steps.setter
+    def max_steps(self, value):
+        self.step_limit = NO_LIMIT if value is None else value
+
+    def run_block(self, block, env):
+        fn = self.cx.blocks.get(id(block)) if block is not None else None
+        if fn is None:
+            return Engine.run_block(self, block, env)
+        return fn(self, env)
+
+    def ev(self, e, env):
+        fn = self.cx.exprs.get(id(e))
+        if fn is None:
+            return Engine.ev(self, e, env)
+        try:
+            return fn(self, env)
+        except (CglError, _EndScope, _GameOver):
+            raise
+        except RecursionError:
+            raise self.fail(e, "the rules call themselves without end", code="E011") from None
+        except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as x:
+            raise self.fail(e, f"cannot evaluate this: {_explain(x)}") from None
+
+    def _card_getter(self, name):
+        fn = self.cx.derives.get(name) if name not in self.card_var_names else None
+        if fn is None:
+            return Engine._card_getter(self, name)
+        return lambda c: (True, fn(self, c))
+
+    def match_pattern(self, p: A.Pattern, args: list):
+        fns = self.cx.patterns.get(p.name)
+        if fns is None:
+            return Engine.match_pattern(self, p, args)
+        cards = self.as_list(fns["cards"](self, *args), p.cards)
+        labels_fn, fixed_fn = fns["labels"], fns.get("fixed")
+        labels, fixed = [], []
+        for c in cards:
+            labs = labels_fn(self, *args, c)
+            labels.append([_hashable(x) for x in (labs if isinstance(labs, list) else [labs]) if x is not None])
+            fixed.append(_hashable(fixed_fn(self, *args, c)) if fixed_fn is not None else None)
+        shapes = []
+        for i, shape in enumerate(p.shapes):
+            parts = []
+            for j, part in enumerate(shape.parts):
+                ok = None
+                if part.cond is not None:
+                    cond = fns[f"cond_{i}_{j}"]
+                    ok = (lambda cond: lambda label: _truth(cond(self, *args, label)))(cond)
+                parts.append((part.size, part.any, ok))
+            shapes.append((shape.name, parts))
+        readings = solve_all(cards, labels, fixed, shapes)
+        first = next(readings, None)
+        if first is None:
+            return None
+        best = Match(first[0], tuple(Group(label, tuple(cs)) for label, cs in first[1]))
+        if p.best is None:
+            return best
+        best_fn = fns["best"]
+        best_score = best_fn(self, *args, best)
+        for name, groups in readings:
+            m = Match(name, tuple(Group(label, tuple(cs)) for label, cs in groups))
+            score = best_fn(self, *args, m)
+            if score > best_score:
+                best, best_score = m, score
+        return best
+
+
+def make_engine(rs, players: int, seed: int, check_invariants: bool = False) -> Engine:
+    """The compiled engine when the ruleset compiles (and CGL_ENGINE is not "tree"), else the tree walker."""
+    if os.environ.get("CGL_ENGINE", "").lower() != "tree":
+        cx = compiled_for(rs)
+        if cx is not None:
+            return CompiledEngine(rs, players, seed, check_invariants, cx)
+    return Engine(rs, players, seed, check_invariants)
+

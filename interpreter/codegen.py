@@ -32,8 +32,8 @@ from typing import Optional
 
 from . import ast as A
 from .compiler import Compiler, Env
-from .diagnostics import CglError
-from .engine import (_BUILTINS, MAX_LOOP, OTHERWISE, Engine, _apply, _classify, _EndScope, _eq, _explain,
+from .diagnostics import CglError, Diagnostic
+from .engine import (_BUILTINS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, Engine, _apply, _classify, _EndScope, _eq, _explain,
                      _GameOver, _hashable, _kind, _num, _show, _truth, _walk)
 from .loader import Card
 from .patterns import solve_all
@@ -42,6 +42,7 @@ from .state import Event, Group, Match, Player, ZoneRef
 PYERR = (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError, RecursionError)
 _MISSING = object()
 NO_LIMIT = 1 << 62
+_CARD_EVENTS = frozenset(("draw", "discard", "deal", "move"))
 
 
 class Unsupported(Exception):
@@ -298,11 +299,12 @@ class _Binding:
     (`maybe`), the Python function it belongs to, and whether it is bound inside a loop (a
     new one each time round, as the tree walker's environments are)."""
 
-    __slots__ = ("var", "maybe", "fn", "loop")
+    __slots__ = ("var", "maybe", "fn", "loop", "card")
 
-    def __init__(self, var, maybe, fn):
+    def __init__(self, var, maybe, fn, card=False):
         self.var, self.maybe, self.fn = var, maybe, fn
         self.loop = fn is not None and fn.loop > 0
+        self.card = card                # always a card (a derived property's `it`)
 
 
 class Scope:
@@ -383,6 +385,8 @@ class CodeGen:
         self.blocks: dict = {}          # id(block) -> python name of its entry function
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
         self.patterns: dict = {}        # pattern name -> dict of python names
+        self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
+        self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}
 
     # ------------------------------------------------------------ names
     def fresh(self, base="t") -> str:
@@ -448,9 +452,26 @@ class CodeGen:
             if b is not None:
                 it = b.var if not b.maybe else f"({b.var} if {b.var} is not _MISSING else None)"
                 if glob is None:
-                    return f"_it_or_unknown(eng, {it}, {name!r}, {self.k(e)})"
-                return f"_it_or(eng, {it}, {name!r}, lambda: {glob})"
+                    slow = f"_it_or_unknown(eng, {it}, {name!r}, {self.k(e)})"
+                else:
+                    slow = f"_it_or(eng, {it}, {name!r}, lambda: {glob})"
+                if b.maybe:
+                    return slow
+                return self.fast_attr(b.var, name, slow, b.card)
         return glob if glob is not None else f"_unknown(eng, {self.k(e)})"
+
+    def fast_attr(self, var, name, slow, is_card=False) -> str:
+        """`var.name` for a variable: the card's (or player's) own property read in place,
+        else `slow` (the general lookup)."""
+        card = self.card_branch(name, var)
+        if card is not None and is_card:
+            return card
+        player = f"eng.state.player_vars[{var}.seat][{name!r}]" if name in self.player_vars else None
+        if player is not None:
+            slow = f"({player} if {var}.__class__ is Player else {slow})"
+        if card is not None:
+            return f"({card} if {var}.__class__ is Card else {slow})"
+        return slow
 
     def glob(self, e, sc, fn) -> Optional[str]:
         """What a bare name means globally (None: nothing)."""
@@ -481,7 +502,12 @@ class CodeGen:
         }.get(name)
 
     def x_Attr(self, e, sc, fn):
-        return f"{self.getter(e.name)}(eng, {self.x(e.obj, sc, fn)}, {self.k(e)})"
+        obj = self.x(e.obj, sc, fn)
+        if obj.isidentifier():
+            b = sc.find(e.obj.id) if isinstance(e.obj, A.Name) else None
+            return self.fast_attr(obj, e.name, f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})",
+                                  b is not None and b.card)
+        return f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})"
 
     def getter(self, name) -> str:
         """The module function reading property `name` of any value."""
@@ -490,7 +516,7 @@ class CodeGen:
             return fname
         self.done.add(fname)
         lines = [f"def {fname}(eng, o, node):"]
-        card = self.card_branch(name)
+        card = self.card_branch(name, "o")
         if card is not None:
             lines += ["    if o.__class__ is Card:", f"        return {card}"]
         if name in self.player_vars:
@@ -499,18 +525,18 @@ class CodeGen:
         self.defs += lines + [""]
         return fname
 
-    def card_branch(self, name) -> Optional[str]:
-        """How a card's property `name` is read, in the tree walker's order of precedence."""
+    def card_branch(self, name, o) -> Optional[str]:
+        """How property `name` of card `o` is read, in the tree walker's order of precedence."""
         if name in self.card_vars:
-            return f"eng.state.card_vars[o.id][{name!r}]"
+            return f"eng.state.card_vars[{o}.id][{name!r}]"
         if name in self.rs.derives:
-            return f"{self.derive_fn(name)}(eng, o)"
+            return f"{self.derive_fn(name)}(eng, {o})"
         if name in self.card_props:
-            return f"o.props[{name!r}]"
+            return f"{o}.props[{name!r}]"
         if name == "name":
-            return "o.name"
+            return f"{o}.name"
         if name == "id":
-            return "o.id"
+            return f"{o}.id"
         return None
 
     def derive_fn(self, name) -> str:
@@ -523,20 +549,21 @@ class CodeGen:
         sc = Scope(fn=None)
         f = _Fn(self, f"def {body}(eng, v_it):")
         sc.fn = f
-        sc.names["it"] = _Binding("v_it", False, f)
+        sc.names["it"] = _Binding("v_it", False, f, card=True)
         f.emit(f"return {self.x(self.rs.derives[name].expr, sc, f)}")
         self.defs += f.source() + [""]
         kind = self.derive_kinds[name]
         if kind == "dynamic":
             self.defs += [f"{fname} = {body}", ""]
         else:
-            cache = "eng.derive_cache" if kind == "card" else "eng.static_cache"
+            # "card": one list per game, entries forgotten when the card's variables change
+            # (CompiledEngine.invalidate); "static": one list per ruleset
+            cache = f"eng.dcache[{name!r}]" if kind == "card" else self.k([_MISSING] * len(self.rs.cards))
             self.defs += [f"def {fname}(eng, o):",
-                          f"    key = (o.id, {name!r})",
                           f"    c = {cache}",
-                          "    v = c.get(key, _MISSING)",
+                          "    v = c[o.id]",
                           "    if v is _MISSING:",
-                          f"        v = c[key] = {body}(eng, o)",
+                          f"        v = c[o.id] = {body}(eng, o)",
                           "    return v", ""]
         return fname
 
@@ -1080,7 +1107,7 @@ class CodeGen:
 
     def body(self, blk, sure=(), maybe=()) -> str:
         """Compile a block the engine runs with `run_block(blk, env)`; `sure` names are always
-        in `env`, `maybe` names sometimes (the fields of a custom event)."""
+        in `env`, `maybe` names sometimes."""
         if blk is None:
             return None
         fname = self.fresh("B")
@@ -1088,14 +1115,17 @@ class CodeGen:
         sc = Scope(fn=f)
         f.emit("st = eng.state")
         f.emit("if 0: yield")
-        for name in list(sure) + [m for m in maybe if m not in sure]:
-            v = "e_" + name
-            sc.names[name] = _Binding(v, name not in sure, f)
-            f.emit(f"{v} = _entry(env, {name!r})")
+        self.env_entry(f, sc, sure, maybe)
         self.block(f, blk, sc)
         self.defs += f.source() + [""]
         self.blocks[id(blk)] = fname
         return fname
+
+    def env_entry(self, f, sc, sure, maybe):
+        for name in list(sure) + [m for m in maybe if m not in sure]:
+            v = "e_" + name
+            sc.names[name] = _Binding(v, name not in sure, f)
+            f.emit(f"{v} = _entry(env, {name!r})")
 
     def entry_expr(self, e, sure=(), maybe=()) -> Optional[str]:
         """Compile an expression the engine evaluates with `ev(e, env)`."""
@@ -1104,19 +1134,59 @@ class CodeGen:
         fname = self.fresh("X")
         f = _Fn(self, f"def {fname}(eng, env):")
         sc = Scope(fn=f)
-        for name in list(sure) + [m for m in maybe if m not in sure]:
-            v = "e_" + name
-            sc.names[name] = _Binding(v, name not in sure, f)
-            f.emit(f"{v} = _entry(env, {name!r})")
+        self.env_entry(f, sc, sure, maybe)
         f.emit(f"return {self.x(e, sc, f)}")
         self.defs += f.source() + [""]
         self.exprs[id(e)] = fname
         return fname
 
+    # Triggers and reactions: their pieces take the event itself (and the responder), and
+    # bind what the tree walker's event environment binds: event, card, player, it, and
+    # the fields of a custom event (which may rename any of them).
+    def event_entry(self, f, sc, custom, fields, responder):
+        names = ("event", "card", "player", "it")
+        if custom:
+            f.emit("_F = ev.fields")
+        defaults = {"event": "ev", "card": "ev.card", "player": "ev.player", "it": "ev.card"}
+        for name in names:
+            sc.names[name] = _Binding("e_" + name, False, f)
+            d = defaults[name]
+            f.emit(f"e_{name} = _F[{name!r}] if {name!r} in _F else {d}" if custom and name in fields
+                   else f"e_{name} = {d}")
+        for name in fields if custom else ():
+            if name not in names and name != "responder":
+                sc.names[name] = _Binding("e_" + name, True, f)
+                f.emit(f"e_{name} = _F.get({name!r}, _MISSING)")
+        if responder:
+            sc.names["responder"] = _Binding("e_responder", False, f)
+
+    def event_fn(self, kind, node, custom, fields, responder=False, env_adapter=True) -> Optional[str]:
+        """A trigger's or reaction's condition, prompt or body as a function of the event."""
+        if node is None:
+            return None
+        fname = self.fresh("E")
+        args = "eng, ev, e_responder" if responder else "eng, ev"
+        f = _Fn(self, f"def {fname}({args}):")
+        sc = Scope(fn=f)
+        if kind == "body":
+            f.emit("st = eng.state")
+            f.emit("if 0: yield")
+        self.event_entry(f, sc, custom, fields, responder)
+        if kind == "body":
+            self.block(f, node, sc)
+        else:
+            f.emit(f"return {self.x(node, sc, f)}")
+        self.defs += f.source() + [""]
+        if env_adapter:  # for the engine's `run_block(body, env)` / `ev(expr, env)`
+            adapter = self.fresh("A")
+            extra = ", _entry(env, 'responder')" if responder else ""
+            self.defs += [f"def {adapter}(eng, env):", f"    return {fname}(eng, _entry(env, 'event'){extra})", ""]
+            (self.blocks if kind == "body" else self.exprs)[id(node)] = adapter
+        return fname
+
     def generate(self) -> str:
         rs = self.rs
-        fields = sorted(_emitted_names(rs))
-        ev_names = ("event", "card", "player", "it")
+        fields = set(_emitted_names(rs))
         for blk in [rs.setup.body if rs.setup else None,
                     rs.match.start if rs.match else None, rs.match.end if rs.match else None,
                     rs.round.start if rs.round else None, rs.round.end if rs.round else None,
@@ -1129,18 +1199,15 @@ class CodeGen:
                   rs.round.until if rs.round else None, rs.turn.order if rs.turn else None]:
             self.entry_expr(e)
         for tr in rs.triggers:
-            maybe = fields if tr.event.kind == "custom" and not tr.instead else ()
-            self.body(tr.body, ev_names, maybe)
-            self.entry_expr(tr.cond, ev_names, maybe)
-            self.entry_expr(tr.prompt, ev_names, maybe)
-            self.entry_expr(tr.ask_by, ev_names, maybe)
+            custom = tr.event.kind == "custom" and not tr.instead
+            self.triggers[id(tr)] = {k: self.event_fn("body" if k == "body" else "expr", getattr(tr, k), custom, fields)
+                                     for k in ("cond", "prompt", "ask_by", "body")}
         for r in rs.reactions:
-            maybe = fields if r.event.kind == "custom" else ()
-            self.entry_expr(r.cond, ev_names, maybe)
-            self.entry_expr(r.responders, ev_names, maybe)
-            self.entry_expr(r.eligible, ev_names + ("responder",), maybe)
-            self.entry_expr(r.ask, ev_names + ("responder",), maybe)
-            self.body(r.body, ev_names + ("responder",), maybe)
+            custom = r.event.kind == "custom"
+            pieces = {k: self.event_fn("expr", getattr(r, k), custom, fields) for k in ("cond", "responders")}
+            pieces.update({k: self.event_fn("body" if k == "body" else "expr", getattr(r, k), custom, fields, True)
+                           for k in ("eligible", "ask", "body")})
+            self.reactions[id(r)] = pieces
         for proc in rs.procedures.values():
             self.procedure(proc)
         for name in rs.derives:
@@ -1178,6 +1245,18 @@ class Compiled:
         self.exprs = {k: ns[v] for k, v in gen.exprs.items()}
         self.derives = {name: ns["DV_" + name] for name in rs.derives}
         self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items()}
+        self.triggers = {k: _Pieces(d, ns) for k, d in gen.triggers.items()}
+        self.reactions = {k: _Pieces(d, ns) for k, d in gen.reactions.items()}
+
+
+class _Pieces:
+    """The compiled pieces of one trigger or reaction (None where it has none)."""
+
+    __slots__ = ("cond", "prompt", "ask_by", "body", "responders", "eligible", "ask")
+
+    def __init__(self, names: dict, ns: dict):
+        for k in self.__slots__:
+            setattr(self, k, ns[names[k]] if names.get(k) else None)
 
 
 def compiled_for(rs) -> Optional[Compiled]:
@@ -1199,6 +1278,115 @@ class CompiledEngine(Engine):
         self.cx = compiled or compiled_for(rs)
         self.step_limit = NO_LIMIT
         super().__init__(rs, players, seed, check_invariants)
+        self.dcache = {name: [_MISSING] * len(self.cards) for name in self.card_derives}
+        self._dispatch: dict = {}
+        self._forbidden = {r.forbid for r in rs.rules}
+
+    def invalidate(self, card) -> None:
+        for c in self.dcache.values():
+            c[card.id] = _MISSING
+
+    # ------------------------------------------------------------ events
+    def _call(self, fn, node, *args):
+        """A compiled trigger or reaction piece, its errors pointing at `node` (as `ev` does)."""
+        try:
+            return fn(self, *args)
+        except (CglError, _EndScope, _GameOver):
+            raise
+        except RecursionError:
+            raise self.fail(node, "the rules call themselves without end", code="E011") from None
+        except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as x:
+            raise self.fail(node, f"cannot evaluate this: {_explain(x)}") from None
+
+    def _handlers(self, ev: Event):
+        """The triggers and reactions waiting for this kind of event, each with its compiled
+        pieces; remembered per (kind, name, from, to, phase), which is all `_matching` reads."""
+        src, dest = ev.source, ev.dest
+        key = (ev.kind, ev.name, None if src is None else src.name, None if dest is None else dest.name, ev.phase)
+        hit = self._dispatch.get(key)
+        if hit is None:
+            triggers = tuple((tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev))
+            reactions = tuple((r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev))
+            hit = self._dispatch[key] = (triggers, reactions) if triggers or reactions else None
+        return hit
+
+    def _event_player(self, ev: Event):
+        """What `player` means to a trigger of this event (a custom event's field wins)."""
+        if ev.kind == "custom" and "player" in ev.fields:
+            return ev.fields["player"]
+        return ev.player
+
+    def raise_event(self, ev: Event):
+        st = self.state
+        if ev.phase is None:
+            ev.phase = st.phase  # the phase it happened in
+        if ev.card is not None and ev.kind in _CARD_EVENTS:
+            self._log_card_event(ev)
+        if self.check and ev.card is not None:
+            self.check_card(ev)
+        hit = self._handlers(ev)
+        if hit is None:
+            return
+        if len(self.event_chain) >= MAX_EVENT_DEPTH:
+            chain = " -> ".join(self.event_chain[-12:])
+            raise CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",
+                                      None, hint="give one of these triggers a condition that stops it"))
+        triggers, reactions = hit
+        for tr, c in triggers:
+            if c.cond is not None and not self._call(c.cond, tr.cond, ev):
+                continue
+            if tr.optional:
+                if c.ask_by is not None:
+                    seat = self.as_player(self._call(c.ask_by, tr.ask_by, ev), tr.ask_by).seat
+                else:
+                    p = self._event_player(ev)
+                    seat = p.seat if isinstance(p, Player) else st.current
+                prompt = self._call(c.prompt, tr.prompt, ev) if c.prompt is not None else f"Use {tr.name}?"
+                yes = yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)
+                if not yes:
+                    continue
+            yield from self._fire_compiled("trigger:" + tr.name, tr.name, c.body(self, ev))
+        for r, c in reactions:
+            if c.cond is not None and not self._call(c.cond, r.cond, ev):
+                continue
+            yield from self._window(r, c, ev)
+
+    def _fire_compiled(self, key, name, body):
+        stats = self.state.stats
+        stats[key] = stats.get(key, 0) + 1
+        self.event_chain.append(name)
+        try:
+            yield from body
+        finally:
+            self.event_chain.pop()
+
+    def _window(self, r: A.Reaction, c, ev: Event):
+        """A reaction window (as `open_window`): each responder in turn may respond."""
+        if c.responders is not None:
+            resp = self._call(c.responders, r.responders, ev)
+            responders = resp if isinstance(resp, list) else [resp]
+        else:
+            actor = self._event_player(ev)
+            responders = [self.players[p] for p in self.seat_order(actor.seat if actor else self.state.current)[1:]]
+        ruled = r.name in self._forbidden
+        for who in responders:
+            if c.eligible is not None and not self._call(c.eligible, r.eligible, ev, who):
+                continue
+            if ruled and not self.allowed(r.name, self._event_env(ev).child({"responder": who})):
+                continue
+            prompt = self._call(c.ask, r.ask, ev, who) if c.ask is not None else f"Respond with {r.name}?"
+            yes = yield from self.ask_yes_no(who.seat, prompt, r.span, tag=r.name)
+            if not yes:
+                continue
+            yield from self._fire_compiled("reaction:" + r.name, r.name, c.body(self, ev, who))
+            if r.once:
+                return
+
+    def _event_env(self, ev: Event) -> Env:
+        """The tree walker's environment of an event (for rule conditions, which it evaluates)."""
+        env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+        env.vars.update(ev.fields)
+        return env
 
     @property
     def max_steps(self):

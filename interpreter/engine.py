@@ -129,6 +129,9 @@ class Engine:
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
         self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
         self._reactions_by_kind = _index_by_kind(rs.reactions)
+        # "start" / "end" when some trigger or reaction waits for the start (end) of something
+        self._scope_kinds = {k for k in ("start", "end") if k in self._triggers_by_kind
+                             or k in self._reactions_by_kind or k in self._instead_by_kind}
         self.state = self._initial_state(seed)
 
     # ------------------------------------------------------------ state
@@ -447,7 +450,7 @@ class Engine:
                 continue  # already there: no move, no event
             who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
             ev = Event("move", card=c, player=self.players[who], source=src, dest=dest)
-            if (yield from self._replace(ev)):
+            if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
             self._place(c, dest, s.position)
             yield from self.raise_event(ev)
@@ -493,7 +496,7 @@ class Engine:
                 break
             card = self.cards[ids[-1]]
             ev = Event("draw", card=card, player=self.players[who], source=src, dest=dest)
-            if (yield from self._replace(ev)):
+            if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
             self._place(card, dest)
             self.bump(f"card drawn:{card.name}")
@@ -515,7 +518,7 @@ class Engine:
                 card = self.cards[ids[-1]]
                 dest = ZoneRef(s.zone, p)
                 ev = Event("deal", card=card, player=self.players[p], source=src, dest=dest)
-                if (yield from self._replace(ev)):
+                if self._instead_by_kind and (yield from self._replace(ev)):
                     continue
                 self._place(card, dest)
                 self.bump(f"card dealt:{card.name}")
@@ -531,7 +534,7 @@ class Engine:
             src = self.zone_of_card(c)
             who = src.owner if src.owner is not None else self.state.current
             ev = Event("discard", card=c, player=self.players[who], source=src, dest=dest, forced=s.forced)
-            if (yield from self._replace(ev)):
+            if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
             self._place(c, dest)
             self.bump(f"card discarded:{c.name}")
@@ -1010,7 +1013,8 @@ class Engine:
         return out
 
     def scope_event(self, kind: str, scope: str, phase=None):
-        yield from self.raise_event(Event(kind, name=scope, phase=phase, player=self.players[self.state.current]))
+        if kind in self._scope_kinds:  # nothing waits for any start (or end): no event
+            yield from self.raise_event(Event(kind, name=scope, phase=phase, player=self.players[self.state.current]))
 
     # ================================================================ flow
     def seat_order(self, start: int) -> list:
@@ -1145,14 +1149,16 @@ class Engine:
                     for ph in rs.turn.phases:
                         st.phase = ph.name
                         try:
-                            yield from self.raise_event(Event("start", name="phase", phase=ph.name,
-                                                              player=self.players[seat]))
+                            if "start" in self._scope_kinds:
+                                yield from self.raise_event(Event("start", name="phase", phase=ph.name,
+                                                                  player=self.players[seat]))
                             yield from self.run_block(ph.body, root)
                         except _EndScope as e:
                             if e.scope != "phase":
                                 raise
-                        yield from self.raise_event(Event("end", name="phase", phase=ph.name,
-                                                          player=self.players[seat]))
+                        if "end" in self._scope_kinds:
+                            yield from self.raise_event(Event("end", name="phase", phase=ph.name,
+                                                              player=self.players[seat]))
                     st.phase = None
                     if rs.turn.end:
                         yield from self.run_block(rs.turn.end, root)

@@ -237,6 +237,26 @@ def _zone_of_player(eng, name, p, node, cache):
     raise eng.fail(node, f"expected a player, got {_kind(p)}")
 
 
+def _cards_at(eng, key):
+    """The cards of a zone, top first (`Engine.cards_of`)."""
+    cards = eng.cards
+    return [cards[i] for i in reversed(eng.state.zones.get(key, ()))]
+
+
+def _pz_cards(eng, keys, p, node):
+    """The cards of a player's zone (`hand(p)`), top first."""
+    if p.__class__ is Player:
+        cards = eng.cards
+        return [cards[i] for i in reversed(eng.state.zones.get(keys[p.seat], ()))]
+    raise eng.fail(node, f"expected a player, got {_kind(p)}")
+
+
+def _pz_count(eng, keys, p, node):
+    if p.__class__ is Player:
+        return len(eng.state.zones.get(keys[p.seat], ()))
+    raise eng.fail(node, f"expected a player, got {_kind(p)}")
+
+
 def _zone_of_card(eng, name, c, node):
     if not hasattr(c, "props"):
         raise eng.fail(node, f"`{name}(…)` takes a card, got {_kind(c)}")
@@ -283,7 +303,7 @@ RUNTIME = {
     "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_arith": _arith,
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
-    "_zone_of_player": _zone_of_player, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
@@ -299,12 +319,12 @@ class _Binding:
     (`maybe`), the Python function it belongs to, and whether it is bound inside a loop (a
     new one each time round, as the tree walker's environments are)."""
 
-    __slots__ = ("var", "maybe", "fn", "loop", "card")
+    __slots__ = ("var", "maybe", "fn", "loop", "ty")
 
-    def __init__(self, var, maybe, fn, card=False):
+    def __init__(self, var, maybe, fn, ty=None):
         self.var, self.maybe, self.fn = var, maybe, fn
         self.loop = fn is not None and fn.loop > 0
-        self.card = card                # always a card (a derived property's `it`)
+        self.ty = ty                    # what it always holds, when known (see CodeGen.ty)
 
 
 class Scope:
@@ -385,6 +405,7 @@ class CodeGen:
         self.blocks: dict = {}          # id(block) -> python name of its entry function
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
         self.patterns: dict = {}        # pattern name -> dict of python names
+        self._types: dict = {}          # "derive:x" / "def:f" -> static type
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}
 
@@ -457,16 +478,20 @@ class CodeGen:
                     slow = f"_it_or(eng, {it}, {name!r}, lambda: {glob})"
                 if b.maybe:
                     return slow
-                return self.fast_attr(b.var, name, slow, b.card)
+                return self.fast_attr(b.var, name, slow, b.ty)
         return glob if glob is not None else f"_unknown(eng, {self.k(e)})"
 
-    def fast_attr(self, var, name, slow, is_card=False) -> str:
-        """`var.name` for a variable: the card's (or player's) own property read in place,
-        else `slow` (the general lookup)."""
+    def fast_attr(self, var, name, slow, ty=None) -> str:
+        """`var.name` for a variable: the card's (or player's, or event's) own property
+        read in place, else `slow` (the general lookup)."""
         card = self.card_branch(name, var)
-        if card is not None and is_card:
+        if card is not None and ty == "card":
             return card
         player = f"eng.state.player_vars[{var}.seat][{name!r}]" if name in self.player_vars else None
+        if player is not None and ty == "player":
+            return player
+        if ty == "event" and name in ("card", "player", "forced", "kind", "phase", "name"):
+            return f"{var}.{name}"
         if player is not None:
             slow = f"({player} if {var}.__class__ is Player else {slow})"
         if card is not None:
@@ -478,7 +503,8 @@ class CodeGen:
         name = e.id
         rs = self.rs
         if name in rs.option_values:
-            return f"eng.opts[{name!r}]"
+            v = rs.option_values[name]   # fixed once the ruleset is loaded
+            return repr(v) if v is None or isinstance(v, (bool, int, str)) else f"eng.opts[{name!r}]"
         if name in rs.vars and rs.vars[name].scope == "global":
             return f"eng.state.globals[{name!r}]"
         d = rs.defs.get(name)
@@ -503,11 +529,187 @@ class CodeGen:
 
     def x_Attr(self, e, sc, fn):
         obj = self.x(e.obj, sc, fn)
+        ty = self.ty(e.obj, sc)
         if obj.isidentifier():
-            b = sc.find(e.obj.id) if isinstance(e.obj, A.Name) else None
-            return self.fast_attr(obj, e.name, f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})",
-                                  b is not None and b.card)
+            return self.fast_attr(obj, e.name, f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})", ty)
+        if ty == "card" and self.card_branch(e.name, "o") is not None:
+            return f"{self.card_getter(e.name)}(eng, {obj})"
         return f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})"
+
+    def card_getter(self, name) -> str:
+        """The module function reading property `name` of a value that is always a card."""
+        fname = "GC_" + name
+        if fname not in self.done:
+            self.done.add(fname)
+            self.defs += [f"def {fname}(eng, o):", f"    return {self.card_branch(name, 'o')}", ""]
+        return fname
+
+    # ------------------------------------------------------------ static types
+    # What an expression always evaluates to, when that can be told from the source:
+    # "card", "player", "event", "zone", "cards" (a list of cards), "players", "list",
+    # "str", "int", "bool"; None when unknown (or possibly none). Used only to leave out
+    # checks that cannot fail, never to change what a rule means.
+    LISTY = frozenset(("list", "cards", "players"))
+
+    def ty(self, e, sc) -> Optional[str]:
+        m = getattr(self, "t_" + type(e).__name__, None)
+        return m(e, sc) if m is not None else None
+
+    def t_Int(self, e, sc):
+        return "int"
+
+    t_Dice = t_Neg = t_Int
+
+    def t_Text(self, e, sc):
+        return "str"
+
+    def t_Const(self, e, sc):
+        v = e.value
+        return "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "str" if isinstance(v, str) else None
+
+    def t_Compare(self, e, sc):
+        return "bool"
+
+    t_In = t_And = t_Or = t_Not = t_Compare
+
+    def t_ListLit(self, e, sc):
+        return "list"
+
+    t_Comprehension = t_GroupBy = t_ListLit
+
+    def t_Where(self, e, sc):
+        src = self.ty(e.source, sc)
+        return "cards" if src in ("cards", "zone") else "players" if src == "players" else "list"
+
+    t_SortBy = t_Where
+
+    def t_IfExpr(self, e, sc):
+        a, b = self.ty(e.then, sc), self.ty(e.otherwise, sc)
+        return a if a == b else None
+
+    def t_BinOp(self, e, sc):
+        if e.op != "+":
+            return "int"
+        a, b = self.ty(e.left, sc), self.ty(e.right, sc)
+        if a == b == "int" or a == b == "str":
+            return a
+        if a in self.LISTY | {"zone"} and b in self.LISTY | {"zone"}:
+            if a in ("cards", "zone") and b in ("cards", "zone"):
+                return "cards"
+            return "players" if a == b == "players" else "list"
+        return None
+
+    def t_Name(self, e, sc):
+        name = e.id
+        b = sc.find(name)
+        if b is not None:
+            return None if b.maybe else b.ty
+        if name in self.it_names:
+            it = sc.find("it")
+            if it is not None:
+                return self.card_ty(name) if it.ty == "card" and not it.maybe and \
+                    self.card_branch(name, "o") is not None else None
+        rs = self.rs
+        if name in rs.option_values:
+            return self.t_Const(A.Const(rs.option_values[name]), sc)
+        if name in rs.vars:
+            return None
+        d = rs.defs.get(name)
+        if d is not None and d.params is None:
+            return self.def_ty(name)
+        if name in rs.zones and not rs.zones[name].per_player and not rs.zones[name].per_card:
+            return "zone"
+        if name in rs.enum_members:
+            return "str"
+        return {"players": "players", "all_players": "players", "current": "player", "all_cards": "cards",
+                "player_count": "int", "round_no": "int", "turn_no": "int"}.get(name)
+
+    def t_Attr(self, e, sc):
+        obj = self.ty(e.obj, sc)
+        if obj == "card" and self.card_branch(e.name, "o") is not None:
+            return self.card_ty(e.name)
+        if obj == "player":
+            return {"seat": "int", "name": "str"}.get(e.name) if e.name not in self.player_vars else None
+        return None
+
+    def t_Call(self, e, sc):
+        rs = self.rs
+        name = e.name
+        if name in rs.defs and rs.defs[name].params is not None:
+            return self.def_ty(name)
+        z = rs.zones.get(name)
+        if z is not None and (z.per_player or z.per_card):
+            return "zone"
+        if name in rs.table_decls or name in rs.patterns:
+            return None
+        return {"count": "int", "abs": "int", "sum": "int", "exists": "bool", "text": "str", "unique": "list",
+                "others": "players", "others_after": "players", "next_after": "player", "seat": "player",
+                "top": "cards", "bottom": "cards"}.get(name)
+
+    def card_ty(self, name) -> Optional[str]:
+        """The type of a card's property `name` (read with `card_branch`)."""
+        if name in self.card_vars:
+            return None                 # variables can change type
+        if name in self.rs.derives:
+            return self.derive_ty(name)
+        if name in self.card_props:
+            values = [c.props[name] for c in self.rs.cards]
+            if all(type(v) is str for v in values):
+                return "str"
+            if all(type(v) is int for v in values):
+                return "int"
+            if all(type(v) is list for v in values):
+                return "list"
+            return None
+        return {"name": "str", "id": "int"}.get(name)
+
+    def derive_ty(self, name):
+        key = "derive:" + name
+        if key not in self._types:
+            self._types[key] = None      # recursion: unknown
+            sc = Scope()
+            sc.names["it"] = _Binding("o", False, None, "card")
+            self._types[key] = self.ty(self.rs.derives[name].expr, sc)
+        return self._types[key]
+
+    def def_ty(self, name):
+        key = "def:" + name
+        if key not in self._types:
+            self._types[key] = None
+            self._types[key] = self.ty(self.rs.defs[name].expr, Scope())
+        return self._types[key]
+
+    def elem_ty(self, ty) -> Optional[str]:
+        return "card" if ty in ("cards", "zone") else "player" if ty == "players" else None
+
+    def cards_src(self, e, sc, fn) -> Optional[str]:
+        """Python for the list of cards of a zone expression, without making a zone value
+        (a shared zone, a player's zone, or a sum of them); None for anything else."""
+        if isinstance(e, A.Name) and self.t_Name(e, sc) == "zone":
+            return f"_cards_at(eng, {e.id!r})"
+        if isinstance(e, A.Call) and len(e.args) == 1:
+            z = self.rs.zones.get(e.name)
+            if z is not None and z.per_player and not (e.name in self.rs.defs or e.name in self.rs.table_decls):
+                return f"_pz_cards(eng, {self.zone_keys(e.name)}, {self.x(e.args[0], sc, fn)}, {self.k(e.args[0])})"
+        if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e, sc) == "cards":
+            a, b = self.cards_src(e.left, sc, fn), self.cards_src(e.right, sc, fn)
+            if a is not None and b is not None:
+                return f"({a} + {b})"
+        return None
+
+    def zone_keys(self, name) -> str:
+        """A module constant: the state keys of per-player zone `name`, by seat."""
+        return self.k([f"{name}:{p}" for p in range(max(self.rs.game.max_players, 1))])
+
+    def seq(self, e, sc, fn) -> str:
+        """Python for `e` as a list to iterate over (the tree walker's `as_list`)."""
+        cards = self.cards_src(e, sc, fn)
+        if cards is not None:
+            return cards
+        src = self.x(e, sc, fn)
+        if self.ty(e, sc) in self.LISTY:
+            return src
+        return f"_aslist(eng, {src}, {self.k(e)})"
 
     def getter(self, name) -> str:
         """The module function reading property `name` of any value."""
@@ -549,7 +751,7 @@ class CodeGen:
         sc = Scope(fn=None)
         f = _Fn(self, f"def {body}(eng, v_it):")
         sc.fn = f
-        sc.names["it"] = _Binding("v_it", False, f, card=True)
+        sc.names["it"] = _Binding("v_it", False, f, "card")
         f.emit(f"return {self.x(self.rs.derives[name].expr, sc, f)}")
         self.defs += f.source() + [""]
         kind = self.derive_kinds[name]
@@ -567,19 +769,27 @@ class CodeGen:
                           "    return v", ""]
         return fname
 
-    def def_fn(self, name) -> str:
+    @staticmethod
+    def variant(types) -> str:
+        """The name suffix of a function specialised for its arguments' static types."""
+        if not types or not any(types):
+            return ""
+        return "__" + "_".join(t or "x" for t in types)
+
+    def def_fn(self, name, types=()) -> str:
         d = self.rs.defs[name]
-        fname = "D_" + name
+        params = list(d.params or ())
+        types = tuple(types) if len(types) == len(params) else (None,) * len(params)
+        fname = "D_" + name + self.variant(types)
         if fname in self.done:
             return fname
         self.done.add(fname)
-        params = list(d.params or ())
         sc = Scope()
-        body = "DB_" + name if name in self.static_defs else fname
+        body = "DB_" + name + self.variant(types) if name in self.static_defs else fname
         f = _Fn(self, f"def {body}(eng{''.join(', v_' + p for p in params)}):")
         sc.fn = f
-        for p in params:
-            sc.names[p] = _Binding("v_" + p, False, f)
+        for p, ty in zip(params, types):
+            sc.names[p] = _Binding("v_" + p, False, f, ty)
         f.emit(f"return {self.x(d.expr, sc, f)}")
         self.defs += f.source() + [""]
         if name in self.static_defs:
@@ -616,7 +826,8 @@ class CodeGen:
         if d is not None and d.params is not None:
             if len(args) != len(d.params):
                 raise Unsupported(f"`{name}` called with {len(args)} arguments")
-            return f"{self.def_fn(name)}(eng{''.join(', ' + a for a in args)})"
+            types = [self.ty(a, sc) for a in e.args]
+            return f"{self.def_fn(name, types)}(eng{''.join(', ' + a for a in args)})"
         t = rs.table_decls.get(name)
         if t is not None:
             if len(args) != len(t.params):
@@ -625,6 +836,10 @@ class CodeGen:
         p = rs.patterns.get(name)
         if p is not None:
             self.pattern(p)
+            types = tuple(self.ty(a, sc) for a in e.args)
+            if any(types) and len(types) == len(p.params):
+                fns = self.pattern(p, types)
+                return f"eng.match_compiled({self.k(p)}, {fns}, [{', '.join(args)}])"
             return f"eng.match_pattern({self.k(p)}, [{', '.join(args)}])"
         z = rs.zones.get(name)
         if z is not None and z.per_card:
@@ -635,9 +850,20 @@ class CodeGen:
             if not args:
                 raise Unsupported("zone of a player without a player")
             cache = self.k({})
+            if self.ty(e.args[0], sc) == "player":
+                return f"({cache}.get({args[0]}.seat) or _zone_of_player(eng, {name!r}, {args[0]}, None, {cache}))"
             return f"_zone_of_player(eng, {name!r}, {args[0]}, {self.k(e.args[0])}, {cache})"
         if name in _BUILTINS:
             if name == "count" and len(args) == 1:
+                arg = e.args[0]
+                if isinstance(arg, A.Call) and arg.name in rs.zones and rs.zones[arg.name].per_player \
+                        and len(arg.args) == 1 and arg.name not in rs.defs:
+                    return (f"_pz_count(eng, {self.zone_keys(arg.name)}, {self.x(arg.args[0], sc, fn)}, "
+                            f"{self.k(arg.args[0])})")
+                if isinstance(arg, A.Name) and self.t_Name(arg, sc) == "zone":
+                    return f"len(eng.state.zones.get({arg.id!r}, ()))"
+                if self.ty(arg, sc) in self.LISTY:
+                    return f"len({args[0]})"
                 return f"_count(eng, {args[0]}, {self.k(e)})"
             return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
         return f"_unknown(eng, {self.k(e)}, 'function')"
@@ -648,14 +874,19 @@ class CodeGen:
     def x_Comprehension(self, e, sc, fn):
         v = self.fresh("c")
         inner = sc.child()
-        inner.names[e.name] = _Binding(v, False, fn)
-        src = self.x(e.source, sc, fn)
+        inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
+        src = self.seq(e.source, sc, fn)
         body = self.x(e.expr, inner, fn)
         cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
-        return f"[{body} for {v} in _aslist(eng, {src}, {self.k(e.source)}){cond}]"
+        return f"[{body} for {v} in {src}{cond}]"
 
     def x_BinOp(self, e, sc, fn):
+        ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
+        if e.op == "+" and ta in self.LISTY | {"zone"} and tb in self.LISTY | {"zone"}:
+            return f"({self.seq(e.left, sc, fn)} + {self.seq(e.right, sc, fn)})"
         a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
+        if ta == tb == "int" and e.op in ("+", "-", "*"):
+            return f"({a} {e.op} {b})"
         if e.op == "+":
             return f"_add(eng, {a}, {b}, {self.k(e)})"
         if e.op == "-":
@@ -677,70 +908,95 @@ class CodeGen:
                 return f"({a} {'==' if op == '=' else '!='} {const})"
             if isinstance(e.right, A.Const) and e.right.value is None:
                 return f"({a} {'is' if op == '=' else 'is not'} None)"
+            ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
+            if "str" in (ta, tb) or ta == tb == "int":
+                return f"({a} {'==' if op == '=' else '!='} {b})"
             return f"{'_eqs' if op == '=' else '_ne'}({a}, {b})"
+        if self.ty(e.left, sc) == self.ty(e.right, sc) == "int":
+            return f"({a} {op} {b})"
         fname = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[op]
         return f"{fname}(eng, {a}, {b}, {self.k(e)})"
 
     def x_In(self, e, sc, fn):
-        a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
-        test = f"_in(eng, {a}, {b}, {self.k(e)})"
+        a = self.x(e.left, sc, fn)
+        ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
+        if tb == "zone" and isinstance(e.right, A.Name) and ta == "card":
+            test = f"(eng.state.where[{a}.id] == {e.right.id!r})"
+        elif tb in self.LISTY and ta == "str":
+            test = f"({a} in {self.x(e.right, sc, fn)})"
+        else:
+            test = f"_in(eng, {a}, {self.x(e.right, sc, fn)}, {self.k(e)})"
         return f"(not {test})" if e.negated else test
 
+    def _bool(self, e, sc, fn):
+        src = self.x(e, sc, fn)
+        return src if self.ty(e, sc) == "bool" else f"bool({src})"
+
     def x_And(self, e, sc, fn):
-        return f"(bool({self.x(e.left, sc, fn)}) and bool({self.x(e.right, sc, fn)}))"
+        return f"({self._bool(e.left, sc, fn)} and {self._bool(e.right, sc, fn)})"
 
     def x_Or(self, e, sc, fn):
-        return f"(bool({self.x(e.left, sc, fn)}) or bool({self.x(e.right, sc, fn)}))"
+        return f"({self._bool(e.left, sc, fn)} or {self._bool(e.right, sc, fn)})"
 
     def x_Not(self, e, sc, fn):
         return f"(not {self.x(e.operand, sc, fn)})"
 
     def x_Neg(self, e, sc, fn):
+        if self.ty(e.operand, sc) == "int":
+            return f"(-{self.x(e.operand, sc, fn)})"
         return f"(-_num({self.x(e.operand, sc, fn)}, {self.k(e.operand)}, eng))"
 
     def x_IfExpr(self, e, sc, fn):
         return f"({self.x(e.then, sc, fn)} if {self.x(e.cond, sc, fn)} else {self.x(e.otherwise, sc, fn)})"
 
-    def _it_scope(self, sc, fn):
+    def _it_scope(self, e, sc, fn):
         v = self.fresh("i")
         inner = sc.child()
-        inner.names["it"] = _Binding(v, False, fn)
+        inner.names["it"] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
         return v, inner
 
     def x_Where(self, e, sc, fn):
-        src = self.x(e.source, sc, fn)
-        v, inner = self._it_scope(sc, fn)
-        return f"[{v} for {v} in _aslist(eng, {src}, {self.k(e.source)}) if {self.x(e.cond, inner, fn)}]"
+        src = self.seq(e.source, sc, fn)
+        v, inner = self._it_scope(e, sc, fn)
+        return f"[{v} for {v} in {src} if {self.x(e.cond, inner, fn)}]"
 
     def x_GroupBy(self, e, sc, fn):
-        src = self.x(e.source, sc, fn)
-        v, inner = self._it_scope(sc, fn)
-        return f"_group_by(eng, _aslist(eng, {src}, {self.k(e.source)}), lambda {v}: {self.x(e.key, inner, fn)})"
+        src = self.seq(e.source, sc, fn)
+        v, inner = self._it_scope(e, sc, fn)
+        return f"_group_by(eng, {src}, lambda {v}: {self.x(e.key, inner, fn)})"
 
     def x_SortBy(self, e, sc, fn):
-        src = self.x(e.source, sc, fn)
-        v, inner = self._it_scope(sc, fn)
-        return (f"_sort_by(eng, _aslist(eng, {src}, {self.k(e.source)}), lambda {v}: {self.x(e.key, inner, fn)}, "
-                f"{self.k(e)})")
+        src = self.seq(e.source, sc, fn)
+        v, inner = self._it_scope(e, sc, fn)
+        return f"_sort_by(eng, {src}, lambda {v}: {self.x(e.key, inner, fn)}, {self.k(e)})"
 
     # ------------------------------------------------------------ patterns
-    def pattern(self, p: A.Pattern):
-        """Compile a pattern's pieces: each is a function of the pattern's parameters."""
-        if p.name in self.patterns:
-            return
-        names = self.patterns[p.name] = {}
+    def pattern(self, p: A.Pattern, types=None):
+        """Compile a pattern's pieces: each is a function of the pattern's parameters.
+        With `types` (of the arguments), a specialised set, named by the module dict returned."""
+        suffix = self.variant(types)
+        key = p.name + suffix
+        if key in self.patterns:
+            return "PV_" + key
+        names = self.patterns[key] = {}
         params = list(p.params)
+        types = types or (None,) * len(params)
+        psc = Scope()
+        for q, ty in zip(params, types):
+            psc.names[q] = _Binding("v_" + q, False, None, ty)
+        it_ty = self.elem_ty(self.ty(p.cards, psc))
+        extra_ty = {"it": it_ty}
 
         def piece(key, expr, extra):
-            fname = f"PT_{p.name}_{key}"
+            fname = f"PT_{p.name}{suffix}_{key}"
             sc = Scope()
             args = "".join(", v_" + q for q in params) + "".join(", " + v for _, v in extra)
             f = _Fn(self, f"def {fname}(eng{args}):")
             sc.fn = f
-            for q in params:
-                sc.names[q] = _Binding("v_" + q, False, f)
+            for q, ty in zip(params, types):
+                sc.names[q] = _Binding("v_" + q, False, f, ty)
             for name, v in extra:
-                sc.names[name] = _Binding(v, False, f)
+                sc.names[name] = _Binding(v, False, f, extra_ty.get(name) if key in ("labels", "fixed") else None)
             f.emit("try:")
             f.emit(f"    return {self.x(expr, sc, f)}")
             f.emit(f"except _PE as _x: raise _everr(eng, {self.k(expr)}, _x) from None")
@@ -757,6 +1013,8 @@ class CodeGen:
                     piece(f"cond_{i}_{j}", part.cond, [("label", "v_label")])
         if p.best is not None:
             piece("best", p.best, [("it", "v_it")])
+        self.defs += [f"PV_{p.name}{suffix} = {{" + ", ".join(f"{k!r}: {v}" for k, v in names.items()) + "}", ""]
+        return "PV_" + p.name + suffix
 
     # ------------------------------------------------------------ statements
     def guard(self, fn: _Fn, e, sc, what="t") -> str:
@@ -847,7 +1105,60 @@ class CodeGen:
             fn.emit(f"{g} = {v}" if s.op == "=" else f"{g} = _apply({s.op!r}, {g}, {v}, {ks}, eng)")
             return
         o = self.guard(fn, t.obj, sc)
-        self.call(fn, s, f"eng.s_set_attr({ks}, {o}, {v})", gen=False)
+        name = t.name
+        general = f"eng.s_set_attr({ks}, {o}, {v})"
+        if name in self.card_vars or name in self.player_vars:
+            # a card's or player's variable, set in place (what `s_set_attr` does)
+            if name in self.card_vars:
+                fn.emit(f"if {o}.__class__ is Card:")
+                store = f"st.card_vars[{o}.id]"
+            else:
+                fn.emit(f"if {o}.__class__ is Player:")
+                store = f"st.player_vars[{o}.seat]"
+            fn.ind += 1
+            new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
+            self.call(fn, s, f"{store}[{name!r}] = {new}", gen=False)
+            if name in self.card_vars:
+                # forget the cached derived properties that read this variable
+                for d in sorted(self.derives_reading(name)):
+                    fn.emit(f"eng.dcache[{d!r}][{o}.id] = _MISSING")
+            fn.ind -= 1
+            fn.emit("else:")
+            fn.ind += 1
+            self.call(fn, s, general, gen=False)
+            fn.ind -= 1
+            return
+        self.call(fn, s, general, gen=False)
+
+    def derives_reading(self, var) -> set:
+        """The cached ("card") derived properties whose value can depend on card variable `var`."""
+        if not hasattr(self, "_reads"):
+            rs = self.rs
+
+            def names_in(node, seen):
+                out = set()
+                for n in _walk(node):
+                    ref = n.id if isinstance(n, A.Name) else n.name if isinstance(n, (A.Attr, A.Call)) else None
+                    if ref is None:
+                        continue
+                    if ref in self.card_vars:
+                        out.add(ref)
+                    if ref in seen:
+                        continue
+                    seen.add(ref)
+                    if ref in rs.derives:
+                        out |= names_in(rs.derives[ref].expr, seen)
+                    if ref in rs.defs:
+                        out |= names_in(rs.defs[ref].expr, seen)
+                    if ref in rs.table_decls:
+                        tb = rs.table_decls[ref]
+                        for c, val in tb.rows:
+                            out |= names_in(c, seen) | names_in(val, seen)
+                        if tb.default is not None:
+                            out |= names_in(tb.default, seen)
+                return out
+            self._reads = {d: names_in(rs.derives[d].expr, {d}) for d, k in self.derive_kinds.items() if k == "card"}
+        return {d for d, vs in self._reads.items() if var in vs}
 
     def fallback_set(self, fn, s, sc):
         raise Unsupported("`set` of a name that may or may not be local")
@@ -969,7 +1280,7 @@ class CodeGen:
     def s_CallStmt(self, fn, s, sc, ks):
         proc = self.rs.procedures[s.name]
         args = [self.guard(fn, a, sc) for a in s.args]
-        pname = self.procedure(proc)
+        pname = self.procedure(proc, [self.ty(a, sc) for a in s.args])
         self.call(fn, s, f"{pname}(eng{''.join(', ' + a for a in args)})")
 
     def s_May(self, fn, s, sc, ks):
@@ -1085,19 +1396,22 @@ class CodeGen:
         self.call(fn, s, f"eng.s_simul_end({mark}, {waiting})")
 
     # ------------------------------------------------------------ bodies
-    def procedure(self, proc: A.Procedure) -> str:
-        fname = "P_" + proc.name
+    def procedure(self, proc: A.Procedure, types=()) -> str:
+        types = tuple(types) if len(types) == len(proc.params) else (None,) * len(proc.params)
+        fname = "P_" + proc.name + self.variant(types)
         if fname in self.done:
             return fname
         self.done.add(fname)
         f = _Fn(self, f"def {fname}(eng{''.join(', v_' + p for p in proc.params)}):")
         sc = Scope(fn=f)
-        for p in proc.params:
-            sc.names[p] = _Binding("v_" + p, False, f)
+        for p, ty in zip(proc.params, types):
+            sc.names[p] = _Binding("v_" + p, False, f, ty)
         f.emit("st = eng.state")
         f.emit("if 0: yield")
         self.block(f, proc.body, sc)
         self.defs += f.source() + [""]
+        if any(types):
+            return fname
         # the entry the engine uses (`run_block(body, Env(params))`)
         entry = "B_" + proc.name
         self.defs += [f"def {entry}(eng, env):",
@@ -1143,13 +1457,16 @@ class CodeGen:
     # Triggers and reactions: their pieces take the event itself (and the responder), and
     # bind what the tree walker's event environment binds: event, card, player, it, and
     # the fields of a custom event (which may rename any of them).
-    def event_entry(self, f, sc, custom, fields, responder):
+    def event_entry(self, f, sc, custom, fields, responder, kind_of_event=None):
         names = ("event", "card", "player", "it")
         if custom:
             f.emit("_F = ev.fields")
         defaults = {"event": "ev", "card": "ev.card", "player": "ev.player", "it": "ev.card"}
+        card_event = not custom and kind_of_event in _CARD_EVENTS
+        tys = {"event": "event", "card": "card" if card_event else None, "it": "card" if card_event else None,
+               "player": "player" if not custom else None}
         for name in names:
-            sc.names[name] = _Binding("e_" + name, False, f)
+            sc.names[name] = _Binding("e_" + name, False, f, tys[name])
             d = defaults[name]
             f.emit(f"e_{name} = _F[{name!r}] if {name!r} in _F else {d}" if custom and name in fields
                    else f"e_{name} = {d}")
@@ -1158,9 +1475,9 @@ class CodeGen:
                 sc.names[name] = _Binding("e_" + name, True, f)
                 f.emit(f"e_{name} = _F.get({name!r}, _MISSING)")
         if responder:
-            sc.names["responder"] = _Binding("e_responder", False, f)
+            sc.names["responder"] = _Binding("e_responder", False, f, "player" if responder == "player" else None)
 
-    def event_fn(self, kind, node, custom, fields, responder=False, env_adapter=True) -> Optional[str]:
+    def event_fn(self, kind, node, custom, fields, responder=False, env_adapter=True, event=None) -> Optional[str]:
         """A trigger's or reaction's condition, prompt or body as a function of the event."""
         if node is None:
             return None
@@ -1171,7 +1488,7 @@ class CodeGen:
         if kind == "body":
             f.emit("st = eng.state")
             f.emit("if 0: yield")
-        self.event_entry(f, sc, custom, fields, responder)
+        self.event_entry(f, sc, custom, fields, responder, event)
         if kind == "body":
             self.block(f, node, sc)
         else:
@@ -1200,12 +1517,24 @@ class CodeGen:
             self.entry_expr(e)
         for tr in rs.triggers:
             custom = tr.event.kind == "custom" and not tr.instead
-            self.triggers[id(tr)] = {k: self.event_fn("body" if k == "body" else "expr", getattr(tr, k), custom, fields)
+            self.triggers[id(tr)] = {k: self.event_fn("body" if k == "body" else "expr", getattr(tr, k), custom, fields,
+                                                      event=tr.event.kind)
                                      for k in ("cond", "prompt", "ask_by", "body")}
         for r in rs.reactions:
             custom = r.event.kind == "custom"
-            pieces = {k: self.event_fn("expr", getattr(r, k), custom, fields) for k in ("cond", "responders")}
-            pieces.update({k: self.event_fn("body" if k == "body" else "expr", getattr(r, k), custom, fields, True)
+            pieces = {k: self.event_fn("expr", getattr(r, k), custom, fields, event=r.event.kind)
+                      for k in ("cond", "responders")}
+            # responders are players when the engine picks them, or when the rules say so
+            resp = True
+            if r.responders is None:
+                resp = "player"
+            else:
+                rsc = Scope()
+                self.event_entry(_Fn(self, ""), rsc, custom, fields, False, r.event.kind)
+                if self.ty(r.responders, rsc) == "players":
+                    resp = "player"
+            pieces.update({k: self.event_fn("body" if k == "body" else "expr", getattr(r, k), custom, fields, resp,
+                                            event=r.event.kind)
                            for k in ("eligible", "ask", "body")})
             self.reactions[id(r)] = pieces
         for proc in rs.procedures.values():
@@ -1244,8 +1573,9 @@ class Compiled:
         self.blocks = {k: ns[v] for k, v in gen.blocks.items()}
         self.exprs = {k: ns[v] for k, v in gen.exprs.items()}
         self.derives = {name: ns["DV_" + name] for name in rs.derives}
-        self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items()}
+        self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items() if name in rs.patterns}
         self.triggers = {k: _Pieces(d, ns) for k, d in gen.triggers.items()}
+        self.shape_needs: dict = {}
         self.reactions = {k: _Pieces(d, ns) for k, d in gen.reactions.items()}
 
 
@@ -1421,17 +1751,41 @@ class CompiledEngine(Engine):
             return Engine._card_getter(self, name)
         return lambda c: (True, fn(self, c))
 
+    def _shape_needs(self, p: A.Pattern) -> list:
+        needs = self.cx.shape_needs.get(p.name)
+        if needs is None:
+            needs = self.cx.shape_needs[p.name] = [
+                (sum(part.size for part in shape.parts),
+                 sorted((part.size for part in shape.parts if not part.any), reverse=True)) for shape in p.shapes]
+        return needs
+
     def match_pattern(self, p: A.Pattern, args: list):
         fns = self.cx.patterns.get(p.name)
         if fns is None:
             return Engine.match_pattern(self, p, args)
+        return self.match_compiled(p, fns, args)
+
+    def match_compiled(self, p: A.Pattern, fns: dict, args: list):
         cards = self.as_list(fns["cards"](self, *args), p.cards)
         labels_fn, fixed_fn = fns["labels"], fns.get("fixed")
-        labels, fixed = [], []
+        labels = []
+        counts: dict = {}
         for c in cards:
             labs = labels_fn(self, *args, c)
-            labels.append([_hashable(x) for x in (labs if isinstance(labs, list) else [labs]) if x is not None])
-            fixed.append(_hashable(fixed_fn(self, *args, c)) if fixed_fn is not None else None)
+            ls = [_hashable(x) for x in (labs if isinstance(labs, list) else [labs]) if x is not None]
+            labels.append(ls)
+            for x in set(ls):
+                counts[x] = counts.get(x, 0) + 1
+        # The solver's quick rejection, before anything else is computed: each shape's
+        # largest groups need as many different labels with enough cards (card by card,
+        # the counts can only be larger than the solver's, so nothing it finds is lost).
+        largest = sorted(counts.values(), reverse=True)
+        for total, need in self._shape_needs(p):
+            if total == len(cards) and len(need) <= len(largest) and all(n <= h for n, h in zip(need, largest)):
+                break
+        else:
+            return None
+        fixed = [_hashable(fixed_fn(self, *args, c)) if fixed_fn is not None else None for c in cards]
         shapes = []
         for i, shape in enumerate(p.shapes):
             parts = []

@@ -56,7 +56,7 @@ class Decision:
     kind: str
     prompt: str
     options: list                # values (cards, players, texts, actions)
-    labels: list                 # how each option reads
+    _labels: Any                 # how each option reads (or a function that tells, called once when read)
     lo: int = 1
     hi: int = 1
     optional: bool = False
@@ -65,6 +65,13 @@ class Decision:
     span: Optional[A.Span] = None
     _scores: Optional[Callable] = None
     _view: Optional[Callable] = None
+
+    @property
+    def labels(self) -> list:
+        """How each option reads."""
+        if callable(self._labels):
+            self._labels = self._labels()
+        return self._labels
 
     def scores(self) -> Optional[list]:
         """The ruleset's `prefer` values for each option (bigger is better), if it gave any."""
@@ -640,7 +647,7 @@ class Engine:
             picked = list(range(len(options)))  # one legal answer: nothing to ask
         else:
             scores = None if scores_fn is None else (lambda opts=options: scores_fn(opts))
-            d = Decision(chooser.seat, "choose", prompt, options, [self.show_option(o) for o in options],
+            d = Decision(chooser.seat, "choose", prompt, options, lambda: [self.show_option(o) for o in options],
                          lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span, scores,
                          self._viewer(chooser.seat))
             answer = yield d
@@ -649,7 +656,8 @@ class Engine:
                 self.log("decision", f"{chooser} declines: {prompt}", visible_to=None if not d.secret else [chooser.seat],
                          player=chooser.seat + 1, answer=None)
                 return OTHERWISE
-            chosen_labels = [d.labels[i] for i in picked]
+            labels = d._labels if not callable(d._labels) else None
+            chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
             self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
                      visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
                      player=chooser.seat + 1, answer=chosen_labels)

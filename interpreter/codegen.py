@@ -1491,8 +1491,10 @@ class CodeGen:
         self.event_entry(f, sc, custom, fields, responder, event)
         if kind == "body":
             self.block(f, node, sc)
-        else:
-            f.emit(f"return {self.x(node, sc, f)}")
+        else:  # errors point at the expression, as `Engine.ev` has them
+            f.emit("try:")
+            f.emit(f"    return {self.x(node, sc, f)}")
+            f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
         self.defs += f.source() + [""]
         if env_adapter:  # for the engine's `run_block(body, env)` / `ev(expr, env)`
             adapter = self.fresh("A")
@@ -1610,6 +1612,7 @@ class CompiledEngine(Engine):
         super().__init__(rs, players, seed, check_invariants)
         self.dcache = {name: [_MISSING] * len(self.cards) for name in self.card_derives}
         self._dispatch: dict = {}
+        self._display = self.cx.derives.get("display") if "display" not in self.card_var_names else None
         self._forbidden = {r.forbid for r in rs.rules}
 
     def invalidate(self, card) -> None:
@@ -1617,17 +1620,6 @@ class CompiledEngine(Engine):
             c[card.id] = _MISSING
 
     # ------------------------------------------------------------ events
-    def _call(self, fn, node, *args):
-        """A compiled trigger or reaction piece, its errors pointing at `node` (as `ev` does)."""
-        try:
-            return fn(self, *args)
-        except (CglError, _EndScope, _GameOver):
-            raise
-        except RecursionError:
-            raise self.fail(node, "the rules call themselves without end", code="E011") from None
-        except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as x:
-            raise self.fail(node, f"cannot evaluate this: {_explain(x)}") from None
-
     def _handlers(self, ev: Event):
         """The triggers and reactions waiting for this kind of event, each with its compiled
         pieces; remembered per (kind, name, from, to, phase), which is all `_matching` reads."""
@@ -1663,21 +1655,21 @@ class CompiledEngine(Engine):
                                       None, hint="give one of these triggers a condition that stops it"))
         triggers, reactions = hit
         for tr, c in triggers:
-            if c.cond is not None and not self._call(c.cond, tr.cond, ev):
+            if c.cond is not None and not c.cond(self, ev):
                 continue
             if tr.optional:
                 if c.ask_by is not None:
-                    seat = self.as_player(self._call(c.ask_by, tr.ask_by, ev), tr.ask_by).seat
+                    seat = self.as_player(c.ask_by(self, ev), tr.ask_by).seat
                 else:
                     p = self._event_player(ev)
                     seat = p.seat if isinstance(p, Player) else st.current
-                prompt = self._call(c.prompt, tr.prompt, ev) if c.prompt is not None else f"Use {tr.name}?"
+                prompt = c.prompt(self, ev) if c.prompt is not None else f"Use {tr.name}?"
                 yes = yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)
                 if not yes:
                     continue
             yield from self._fire_compiled("trigger:" + tr.name, tr.name, c.body(self, ev))
         for r, c in reactions:
-            if c.cond is not None and not self._call(c.cond, r.cond, ev):
+            if c.cond is not None and not c.cond(self, ev):
                 continue
             yield from self._window(r, c, ev)
 
@@ -1693,18 +1685,18 @@ class CompiledEngine(Engine):
     def _window(self, r: A.Reaction, c, ev: Event):
         """A reaction window (as `open_window`): each responder in turn may respond."""
         if c.responders is not None:
-            resp = self._call(c.responders, r.responders, ev)
+            resp = c.responders(self, ev)
             responders = resp if isinstance(resp, list) else [resp]
         else:
             actor = self._event_player(ev)
             responders = [self.players[p] for p in self.seat_order(actor.seat if actor else self.state.current)[1:]]
         ruled = r.name in self._forbidden
         for who in responders:
-            if c.eligible is not None and not self._call(c.eligible, r.eligible, ev, who):
+            if c.eligible is not None and not c.eligible(self, ev, who):
                 continue
             if ruled and not self.allowed(r.name, self._event_env(ev).child({"responder": who})):
                 continue
-            prompt = self._call(c.ask, r.ask, ev, who) if c.ask is not None else f"Respond with {r.name}?"
+            prompt = c.ask(self, ev, who) if c.ask is not None else f"Respond with {r.name}?"
             yes = yield from self.ask_yes_no(who.seat, prompt, r.span, tag=r.name)
             if not yes:
                 continue
@@ -1745,6 +1737,15 @@ class CompiledEngine(Engine):
         except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as x:
             raise self.fail(e, f"cannot evaluate this: {_explain(x)}") from None
 
+    def show_card(self, c) -> str:
+        fn = self._display
+        if fn is None:
+            return Engine.show_card(self, c)
+        try:
+            return str(fn(self, c))
+        except CglError:
+            return c.name
+
     def _card_getter(self, name):
         fn = self.cx.derives.get(name) if name not in self.card_var_names else None
         if fn is None:
@@ -1770,12 +1771,16 @@ class CompiledEngine(Engine):
         labels_fn, fixed_fn = fns["labels"], fns.get("fixed")
         labels = []
         counts: dict = {}
+        get = counts.get
         for c in cards:
             labs = labels_fn(self, *args, c)
-            ls = [_hashable(x) for x in (labs if isinstance(labs, list) else [labs]) if x is not None]
+            if labs.__class__ is list:
+                ls = [x if x.__class__ is str else _hashable(x) for x in labs if x is not None]
+            else:
+                ls = [] if labs is None else [_hashable(labs)]
             labels.append(ls)
-            for x in set(ls):
-                counts[x] = counts.get(x, 0) + 1
+            for x in ls:  # (a label twice on one card counts twice: still an upper bound)
+                counts[x] = get(x, 0) + 1
         # The solver's quick rejection, before anything else is computed: each shape's
         # largest groups need as many different labels with enough cards (card by card,
         # the counts can only be larger than the solver's, so nothing it finds is lost).

@@ -136,6 +136,10 @@ class Engine:
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
         self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
         self._reactions_by_kind = _index_by_kind(rs.reactions)
+        self._visibility = {name: z.visibility for name, z in rs.zones.items()}
+        self._role_zones: dict = {}
+        self._zone_refs: dict = {}
+        self._validated = None        # (decision, answer, indices) checked by Game.answer
         # "start" / "end" when some trigger or reaction waits for the start (end) of something
         self._scope_kinds = {k for k in ("start", "end") if k in self._triggers_by_kind
                              or k in self._reactions_by_kind or k in self._instead_by_kind}
@@ -219,10 +223,16 @@ class Engine:
         raise self.fail(node, f"expected a list or a zone, got {_kind(value)}")
 
     def zone_of_card(self, card) -> ZoneRef:
-        name, owner, host = parse_zone_key(self.state.where[card.id])
-        if host is not None:
-            return ZoneRef(name, None, host, self.cards[host].name)
-        return ZoneRef(name, owner)
+        key = self.state.where[card.id]
+        ref = self._zone_refs.get(key)
+        if ref is None:
+            name, owner, host = parse_zone_key(key)
+            if host is not None:
+                ref = ZoneRef(name, None, host, self.cards[host].name)
+            else:
+                ref = ZoneRef(name, owner)
+            self._zone_refs[key] = ref  # zone values never change: one per key
+        return ref
 
     def zone_owner(self, z: ZoneRef) -> Optional[int]:
         """The seat a zone belongs to: its player, or the owner of the card it is under."""
@@ -236,7 +246,11 @@ class Engine:
         st = self.state
         old = st.where[card.id]
         if old is not None:
-            st.zones[old].remove(card.id)
+            ids = st.zones[old]
+            if ids[-1] == card.id:  # the top card (a draw): no search
+                ids.pop()
+            else:
+                ids.remove(card.id)
         if position == "bottom":
             st.zones.setdefault(dest.key, []).insert(0, card.id)
         else:
@@ -480,11 +494,14 @@ class Engine:
         return False
 
     def _default_zone(self, role, node, owner=None) -> ZoneRef:
-        z = self.rs.zone_with_role(role)
-        if z is None:
-            raise self.fail(node, f"no zone is marked `as {role}`, so say which zone",
-                            hint=f"declare e.g. `zone stock: shared, hidden, as {role}`")
-        return ZoneRef(z.name, owner if z.per_player else None)
+        ref = self._role_zones.get((role, owner))
+        if ref is None:
+            z = self.rs.zone_with_role(role)
+            if z is None:
+                raise self.fail(node, f"no zone is marked `as {role}`, so say which zone",
+                                hint=f"declare e.g. `zone stock: shared, hidden, as {role}`")
+            ref = self._role_zones[(role, owner)] = ZoneRef(z.name, owner if z.per_player else None)
+        return ref
 
     def x_draw(self, s, env):
         return self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
@@ -651,7 +668,8 @@ class Engine:
                          lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span, scores,
                          self._viewer(chooser.seat))
             answer = yield d
-            picked = self.validate_answer(d, answer)
+            v = self._validated
+            picked = v[2] if v is not None and v[0] is d and v[1] is answer else self.validate_answer(d, answer)
             if picked is None:
                 self.log("decision", f"{chooser} declines: {prompt}", visible_to=None if not d.secret else [chooser.seat],
                          player=chooser.seat + 1, answer=None)
@@ -946,28 +964,36 @@ class Engine:
         is or becomes public is named to all; one between a player's own zone and a hidden
         one is named to that player and shown as "a card" to the others; one between two
         hidden zones is bookkeeping, logged quietly for nobody."""
-        what = {"draw": "draws", "discard": "discards", "deal": "is dealt", "move": "moves"}[ev.kind]
-        who = ev.player.seat + 1 if ev.player is not None else None
-        if ev.kind == "move":
-            text, veiled = (f"{self.show_card(ev.card)} moves from {ev.source} to {ev.dest}",
-                            f"a card moves from {ev.source} to {ev.dest}")
-        else:
-            text, veiled = f"{ev.player} {what} {self.show_card(ev.card)}", f"{ev.player} {what} a card"
+        kind, card, player, src, dest = ev.kind, ev.card, ev.player, ev.source, ev.dest
+        who = player.seat + 1 if player is not None else None
         if self.quiet_moves:
-            self.log(ev.kind, veiled, visible_to=[], quiet=True, card=ev.card.name, player=who)
+            self.log(kind, self._card_text(ev, False), visible_to=[], quiet=True, card=card.name, player=who)
             return
-        if self._public(ev.source) or self._public(ev.dest):
-            self.log(ev.kind, text, card=ev.card.name, player=who, **({"forced": True} if ev.forced else {}))
+        vis = self._visibility
+        sv = "public" if src is None else vis.get(src.name, "public")
+        dv = "public" if dest is None else vis.get(dest.name, "public")
+        if sv == "public" or dv == "public":
+            if ev.forced:
+                self.log(kind, self._card_text(ev, True), card=card.name, player=who, forced=True)
+            else:
+                self.log(kind, self._card_text(ev, True), card=card.name, player=who)
             return
-        seers = sorted({self.zone_owner(z) for z in (ev.source, ev.dest)
-                        if z is not None and self.rs.zones[z.name].visibility == "owner"} - {None})
+        seers = sorted({self.zone_owner(z) for z, v in ((src, sv), (dest, dv)) if z is not None and v == "owner"}
+                       - {None})
         if not seers:
-            self.log(ev.kind, veiled, visible_to=[], quiet=True, card=ev.card.name, player=who)
+            self.log(kind, self._card_text(ev, False), visible_to=[], quiet=True, card=card.name, player=who)
             return
-        self.log(ev.kind, text, visible_to=seers, card=ev.card.name, player=who)
+        self.log(kind, self._card_text(ev, True), visible_to=seers, card=card.name, player=who)
         others = [p for p in range(self.n) if p not in seers]
         if others:
-            self.log(ev.kind, veiled, hidden=True, visible_to=others, player=who)
+            self.log(kind, self._card_text(ev, False), hidden=True, visible_to=others, player=who)
+
+    def _card_text(self, ev: Event, named: bool) -> str:
+        """How a card's move reads: naming the card, or veiled ("a card")."""
+        what = self.show_card(ev.card) if named else "a card"
+        if ev.kind == "move":
+            return f"{what} moves from {ev.source} to {ev.dest}"
+        return f"{ev.player} {_VERB[ev.kind]} {what}"
 
     def open_window(self, r: A.Reaction, env: Env):
         """A reaction window: each responder in priority order may respond."""
@@ -1268,6 +1294,7 @@ class Engine:
 
 
 OTHERWISE = object()   # what `c_decide` returns when the `otherwise` block runs
+_VERB = {"draw": "draws", "discard": "discards", "deal": "is dealt", "move": "moves"}
 
 
 class AnswerError(Exception):

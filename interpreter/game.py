@@ -99,7 +99,8 @@ class Game:
             if not isinstance(answer, bool):
                 raise AnswerError("answer yes or no")
         else:
-            self.engine.validate_answer(d, answer)
+            # remembered, so that the engine need not check the same answer again
+            self.engine._validated = (d, answer, self.engine.validate_answer(d, answer))
         self.answers.append(answer)
         return self._advance(answer)
 

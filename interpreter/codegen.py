@@ -28,6 +28,7 @@ towards the step budget one by one, as in the tree walker.
 from __future__ import annotations
 
 import os
+from itertools import chain
 from typing import Optional
 
 from . import ast as A
@@ -251,6 +252,19 @@ def _pz_cards(eng, keys, p, node):
     raise eng.fail(node, f"expected a player, got {_kind(p)}")
 
 
+def _pz_ids(eng, keys, p, node):
+    """The card ids of a player's zone, bottom first (the state's own list: read, never kept)."""
+    if p.__class__ is Player:
+        return eng.state.zones.get(keys[p.seat], ())
+    raise eng.fail(node, f"expected a player, got {_kind(p)}")
+
+
+def _in_list(a, b):
+    if a.__class__ is str:
+        return a in b
+    return any(_eq(a, x) for x in b)
+
+
 def _pz_count(eng, keys, p, node):
     if p.__class__ is Player:
         return len(eng.state.zones.get(keys[p.seat], ()))
@@ -303,7 +317,8 @@ RUNTIME = {
     "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_arith": _arith,
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
-    "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
+    "_pz_ids": _pz_ids, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
@@ -682,28 +697,39 @@ class CodeGen:
     def elem_ty(self, ty) -> Optional[str]:
         return "card" if ty in ("cards", "zone") else "player" if ty == "players" else None
 
-    def cards_src(self, e, sc, fn) -> Optional[str]:
-        """Python for the list of cards of a zone expression, without making a zone value
-        (a shared zone, a player's zone, or a sum of them); None for anything else."""
+    def cards_src(self, e, sc, fn, lazy=False) -> Optional[str]:
+        """Python for the cards of a zone expression, top first, without making a zone value
+        (a shared zone, a player's zone, or a sum of them); None for anything else. `lazy`:
+        an iterator over the zone itself is enough (read at once, by a comprehension)."""
         if isinstance(e, A.Name) and self.t_Name(e, sc) == "zone":
+            if lazy:
+                return f"map(eng.cards.__getitem__, reversed(eng.state.zones.get({e.id!r}, ())))"
             return f"_cards_at(eng, {e.id!r})"
         if isinstance(e, A.Call) and len(e.args) == 1:
             z = self.rs.zones.get(e.name)
             if z is not None and z.per_player and not (e.name in self.rs.defs or e.name in self.rs.table_decls):
-                return f"_pz_cards(eng, {self.zone_keys(e.name)}, {self.x(e.args[0], sc, fn)}, {self.k(e.args[0])})"
+                keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
+                if lazy:
+                    if self.ty(e.args[0], sc) == "player":
+                        ids = f"eng.state.zones.get({keys}[{who}.seat], ())"
+                    else:
+                        ids = f"_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])})"
+                    return f"map(eng.cards.__getitem__, reversed({ids}))"
+                return f"_pz_cards(eng, {keys}, {who}, {self.k(e.args[0])})"
         if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e, sc) == "cards":
-            a, b = self.cards_src(e.left, sc, fn), self.cards_src(e.right, sc, fn)
+            a, b = self.cards_src(e.left, sc, fn, lazy), self.cards_src(e.right, sc, fn, lazy)
             if a is not None and b is not None:
-                return f"({a} + {b})"
+                return f"_chain({a}, {b})" if lazy else f"({a} + {b})"
         return None
 
     def zone_keys(self, name) -> str:
         """A module constant: the state keys of per-player zone `name`, by seat."""
         return self.k([f"{name}:{p}" for p in range(max(self.rs.game.max_players, 1))])
 
-    def seq(self, e, sc, fn) -> str:
-        """Python for `e` as a list to iterate over (the tree walker's `as_list`)."""
-        cards = self.cards_src(e, sc, fn)
+    def seq(self, e, sc, fn, lazy=False) -> str:
+        """Python for `e` as a list to iterate over (the tree walker's `as_list`); with `lazy`,
+        anything to iterate over once, at once."""
+        cards = self.cards_src(e, sc, fn, lazy)
         if cards is not None:
             return cards
         src = self.x(e, sc, fn)
@@ -875,7 +901,7 @@ class CodeGen:
         v = self.fresh("c")
         inner = sc.child()
         inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
-        src = self.seq(e.source, sc, fn)
+        src = self.seq(e.source, sc, fn, lazy=True)
         body = self.x(e.expr, inner, fn)
         cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
         return f"[{body} for {v} in {src}{cond}]"
@@ -924,6 +950,8 @@ class CodeGen:
             test = f"(eng.state.where[{a}.id] == {e.right.id!r})"
         elif tb in self.LISTY and ta == "str":
             test = f"({a} in {self.x(e.right, sc, fn)})"
+        elif tb in self.LISTY:
+            test = f"_in_list({a}, {self.x(e.right, sc, fn)})"
         else:
             test = f"_in(eng, {a}, {self.x(e.right, sc, fn)}, {self.k(e)})"
         return f"(not {test})" if e.negated else test
@@ -956,12 +984,12 @@ class CodeGen:
         return v, inner
 
     def x_Where(self, e, sc, fn):
-        src = self.seq(e.source, sc, fn)
+        src = self.seq(e.source, sc, fn, lazy=True)
         v, inner = self._it_scope(e, sc, fn)
         return f"[{v} for {v} in {src} if {self.x(e.cond, inner, fn)}]"
 
     def x_GroupBy(self, e, sc, fn):
-        src = self.seq(e.source, sc, fn)
+        src = self.seq(e.source, sc, fn, lazy=True)
         v, inner = self._it_scope(e, sc, fn)
         return f"_group_by(eng, {src}, lambda {v}: {self.x(e.key, inner, fn)})"
 

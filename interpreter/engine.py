@@ -127,6 +127,9 @@ class Engine:
         self.forced_dice: list = []
         self.forced_random: list = []
         self.listeners: list = []
+        # False: no transcript is kept (`cgl simulate`); the game is the same, its log empty
+        self.record = True
+        self.turn_hooks: list = []    # called as each turn starts
         self.last_seen: dict = {}
         self.quiet_moves = 0          # inside a bulk `move`: cards are logged as one line
         self.max_steps: Optional[int] = None   # a budget of statements (None: no limit)
@@ -188,6 +191,16 @@ class Engine:
 
     # ------------------------------------------------------------ logging
     def log(self, kind: str, text: str, visible_to=None, **data):
+        if not self.record:
+            if not self.listeners:
+                return
+            entry = {"step": None, "type": kind, "text": text}
+            if visible_to is not None:
+                entry["to"] = sorted(visible_to)
+            entry.update(data)
+            for fn in self.listeners:
+                fn(entry)
+            return
         entry = {"step": len(self.state.log), "type": kind, "text": text}
         if visible_to is not None:
             entry["to"] = sorted(visible_to)
@@ -675,10 +688,11 @@ class Engine:
                          player=chooser.seat + 1, answer=None)
                 return OTHERWISE
             labels = d._labels if not callable(d._labels) else None
-            chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
-            self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
-                     visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
-                     player=chooser.seat + 1, answer=chosen_labels)
+            if self.record or self.listeners:
+                chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
+                self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
+                         visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
+                         player=chooser.seat + 1, answer=chosen_labels)
         if s.lo is None and s.hi is None:
             return options[picked[0]]
         return [options[i] for i in picked]
@@ -723,8 +737,9 @@ class Engine:
         if not isinstance(answer, bool):
             raise AnswerError("answer yes or no")
         # private: the prompt may name a card only this player has seen; others see the effect
-        self.log("decision", f"P{seat + 1} says {'yes' if answer else 'no'}: {prompt}", visible_to=[seat],
-                 player=seat + 1, answer=answer)
+        if self.record or self.listeners:
+            self.log("decision", f"P{seat + 1} says {'yes' if answer else 'no'}: {prompt}", visible_to=[seat],
+                     player=seat + 1, answer=answer)
         return answer
 
     def x_may(self, s, env):
@@ -964,6 +979,8 @@ class Engine:
         is or becomes public is named to all; one between a player's own zone and a hidden
         one is named to that player and shown as "a card" to the others; one between two
         hidden zones is bookkeeping, logged quietly for nobody."""
+        if not self.record and not self.listeners:
+            return
         kind, card, player, src, dest = ev.kind, ev.card, ev.player, ev.source, ev.dest
         who = player.seat + 1 if player is not None else None
         if self.quiet_moves:
@@ -1174,6 +1191,8 @@ class Engine:
             st.turn_no += 1
             st.next_player = None
             self.bump("turns")
+            for hook in self.turn_hooks:
+                hook()
             self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no, turn=st.turn_no)
             try:
                 yield from self.scope_event("start", "turn")

@@ -47,7 +47,7 @@ class Game:
     """One game of a ruleset, driven one decision at a time."""
 
     def __init__(self, ruleset, players: Optional[int] = None, seed: int = 0, check_invariants: bool = False,
-                 decks: Optional[dict] = None):
+                 decks: Optional[dict] = None, record: bool = True):
         g = ruleset.game
         if players is None:
             players = g.min_players
@@ -58,6 +58,8 @@ class Game:
         self.ruleset = ruleset
         self.seed = seed
         self.engine = make_engine(ruleset, players, seed, check_invariants)
+        # record=False keeps no transcript (simulations): the same game, an empty log
+        self.engine.record = record
         self.decks = dict(decks or {})       # seat (0-based) -> deck list file
         for seat in self.decks:
             if not 0 <= seat < players:
@@ -219,9 +221,10 @@ class ScriptedAgent:
 
 
 def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, check_invariants: bool = False,
-         max_decisions: int = 1_000_000, listener=None, decks: Optional[dict] = None) -> Game:
-    """Play a whole game. `agents` is a list (one per seat) of agents or agent names."""
-    game = Game(ruleset, players, seed, check_invariants, decks)
+         max_decisions: int = 1_000_000, listener=None, decks: Optional[dict] = None, record: bool = True) -> Game:
+    """Play a whole game. `agents` is a list (one per seat) of agents or agent names;
+    `record=False` keeps no transcript (the game is the same; its log stays empty)."""
+    game = Game(ruleset, players, seed, check_invariants, decks, record)
     n = game.players
     if agents is None:
         agents = ["random"] * n

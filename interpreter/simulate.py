@@ -128,7 +128,7 @@ def _field_value(v):
 
 
 class _Watcher:
-    """Listens to one game's log and custom events: the leader after each turn, and what was emitted."""
+    """Watches one game: the leader after each turn, and the custom events emitted."""
 
     def __init__(self, engine, score: Optional[str]):
         self.engine = engine
@@ -137,14 +137,13 @@ class _Watcher:
         self.changes = 0
         self.custom: dict = {}          # name -> {"count", "values": {field: {value: n}}, "numbers": {field: [...]}}
         self.spied = False
-        original = getattr(engine, "raise_event", None)
+        original = getattr(engine, "s_emit", None)
         if callable(original):
-            # `emit` writes no log entry, so its fields are caught where the event is raised.
-            def spy(ev, _original=original):
-                if getattr(ev, "kind", None) == "custom":
-                    self._custom(ev.name, getattr(ev, "fields", {}) or {})
-                return _original(ev)
-            engine.raise_event = spy
+            # `emit` writes no log entry, so its fields are caught where the statement runs.
+            def spy(s, fields, _original=original):
+                self._custom(s.name, fields)
+                return _original(s, fields)
+            engine.s_emit = spy
             self.spied = True
 
     def _custom(self, name, fields):
@@ -160,10 +159,6 @@ class _Watcher:
                 counts = slot["values"].setdefault(k, {})
                 key = str(v).lower() if isinstance(v, bool) else v
                 counts[key] = counts.get(key, 0) + 1
-
-    def on_log(self, entry):
-        if entry.get("type") == "turn":   # a new turn: the previous one is over
-            self.check_leader()
 
     def check_leader(self):
         if self.score is None:
@@ -193,11 +188,11 @@ def _error_text(e: Exception) -> str:
 def play_one(rs, spec: BatchSpec, index: int) -> dict:
     """Play game `index` (1-based) of the batch; return its record (plain data)."""
     seed = game_seed(spec.seed, index)
-    game = Game(rs, spec.players, seed)
+    game = Game(rs, spec.players, seed, record=False)   # the statistics need no transcript
     n = game.players
     agents = [AGENTS[name](seat, seed) for seat, name in enumerate(spec.agents[:n])]
     watch = _Watcher(game.engine, spec.score)
-    game.engine.listeners.append(watch.on_log)
+    game.engine.turn_hooks.append(watch.check_leader)   # a new turn: the previous one is over
     decisions = 0
     options_hist: Counter = Counter()
     kinds: dict = {}

@@ -133,3 +133,18 @@ def test_simultaneous_choices_set_outer_locals_compiled(make_rules, monkeypatch)
         results.append(game.state.globals["result"])
     # b's body ran after a's: it saw a = "paper"
     assert results == ["paper paper/rock", "paper paper/rock"]
+
+
+@pytest.mark.parametrize("name", sorted(packaged_rulesets()))
+def test_no_transcript_plays_the_same_game(name):
+    """`record=False` (what `cgl simulate` uses) keeps no log and changes nothing else."""
+    rs = load(name)
+    n = players_for(rs)
+    for seed in range(3):
+        full = play(rs, n, seed, agents=["random"] * n)
+        bare = play(rs, n, seed, agents=["random"] * n, record=False)
+        assert bare.result.log == [] and full.result.log
+        a, b = full.result, bare.result
+        assert (a.winners, a.reason, a.players, a.rounds, a.turns, a.steps, a.stats, a.decisions) == \
+               (b.winners, b.reason, b.players, b.rounds, b.turns, b.steps, b.stats, b.decisions)
+        assert full.answers == bare.answers

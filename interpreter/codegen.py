@@ -323,7 +323,7 @@ RUNTIME = {
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
     "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "MAX_LOOP": MAX_LOOP, "_BUILTIN": _BUILTINS,
-    "_Match": Match, "_Group": Group,
+    "_Match": Match, "_Group": Group, "_hashable": _hashable,
 }
 
 
@@ -1041,8 +1041,46 @@ class CodeGen:
                     piece(f"cond_{i}_{j}", part.cond, [("label", "v_label")])
         if p.best is not None:
             piece("best", p.best, [("it", "v_it")])
+        self.pattern_scan(p, suffix, params, types, it_ty, names)
         self.defs += [f"PV_{p.name}{suffix} = {{" + ", ".join(f"{k!r}: {v}" for k, v in names.items()) + "}", ""]
         return "PV_" + p.name + suffix
+
+    def pattern_scan(self, p, suffix, params, types, it_ty, names):
+        """One function for the first pass of a match: the cards, each card's labels, and how
+        many cards carry each label, the labels expression written inline in the loop."""
+        fname = f"PT_{p.name}{suffix}_scan"
+        f = _Fn(self, f"def {fname}(eng{''.join(', v_' + q for q in params)}):")
+        sc = Scope(fn=f)
+        for q, ty in zip(params, types):
+            sc.names[q] = _Binding("v_" + q, False, f, ty)
+        cards = self.cards_src(p.cards, sc, f)
+        if cards is None:
+            cards = f"eng.as_list({self.x(p.cards, sc, f)}, {self.k(p.cards)})"
+        f.emit("try:")
+        f.emit(f"    _cards = {cards}")
+        f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.cards)}, _x) from None")
+        f.emit("_labels = []")
+        f.emit("_counts = {}")
+        f.emit("_get = _counts.get")
+        inner = sc.child()
+        inner.names["it"] = _Binding("v_it", False, f, it_ty)
+        f.emit("try:")
+        f.emit("    for v_it in _cards:")
+        f.emit(f"        _labs = {self.x(p.labels, inner, f)}")
+        f.emit("        if _labs.__class__ is list:")
+        f.emit("            _ls = []")
+        f.emit("            for _l in _labs:")
+        f.emit("                if _l is not None:")
+        f.emit("                    _ls.append(_l if _l.__class__ is str else _hashable(_l))")
+        f.emit("        else:")
+        f.emit("            _ls = [] if _labs is None else [_hashable(_labs)]")
+        f.emit("        _labels.append(_ls)")
+        f.emit("        for _l in _ls:")
+        f.emit("            _counts[_l] = _get(_l, 0) + 1")
+        f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
+        f.emit("return _cards, _labels, _counts")
+        self.defs += f.source() + [""]
+        names["scan"] = fname
 
     # ------------------------------------------------------------ statements
     def guard(self, fn: _Fn, e, sc, what="t") -> str:
@@ -1653,8 +1691,8 @@ class CompiledEngine(Engine):
         pieces; remembered per (kind, name, from, to, phase), which is all `_matching` reads."""
         src, dest = ev.source, ev.dest
         key = (ev.kind, ev.name, None if src is None else src.name, None if dest is None else dest.name, ev.phase)
-        hit = self._dispatch.get(key)
-        if hit is None:
+        hit = self._dispatch.get(key, _MISSING)
+        if hit is _MISSING:
             triggers = tuple((tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev))
             reactions = tuple((r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev))
             hit = self._dispatch[key] = (triggers, reactions) if triggers or reactions else None
@@ -1795,23 +1833,12 @@ class CompiledEngine(Engine):
         return self.match_compiled(p, fns, args)
 
     def match_compiled(self, p: A.Pattern, fns: dict, args: list):
-        cards = self.as_list(fns["cards"](self, *args), p.cards)
-        labels_fn, fixed_fn = fns["labels"], fns.get("fixed")
-        labels = []
-        counts: dict = {}
-        get = counts.get
-        for c in cards:
-            labs = labels_fn(self, *args, c)
-            if labs.__class__ is list:
-                ls = [x if x.__class__ is str else _hashable(x) for x in labs if x is not None]
-            else:
-                ls = [] if labs is None else [_hashable(labs)]
-            labels.append(ls)
-            for x in ls:  # (a label twice on one card counts twice: still an upper bound)
-                counts[x] = get(x, 0) + 1
+        cards, labels, counts = fns["scan"](self, *args)
+        fixed_fn = fns.get("fixed")
         # The solver's quick rejection, before anything else is computed: each shape's
         # largest groups need as many different labels with enough cards (card by card,
-        # the counts can only be larger than the solver's, so nothing it finds is lost).
+        # the counts can only be larger than the solver's, so nothing it finds is lost;
+        # a label twice on one card counts twice: still an upper bound).
         largest = sorted(counts.values(), reverse=True)
         for total, need in self._shape_needs(p):
             if total == len(cards) and len(need) <= len(largest) and all(n <= h for n, h in zip(need, largest)):

@@ -78,12 +78,15 @@ class ZoneRef:
     owner: Optional[int]                 # seat, for per-player zones
     card: Optional[int] = None           # card id, for per-card zones
     host: str = attrs.field(default="", eq=False)   # that card's name, for reading
+    # where the state keeps its cards ("stock", "hand:0", "under@12"), worked out once
+    key: str = attrs.field(init=False, eq=False, repr=False)
 
-    @property
-    def key(self) -> str:
+    def __attrs_post_init__(self):
         if self.card is not None:
-            return f"{self.name}@{self.card}"
-        return self.name if self.owner is None else f"{self.name}:{self.owner}"
+            key = f"{self.name}@{self.card}"
+        else:
+            key = self.name if self.owner is None else f"{self.name}:{self.owner}"
+        object.__setattr__(self, "key", key)
 
     def __str__(self) -> str:
         if self.card is not None:

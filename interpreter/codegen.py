@@ -259,6 +259,14 @@ def _pz_ids(eng, keys, p, node):
     raise eng.fail(node, f"expected a player, got {_kind(p)}")
 
 
+def _first(items):
+    return items[0] if items else None
+
+
+def _last(items):
+    return items[-1] if items else None
+
+
 def _in_list(a, b):
     if a.__class__ is str:
         return a in b
@@ -318,7 +326,7 @@ RUNTIME = {
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
-    "_pz_ids": _pz_ids, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_pz_ids": _pz_ids, "_first": _first, "_last": _last, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
@@ -421,6 +429,7 @@ class CodeGen:
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
         self.patterns: dict = {}        # pattern name -> dict of python names
         self._types: dict = {}          # "derive:x" / "def:f" -> static type
+        self._inlining: list = []       # defs being written in place (no recursion)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}
 
@@ -852,6 +861,9 @@ class CodeGen:
         if d is not None and d.params is not None:
             if len(args) != len(d.params):
                 raise Unsupported(f"`{name}` called with {len(args)} arguments")
+            inline = self.inline_def(d, e, sc, fn)
+            if inline is not None:
+                return inline
             types = [self.ty(a, sc) for a in e.args]
             return f"{self.def_fn(name, types)}(eng{''.join(', ' + a for a in args)})"
         t = rs.table_decls.get(name)
@@ -891,8 +903,28 @@ class CodeGen:
                 if self.ty(arg, sc) in self.LISTY:
                     return f"len({args[0]})"
                 return f"_count(eng, {args[0]}, {self.k(e)})"
+            if name in ("first", "last") and len(args) == 1 and self.ty(e.args[0], sc) in self.LISTY:
+                return f"_{name}({args[0]})"
             return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
         return f"_unknown(eng, {self.k(e)}, 'function')"
+
+    def inline_def(self, d, e, sc, fn) -> Optional[str]:
+        """A small function called with local variables: its body, written in place (as a
+        new scope holding just its parameters, as the tree walker evaluates a def)."""
+        if d.name in self.static_defs or d.name in self._inlining or sum(1 for _ in _walk(d.expr)) > 40:
+            return None
+        inner = Scope()
+        inner.fn = fn
+        for param, arg in zip(d.params, e.args):
+            b = sc.find(arg.id) if isinstance(arg, A.Name) else None
+            if b is None or b.maybe:
+                return None
+            inner.names[param] = b
+        self._inlining.append(d.name)
+        try:
+            return self.x(d.expr, inner, fn)
+        finally:
+            self._inlining.pop()
 
     def x_ListLit(self, e, sc, fn):
         return "[" + ", ".join(self.x(i, sc, fn) for i in e.items) + "]"
@@ -1704,17 +1736,17 @@ class CompiledEngine(Engine):
             return ev.fields["player"]
         return ev.player
 
-    def raise_event(self, ev: Event):
-        st = self.state
+    def event_begin(self, ev: Event):
         if ev.phase is None:
-            ev.phase = st.phase  # the phase it happened in
+            ev.phase = self.state.phase  # the phase it happened in
         if ev.card is not None and ev.kind in _CARD_EVENTS:
             self._log_card_event(ev)
         if self.check and ev.card is not None:
             self.check_card(ev)
-        hit = self._handlers(ev)
-        if hit is None:
-            return
+        return self._handlers(ev)
+
+    def event_run(self, ev: Event, hit):
+        st = self.state
         if len(self.event_chain) >= MAX_EVENT_DEPTH:
             chain = " -> ".join(self.event_chain[-12:])
             raise CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",

@@ -487,7 +487,9 @@ class Engine:
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
             self._place(c, dest, s.position)
-            yield from self.raise_event(ev)
+            hit = self.event_begin(ev)
+            if hit is not None:
+                yield from self.event_run(ev, hit)
 
     def _replace(self, ev: Event):
         """Run the first `instead` trigger that replaces this card move; True if one did."""
@@ -537,7 +539,9 @@ class Engine:
                 continue
             self._place(card, dest)
             self.bump(f"card drawn:{card.name}")
-            yield from self.raise_event(ev)
+            hit = self.event_begin(ev)
+            if hit is not None:
+                yield from self.event_run(ev, hit)
 
     def x_deal(self, s, env):
         return self.s_deal(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None)
@@ -559,7 +563,9 @@ class Engine:
                     continue
                 self._place(card, dest)
                 self.bump(f"card dealt:{card.name}")
-                yield from self.raise_event(ev)
+                hit = self.event_begin(ev)
+                if hit is not None:
+                    yield from self.event_run(ev, hit)
 
     def x_discard(self, s, env):
         return self.s_discard(s, self.ev(s.cards, env), self.ev(s.dest, env) if s.dest else None)
@@ -575,7 +581,9 @@ class Engine:
                 continue
             self._place(c, dest)
             self.bump(f"card discarded:{c.name}")
-            yield from self.raise_event(ev)
+            hit = self.event_begin(ev)
+            if hit is not None:
+                yield from self.event_run(ev, hit)
 
     def x_shuffle(self, s, env):
         return self.s_shuffle(s, self.ev(s.zone, env))
@@ -933,17 +941,26 @@ class Engine:
 
     # ================================================================ events
     def raise_event(self, ev: Event):
-        st = self.state
+        hit = self.event_begin(ev)
+        if hit is not None:
+            yield from self.event_run(ev, hit)
+
+    # An event in two steps: `event_begin` (a plain call: log it, find what waits for it)
+    # and, only when something does, the generator `event_run`.
+    def event_begin(self, ev: Event):
+        """Log the event; the (triggers, reactions) waiting for it, or None."""
         if ev.phase is None:
-            ev.phase = st.phase  # the phase it happened in
+            ev.phase = self.state.phase  # the phase it happened in
         if ev.card is not None and ev.kind in ("draw", "discard", "deal", "move"):
             self._log_card_event(ev)
         if self.check and ev.card is not None:
             self.check_card(ev)
         triggers = self._matching(self._triggers_by_kind, ev)
         reactions = self._matching(self._reactions_by_kind, ev)
-        if not triggers and not reactions:
-            return
+        return (triggers, reactions) if triggers or reactions else None
+
+    def event_run(self, ev: Event, hit):
+        triggers, reactions = hit
         if len(self.event_chain) >= MAX_EVENT_DEPTH:
             chain = " -> ".join(self.event_chain[-12:])
             raise CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",

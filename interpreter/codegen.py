@@ -391,6 +391,7 @@ class _Fn:
         self.ind = indent + 1
         self.nonlocals: set = set()
         self.captures: set = set()      # loop-bound variables of enclosing functions it reads
+        self.caches: set = set()        # "card" derived properties whose cache lists it reads
         self.loop = 0                   # loops open at the point being written
         self.parent: Optional[_Fn] = None
 
@@ -402,6 +403,7 @@ class _Fn:
         out = [pad + self.header]
         if self.nonlocals:
             out.append(pad + "    nonlocal " + ", ".join(sorted(self.nonlocals)))
+        out += [f"{pad}    _dc_{name} = eng.dcache[{name!r}]" for name in sorted(self.caches)]
         return out + self.lines
 
 
@@ -430,6 +432,7 @@ class CodeGen:
         self.patterns: dict = {}        # pattern name -> dict of python names
         self._types: dict = {}          # "derive:x" / "def:f" -> static type
         self._inlining: list = []       # defs being written in place (no recursion)
+        self._static_caches: dict = {}  # static derive -> module constant of its per-card values
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}
 
@@ -502,13 +505,13 @@ class CodeGen:
                     slow = f"_it_or(eng, {it}, {name!r}, lambda: {glob})"
                 if b.maybe:
                     return slow
-                return self.fast_attr(b.var, name, slow, b.ty)
+                return self.fast_attr(b.var, name, slow, b.ty, fn)
         return glob if glob is not None else f"_unknown(eng, {self.k(e)})"
 
-    def fast_attr(self, var, name, slow, ty=None) -> str:
+    def fast_attr(self, var, name, slow, ty=None, fn=None) -> str:
         """`var.name` for a variable: the card's (or player's, or event's) own property
         read in place, else `slow` (the general lookup)."""
-        card = self.card_branch(name, var)
+        card = self.card_branch(name, var, fn)
         if card is not None and ty == "card":
             return card
         player = f"eng.state.player_vars[{var}.seat][{name!r}]" if name in self.player_vars else None
@@ -555,7 +558,7 @@ class CodeGen:
         obj = self.x(e.obj, sc, fn)
         ty = self.ty(e.obj, sc)
         if obj.isidentifier():
-            return self.fast_attr(obj, e.name, f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})", ty)
+            return self.fast_attr(obj, e.name, f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})", ty, fn)
         if ty == "card" and self.card_branch(e.name, "o") is not None:
             return f"{self.card_getter(e.name)}(eng, {obj})"
         return f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})"
@@ -762,12 +765,20 @@ class CodeGen:
         self.defs += lines + [""]
         return fname
 
-    def card_branch(self, name, o) -> Optional[str]:
+    def card_branch(self, name, o, fn=None) -> Optional[str]:
         """How property `name` of card `o` is read, in the tree walker's order of precedence."""
         if name in self.card_vars:
             return f"eng.state.card_vars[{o}.id][{name!r}]"
         if name in self.rs.derives:
-            return f"{self.derive_fn(name)}(eng, {o})"
+            dv = self.derive_fn(name)
+            if o.isidentifier() and self.derive_kinds[name] == "static":
+                cache = self._static_caches[name]
+                return f"({cache}[{o}.id] if {cache}[{o}.id] is not _MISSING else {dv}(eng, {o}))"
+            if o.isidentifier() and self.derive_kinds[name] == "card" and fn is not None:
+                fn.caches.add(name)  # the game's list of values, fetched as the function starts
+                cache = "_dc_" + name
+                return f"({cache}[{o}.id] if {cache}[{o}.id] is not _MISSING else {dv}(eng, {o}))"
+            return f"{dv}(eng, {o})"
         if name in self.card_props:
             return f"{o}.props[{name!r}]"
         if name == "name":
@@ -796,6 +807,8 @@ class CodeGen:
             # "card": one list per game, entries forgotten when the card's variables change
             # (CompiledEngine.invalidate); "static": one list per ruleset
             cache = f"eng.dcache[{name!r}]" if kind == "card" else self.k([_MISSING] * len(self.rs.cards))
+            if kind == "static":
+                self._static_caches[name] = cache
             self.defs += [f"def {fname}(eng, o):",
                           f"    c = {cache}",
                           "    v = c[o.id]",
@@ -896,8 +909,10 @@ class CodeGen:
                 arg = e.args[0]
                 if isinstance(arg, A.Call) and arg.name in rs.zones and rs.zones[arg.name].per_player \
                         and len(arg.args) == 1 and arg.name not in rs.defs:
-                    return (f"_pz_count(eng, {self.zone_keys(arg.name)}, {self.x(arg.args[0], sc, fn)}, "
-                            f"{self.k(arg.args[0])})")
+                    who = self.x(arg.args[0], sc, fn)
+                    if self.ty(arg.args[0], sc) == "player":
+                        return f"len(eng.state.zones.get({self.zone_keys(arg.name)}[{who}.seat], ()))"
+                    return f"_pz_count(eng, {self.zone_keys(arg.name)}, {who}, {self.k(arg.args[0])})"
                 if isinstance(arg, A.Name) and self.t_Name(arg, sc) == "zone":
                     return f"len(eng.state.zones.get({arg.id!r}, ()))"
                 if self.ty(arg, sc) in self.LISTY:
@@ -1872,9 +1887,15 @@ class CompiledEngine(Engine):
         # the counts can only be larger than the solver's, so nothing it finds is lost;
         # a label twice on one card counts twice: still an upper bound).
         largest = sorted(counts.values(), reverse=True)
+        n = len(cards)
         for total, need in self._shape_needs(p):
-            if total == len(cards) and len(need) <= len(largest) and all(n <= h for n, h in zip(need, largest)):
-                break
+            if total != n or len(need) > len(largest):
+                continue
+            for want, have in zip(need, largest):
+                if want > have:
+                    break
+            else:
+                break   # this shape may fit: solve
         else:
             return None
         fixed = [_hashable(fixed_fn(self, *args, c)) if fixed_fn is not None else None for c in cards]

@@ -468,7 +468,7 @@ class Engine:
         cards = list(cards)
         bulk = len(cards) > 3
         if bulk:  # one line for the log instead of one per card
-            moved = sum(1 for c in cards if self.zone_of_card(c) != dest)
+            moved = sum(1 for c in cards if self.state.where[c.id] != dest.key)
             if moved:
                 self.log("move", f"{moved} card{'s' if moved != 1 else ''} move to {dest}", count=moved)
         self.quiet_moves += bulk
@@ -480,7 +480,7 @@ class Engine:
     def _move_each(self, cards, dest, s):
         for c in cards:
             src = self.zone_of_card(c)
-            if src == dest:
+            if src.key == dest.key:
                 continue  # already there: no move, no event
             who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
             ev = Event("move", card=c, player=self.players[who], source=src, dest=dest)

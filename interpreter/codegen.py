@@ -634,13 +634,18 @@ class CodeGen:
         if name in self.it_names:
             it = sc.find("it")
             if it is not None:
-                return self.card_ty(name) if it.ty == "card" and not it.maybe and \
-                    self.card_branch(name, "o") is not None else None
+                if it.maybe:
+                    return None
+                if it.ty == "card" and self.card_branch(name, "o") is not None:
+                    return self.card_ty(name)
+                if it.ty == "player" and name in self.player_vars:
+                    return self.var_ty(name, "player")
+                return None
         rs = self.rs
         if name in rs.option_values:
             return self.t_Const(A.Const(rs.option_values[name]), sc)
         if name in rs.vars:
-            return None
+            return self.var_ty(name, "global") if rs.vars[name].scope == "global" else None
         d = rs.defs.get(name)
         if d is not None and d.params is None:
             return self.def_ty(name)
@@ -656,8 +661,51 @@ class CodeGen:
         if obj == "card" and self.card_branch(e.name, "o") is not None:
             return self.card_ty(e.name)
         if obj == "player":
-            return {"seat": "int", "name": "str"}.get(e.name) if e.name not in self.player_vars else None
+            if e.name in self.player_vars:
+                return self.var_ty(e.name, "player")
+            return {"seat": "int", "name": "str"}.get(e.name)
         return None
+
+    def var_ty(self, name, scope) -> Optional[str]:
+        """A variable's type when its initial value and every `set` of it agree: a number
+        that is only ever set to numbers (or changed by += and -=), a list only ever set
+        to lists (or grown by +=), a text or a truth value only ever set to its kind."""
+        key = f"var:{scope}:{name}"
+        if key in self._types:
+            return self._types[key]
+        self._types[key] = None
+        v = self.rs.vars.get(name)
+        if v is None or v.scope != scope:
+            return None
+        ty = self.ty(v.init, Scope())
+        ty = "list" if ty in self.LISTY else ty
+        if ty not in ("int", "list", "str", "bool"):
+            return None
+        for item in self.rs.items:
+            for n in _walk(item):
+                if scope == "global" and (isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)) and n.name == name
+                                          or isinstance(n, A.Action) and n.param == name):
+                    return None     # a local of the same name: `set` may mean either
+                if not isinstance(n, A.Set):
+                    continue
+                t = n.target
+                if scope == "global" and not (isinstance(t, A.Name) and t.id == name):
+                    continue
+                if scope != "global" and not (isinstance(t, A.Attr) and t.name == name):
+                    continue
+                if n.op == "=":
+                    vt = self.ty(n.value, Scope())
+                    if (vt in self.LISTY and ty == "list") or vt == ty:
+                        continue
+                    return None
+                if n.op == "-=" and ty != "int" or n.op == "+=" and ty not in ("int", "list"):
+                    return None
+        for d in [*self.rs.defs.values(), *self.rs.procedures.values(), *self.rs.patterns.values(),
+                  *self.rs.table_decls.values()]:
+            if scope == "global" and name in (getattr(d, "params", None) or ()):
+                return None
+        self._types[key] = ty
+        return ty
 
     def t_Call(self, e, sc):
         rs = self.rs
@@ -676,7 +724,7 @@ class CodeGen:
     def card_ty(self, name) -> Optional[str]:
         """The type of a card's property `name` (read with `card_branch`)."""
         if name in self.card_vars:
-            return None                 # variables can change type
+            return self.var_ty(name, "card")
         if name in self.rs.derives:
             return self.derive_ty(name)
         if name in self.card_props:
@@ -997,6 +1045,9 @@ class CodeGen:
             test = f"(eng.state.where[{a}.id] == {e.right.id!r})"
         elif tb in self.LISTY and ta == "str":
             test = f"({a} in {self.x(e.right, sc, fn)})"
+        elif tb in self.LISTY and a.isidentifier():
+            b = self.x(e.right, sc, fn)   # (written twice, evaluated once)
+            test = f"({a} in {b} if {a}.__class__ is str else _in_list({a}, {b}))"
         elif tb in self.LISTY:
             test = f"_in_list({a}, {self.x(e.right, sc, fn)})"
         else:

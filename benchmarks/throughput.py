@@ -1,17 +1,20 @@
 """How fast the interpreter plays: games and complete rounds per second, random agents, one core.
 
-    python benchmarks/throughput.py [--seconds S] [--seed N] [RULESET ...]
+    python benchmarks/throughput.py [--seconds S] [--seed N] [--engine compiled|tree] [RULESET ...]
 
 For each shipped ruleset (or the ones named), plays whole games with random agents for a
-fixed wall-clock budget (4 players where the ruleset allows it, else its maximum) and
-prints games per second and rounds per second. Then runs the hand-written yardstick
-(`mgt_yardstick.py`, MGT v0.2, 4 players) for the same budget and compares: the targets
-are at least 200 rounds/s for the interpreter on MGT v0.2, and no more than 3 times
-slower than the yardstick. It only prints figures; nothing here fails on timing.
+fixed wall-clock budget (4 players where the ruleset allows it, else its maximum), twice:
+as `cgl simulate` plays them (no transcript: `record=False`) and with the full log kept
+(as `cgl run` plays). Then runs the hand-written yardstick (`mgt_yardstick.py`, MGT v0.2,
+4 players, which keeps no log either) for the same budget and compares it with the
+simulation figure: the targets are at least 200 rounds/s for the interpreter on MGT v0.2,
+and no more than 3 times slower than the yardstick. It only prints figures; nothing here
+fails on timing.
 
-Everything runs in this one process (one core). Loading a ruleset happens once, before
-the clock starts; setting up each game (`Game(...)`) is counted, as it is part of
-playing one. A warm-up game is played first and not counted.
+Everything runs in this one process (one core). Loading (and compiling) a ruleset happens
+once, before the clock starts; setting up each game (`Game(...)`) is counted, as it is
+part of playing one. A warm-up game is played first and not counted. `--engine tree`
+measures the tree-walking interpreter instead of the compiled one (codegen.py).
 """
 from __future__ import annotations
 
@@ -39,14 +42,14 @@ def players_for(rs, wanted: int = 4) -> int:
     return wanted if g.min_players <= wanted <= g.max_players else g.max_players
 
 
-def measure(rs, players: int, seconds: float, seed: int = 0):
+def measure(rs, players: int, seconds: float, seed: int = 0, record: bool = False):
     """Play whole games until `seconds` have passed: (games, rounds, elapsed)."""
     agents = ["random"] * players
-    play(rs, players, seed - 1, agents=agents)          # warm-up, not counted
+    play(rs, players, seed - 1, agents=agents, record=record)          # warm-up, not counted
     games = rounds = 0
     t0 = time.perf_counter()
     while True:
-        game = play(rs, players, seed + games, agents=agents)
+        game = play(rs, players, seed + games, agents=agents, record=record)
         games += 1
         rounds += game.result.rounds
         elapsed = time.perf_counter() - t0
@@ -58,32 +61,41 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="Games and rounds per second of the interpreter, "
                                              "and MGT v0.2 against the hand-written yardstick.")
     ap.add_argument("rulesets", nargs="*", help="packaged ruleset names (default: all)")
-    ap.add_argument("--seconds", type=float, default=10.0, help="wall-clock budget per ruleset (default 10)")
+    ap.add_argument("--seconds", type=float, default=5.0,
+                    help="wall-clock budget per ruleset and mode (default 5)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--engine", choices=["compiled", "tree"], default="compiled",
+                    help="the compiled interpreter (default) or the tree walker")
     args = ap.parse_args(argv)
+    if args.engine == "tree":
+        os.environ["CGL_ENGINE"] = "tree"
+    else:
+        os.environ.pop("CGL_ENGINE", None)
 
     names = args.rulesets or sorted(packaged_rulesets())
     load_avg = f"; load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores{load_avg}; "
-          f"one core used; random agents; {args.seconds:g} s per ruleset")
+          f"one core used; random agents; {args.engine} engine; {args.seconds:g} s per ruleset and mode")
     print()
-    header = f"{'ruleset':<12} {'players':>7} {'games':>7} {'rounds':>7} {'seconds':>8} {'games/s':>9} {'rounds/s':>9}"
+    print(f"{'':<20} {'simulation (no log)':^29} {'with the log':^19}")
+    header = (f"{'ruleset':<12} {'players':>7} {'games':>7} {'games/s':>9} {'rounds/s':>11} "
+              f"{'games/s':>9} {'rounds/s':>9}")
     print(header)
     print("-" * len(header))
     interp = None
     for name in names:
         rs = load(name)
         players = players_for(rs)
-        games, rounds, elapsed = measure(rs, players, args.seconds, args.seed)
-        print(f"{name:<12} {players:>7} {games:>7} {rounds:>7} {elapsed:>8.2f} "
-              f"{games / elapsed:>9.2f} {rounds / elapsed:>9.2f}", flush=True)
+        games, rounds, elapsed = measure(rs, players, args.seconds, args.seed, record=False)
+        lgames, lrounds, lelapsed = measure(rs, players, args.seconds, args.seed, record=True)
+        print(f"{name:<12} {players:>7} {games:>7} {games / elapsed:>9.2f} {rounds / elapsed:>11.2f} "
+              f"{lgames / lelapsed:>9.2f} {lrounds / lelapsed:>9.2f}", flush=True)
         if name == YARDSTICK_RULESET and players == YARDSTICK_PLAYERS:
             interp = rounds / elapsed
 
     y_rounds, y_elapsed = mgt_yardstick.simulate_for(args.seconds, YARDSTICK_PLAYERS, args.seed)
     yard = y_rounds / y_elapsed
-    print(f"{'yardstick':<12} {YARDSTICK_PLAYERS:>7} {'':>7} {y_rounds:>7} {y_elapsed:>8.2f} "
-          f"{'':>9} {yard:>9.2f}")
+    print(f"{'yardstick':<12} {YARDSTICK_PLAYERS:>7} {'':>7} {'':>9} {yard:>11.2f}")
     print("  (yardstick: MGT v0.2 hand-written in Python, benchmarks/mgt_yardstick.py)")
     print()
     if interp is None:
@@ -91,7 +103,8 @@ def main(argv=None):
         return
     ratio = interp / yard
     slowdown = yard / interp
-    print(f"MGT v0.2, {YARDSTICK_PLAYERS} players, rounds/s:  interpreter {interp:.2f}   yardstick {yard:.2f}")
+    print(f"MGT v0.2, {YARDSTICK_PLAYERS} players, rounds/s (no log):  interpreter {interp:.2f}   "
+          f"yardstick {yard:.2f}")
     print(f"ratio interpreter/yardstick: {ratio:.3f}  (the interpreter takes {slowdown:.1f}x the yardstick's time)")
     targets = [
         (f"interpreter >= {TARGET_ROUNDS_PER_SECOND} rounds/s", interp >= TARGET_ROUNDS_PER_SECOND,

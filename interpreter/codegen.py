@@ -519,6 +519,8 @@ class CodeGen:
             return player
         if ty == "event" and name in ("card", "player", "forced", "kind", "phase", "name"):
             return f"{var}.{name}"
+        if ty == "group" and name in ("label", "size", "cards"):
+            return {"label": f"{var}.label", "size": f"len({var}.cards)", "cards": f"list({var}.cards)"}[name]
         if player is not None:
             slow = f"({player} if {var}.__class__ is Player else {slow})"
         if card is not None:
@@ -576,7 +578,7 @@ class CodeGen:
     # "card", "player", "event", "zone", "cards" (a list of cards), "players", "list",
     # "str", "int", "bool"; None when unknown (or possibly none). Used only to leave out
     # checks that cannot fail, never to change what a rule means.
-    LISTY = frozenset(("list", "cards", "players"))
+    LISTY = frozenset(("list", "cards", "players", "groups"))
 
     def ty(self, e, sc) -> Optional[str]:
         m = getattr(self, "t_" + type(e).__name__, None)
@@ -602,7 +604,10 @@ class CodeGen:
     def t_ListLit(self, e, sc):
         return "list"
 
-    t_Comprehension = t_GroupBy = t_ListLit
+    t_Comprehension = t_ListLit
+
+    def t_GroupBy(self, e, sc):
+        return "groups"
 
     def t_Where(self, e, sc):
         src = self.ty(e.source, sc)
@@ -660,6 +665,8 @@ class CodeGen:
         obj = self.ty(e.obj, sc)
         if obj == "card" and self.card_branch(e.name, "o") is not None:
             return self.card_ty(e.name)
+        if obj == "group":
+            return {"size": "int", "cards": "list"}.get(e.name)
         if obj == "player":
             if e.name in self.player_vars:
                 return self.var_ty(e.name, "player")
@@ -755,7 +762,7 @@ class CodeGen:
         return self._types[key]
 
     def elem_ty(self, ty) -> Optional[str]:
-        return "card" if ty in ("cards", "zone") else "player" if ty == "players" else None
+        return {"cards": "card", "zone": "card", "players": "player", "groups": "group"}.get(ty)
 
     def cards_src(self, e, sc, fn, lazy=False) -> Optional[str]:
         """Python for the cards of a zone expression, top first, without making a zone value
@@ -1653,12 +1660,14 @@ class CodeGen:
             f.emit("st = eng.state")
             f.emit("if 0: yield")
         self.event_entry(f, sc, custom, fields, responder, event)
+        entries = len(f.lines)
         if kind == "body":
             self.block(f, node, sc)
         else:  # errors point at the expression, as `Engine.ev` has them
             f.emit("try:")
             f.emit(f"    return {self.x(node, sc, f)}")
             f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
+        _drop_unused(f, entries)
         self.defs += f.source() + [""]
         if env_adapter:  # for the engine's `run_block(body, env)` / `ev(expr, env)`
             adapter = self.fresh("A")
@@ -1710,6 +1719,21 @@ class CodeGen:
         for p in rs.patterns.values():
             self.pattern(p)
         return "\n".join(self.defs) + "\n"
+
+
+def _drop_unused(f: _Fn, entries: int):
+    """Leave out the entry lines (`e_card = ev.card`, …) of names the function never reads."""
+    import re
+    head, body = f.lines[:entries], f.lines[entries:]
+    text = "\n".join(body)
+    kept = []
+    for line in reversed(head):
+        var = line.strip().split(" = ", 1)[0]
+        if var.isidentifier() and var not in ("st",) and not re.search(rf"\b{var}\b", text):
+            continue
+        kept.append(line)
+        text += "\n" + line
+    f.lines = list(reversed(kept)) + body
 
 
 def _is_literal(src: str) -> bool:

@@ -34,8 +34,8 @@ from typing import Optional
 from . import ast as A
 from .compiler import Compiler, Env
 from .diagnostics import CglError, Diagnostic
-from .engine import (_BUILTINS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, Engine, _apply, _classify, _EndScope, _eq, _explain,
-                     _GameOver, _hashable, _kind, _num, _show, _truth, _walk)
+from .engine import (_BUILTINS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, Engine, _apply, _classify,
+                     _EndScope, _eq, _explain, _GameOver, _hashable, _kind, _num, _show, _truth, _walk)
 from .loader import Card
 from .patterns import solve_all
 from .state import Event, Group, Match, Player, ZoneRef
@@ -434,6 +434,7 @@ class CodeGen:
         self._inlining: list = []       # defs being written in place (no recursion)
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
+        self.actions: dict = {}         # id(action) -> {piece: python name or None}
         self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}
 
     # ------------------------------------------------------------ names
@@ -1454,6 +1455,62 @@ class CodeGen:
         pname = self.procedure(proc, [self.ty(a, sc) for a in s.args])
         self.call(fn, s, f"{pname}(eng{''.join(', ' + a for a in args)})")
 
+    def s_Act(self, fn, s, sc, ks):
+        """`act by p`: the actions compiled on their own (see `action_pieces`), unless this
+        place has a local variable that an action's rules read (the tree walker lets an
+        action see the locals where `act` runs): then the tree walker runs it."""
+        flat = sc.flat()
+        if set(flat) & self.action_names():
+            self.fallback(fn, s, sc)
+            return
+        by = self.guard(fn, s.by, sc)
+        env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {b.var}" for k, b in flat.items()) + "})"
+        self.call(fn, s, f"eng.s_act({ks}, {by}, {env_fn})")
+
+    def action_names(self) -> set:
+        """Every name the actions' rules mention (other than their own parameter and `actor`)."""
+        if not hasattr(self, "_action_names"):
+            names = set()
+            for a in self.rs.actions:
+                names |= {n.id for n in _walk(a) if isinstance(n, A.Name)} - {a.param, "actor", "it"}
+            self._action_names = names
+        return self._action_names
+
+    def action_pieces(self, a: A.Action) -> dict:
+        """An action's domain, condition, label, preference and body as functions of the
+        actor (and the value of its parameter)."""
+        out = {}
+        dom_ty = None
+        if a.domain is not None:
+            dsc = Scope()
+            dsc.names["actor"] = _Binding("e_actor", False, None, "player")
+            dom_ty = self.elem_ty(self.ty(a.domain, dsc))
+        for key in ("domain", "when", "label", "prefer", "body"):
+            node = getattr(a, key)
+            if node is None:
+                out[key] = None
+                continue
+            fname = self.fresh("AC")
+            args = "eng, e_actor" if key == "domain" else "eng, e_actor, e_value"
+            f = _Fn(self, f"def {fname}({args}):")
+            sc = Scope(fn=f)
+            sc.names["actor"] = _Binding("e_actor", False, f, "player")
+            if key != "domain" and a.param:
+                sc.names[a.param] = _Binding("e_value", False, f, dom_ty)
+                if key == "prefer":
+                    sc.names["it"] = _Binding("e_value", False, f, dom_ty)
+            if key == "body":
+                f.emit("st = eng.state")
+                f.emit("if 0: yield")
+                self.block(f, node, sc)
+            else:
+                f.emit("try:")
+                f.emit(f"    return {self.x(node, sc, f)}")
+                f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
+            self.defs += f.source() + [""]
+            out[key] = fname
+        return out
+
     def s_May(self, fn, s, sc, ks):
         if s.by is not None:
             by = self.guard(fn, s.by, sc)
@@ -1712,6 +1769,8 @@ class CodeGen:
                                             event=r.event.kind)
                            for k in ("eligible", "ask", "body")})
             self.reactions[id(r)] = pieces
+        for a in rs.actions:
+            self.actions[id(a)] = self.action_pieces(a)
         for proc in rs.procedures.values():
             self.procedure(proc)
         for name in rs.derives:
@@ -1767,12 +1826,14 @@ class Compiled:
         self.triggers = {k: _Pieces(d, ns) for k, d in gen.triggers.items()}
         self.shape_needs: dict = {}
         self.reactions = {k: _Pieces(d, ns) for k, d in gen.reactions.items()}
+        self.actions = {k: _Pieces(d, ns) for k, d in gen.actions.items()}
 
 
 class _Pieces:
     """The compiled pieces of one trigger or reaction (None where it has none)."""
 
-    __slots__ = ("cond", "prompt", "ask_by", "body", "responders", "eligible", "ask")
+    __slots__ = ("cond", "prompt", "ask_by", "body", "responders", "eligible", "ask", "domain", "when", "label",
+                 "prefer")
 
     def __init__(self, names: dict, ns: dict):
         for k in self.__slots__:
@@ -1891,6 +1952,29 @@ class CompiledEngine(Engine):
             yield from self._fire_compiled("reaction:" + r.name, r.name, c.body(self, ev, who))
             if r.once:
                 return
+
+    def s_act(self, s, who, env_fn):
+        """`act by who` with the actions compiled (as `x_act` does it)."""
+        who = self.as_player(who, s.by)
+        choices = []
+        for a in self.rs.actions:
+            c = self.cx.actions[id(a)]
+            values = [None]
+            if a.param:
+                values = list(self.as_list(c.domain(self, who), a.domain))
+            for v in values:
+                if c.when is not None and not c.when(self, who, v):
+                    continue
+                if a.name in self._forbidden:
+                    local = Env({a.param: v} if a.param else {}, env_fn())
+                    local.vars["actor"] = who
+                    if not self.allowed(a.name, local):
+                        continue
+                label = c.label(self, who, v) if c.label else (a.name if v is None else f"{a.name} {_show(v)}")
+                choices.append(ActionChoice(a, v, label))
+        pieces = self.cx.actions
+        yield from self.c_act(s, who, choices, lambda ch: pieces[id(ch.decl)].prefer(self, who, ch.value),
+                              lambda ch: pieces[id(ch.decl)].body(self, who, ch.value))
 
     def _event_env(self, ev: Event) -> Env:
         """The tree walker's environment of an event (for rule conditions, which it evaluates)."""

@@ -900,6 +900,20 @@ class Engine:
                     continue
                 label = self.ev(a.label, local) if a.label else (a.name if v is None else f"{a.name} {_show(v)}")
                 choices.append(ActionChoice(a, v, label))
+
+        def prefer(c):
+            return self.ev(c.decl.prefer, Env({c.decl.param: c.value, "it": c.value, "actor": who}
+                                              if c.decl.param else {"actor": who}, env))
+
+        def run(c):
+            local = Env({c.decl.param: c.value} if c.decl.param else {}, env)
+            local.vars["actor"] = who
+            return self.run_block(c.decl.body, local)
+        yield from self.c_act(s, who, choices, prefer, run)
+
+    def c_act(self, s, who, choices, prefer, run):
+        """Offer the legal actions (`choices`) to `who`; run the one chosen. `prefer(choice)`
+        gives an action's `prefer` score, `run(choice)` its body (a generator)."""
         if not choices:
             self.log("act", f"{who} has no legal action")
             return
@@ -907,14 +921,7 @@ class Engine:
             idx = 0
         else:
             def scores(choices=choices):
-                out = []
-                for c in choices:
-                    if c.decl.prefer is None:
-                        out.append(0)
-                    else:
-                        out.append(self.ev(c.decl.prefer, Env({c.decl.param: c.value, "it": c.value,
-                                                                "actor": who} if c.decl.param else {"actor": who}, env)))
-                return out
+                return [0 if c.decl.prefer is None else prefer(c) for c in choices]
             d = Decision(who.seat, "action", f"{who}: choose an action", choices, [c.label for c in choices],
                          1, 1, False, None, False, s.span, scores, self._viewer(who.seat))
             answer = yield d
@@ -922,9 +929,7 @@ class Engine:
         c = choices[idx]
         self.bump(f"action:{c.decl.name}")
         self.log("action", f"{who}: {c.label}", player=who.seat + 1, action=c.decl.name)
-        local = Env({c.decl.param: c.value} if c.decl.param else {}, env)
-        local.vars["actor"] = who
-        yield from self.run_block(c.decl.body, local)
+        yield from run(c)
 
     def x_pass(self, s, env):
         return

@@ -148,3 +148,28 @@ def test_no_transcript_plays_the_same_game(name):
         assert (a.winners, a.reason, a.players, a.rounds, a.turns, a.steps, a.stats, a.decisions) == \
                (b.winners, b.reason, b.players, b.rounds, b.turns, b.steps, b.stats, b.decisions)
         assert full.answers == bare.answers
+
+
+def test_actions_see_the_locals_where_act_runs_compiled(make_rules, monkeypatch):
+    """An action's rules may read a local of the block that runs `act` (the tree walker's
+    environments chain there); the compiled engine keeps that, and plays the same."""
+    rs = make_rules("""
+        var total = 0
+        action add(n in [1, 2]) "Add {n + bonus}" { set total += n + bonus }
+        turn { phase a {
+          let bonus = 10
+          act by current
+          if total > 20 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setenv("CGL_ENGINE", engine)
+        game = Game(rs, 2, 0)
+        d = game.start()
+        labels = d.labels
+        while d is not None:
+            d = game.answer(1)
+        out.append((labels, game.state.globals["total"], [e["text"] for e in game.state.log]))
+    assert out[0] == out[1]
+    assert out[1][0] == ["Add 11", "Add 12"] and out[1][1] == 24

@@ -151,10 +151,12 @@ def test_no_transcript_plays_the_same_game(name):
 
 
 def test_actions_see_the_locals_where_act_runs_compiled(make_rules, monkeypatch):
-    """An action's rules may read a local of the block that runs `act` (the tree walker's
-    environments chain there); the compiled engine keeps that, and plays the same."""
+    """Where `act` runs beside a local named like a global an action reads, the action
+    sees the local (the tree walker's environments chain there); the compiled engine
+    keeps that, and plays the same."""
     rs = make_rules("""
         var total = 0
+        var bonus = 1
         action add(n in [1, 2]) "Add {n + bonus}" { set total += n + bonus }
         turn { phase a {
           let bonus = 10

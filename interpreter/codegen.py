@@ -34,11 +34,11 @@ from typing import Optional
 from . import ast as A
 from .compiler import Compiler, Env
 from .diagnostics import CglError, Diagnostic
-from .engine import (_BUILTINS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, Engine, _apply, _classify,
-                     _EndScope, _eq, _explain, _GameOver, _hashable, _kind, _num, _show, _truth, _walk)
+from .engine import (_BUILTINS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, Engine, _classify, _EndScope,
+                     _GameOver, _walk)
 from .loader import Card
-from .patterns import solve_all
 from .state import Event, Group, Match, Player, ZoneRef
+from .values import _add, _apply, _arith, _eq, _explain, _hashable, _in, _kind, _num, _order, _show, _truth
 
 PYERR = (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError, RecursionError)
 _MISSING = object()
@@ -103,29 +103,8 @@ def _unknown(eng, node, what="name"):
     raise eng.fail(node, f"unknown {what} `{node.id if what == 'name' else node.name}`")
 
 
-def _add(eng, a, b, node):
-    if type(a) is int and type(b) is int:
-        return a + b
-    if isinstance(a, (ZoneRef, list)) or isinstance(b, (ZoneRef, list)):
-        return eng.as_list(a, node.left) + eng.as_list(b, node.right)
-    if isinstance(a, str) or isinstance(b, str):
-        return _show(a) + _show(b)
-    return _num(a, node.left, eng) + _num(b, node.right, eng)
 
 
-def _arith(eng, a, b, node):
-    a = _num(a, node.left, eng)
-    b = _num(b, node.right, eng)
-    op = node.op
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if b == 0:
-        raise eng.fail(node, "division by zero")
-    if op in ("/", "//"):
-        return a // b
-    return a % b
 
 
 def _sub(eng, a, b, node):
@@ -146,13 +125,6 @@ def _eqs(a, b):
     return _eq(a, b)
 
 
-def _order(eng, a, b, node, fn):
-    if a is None or b is None:
-        return False
-    try:
-        return fn(a, b)
-    except TypeError:
-        raise eng.fail(node, f"cannot compare {_kind(a)} with {_kind(b)}") from None
 
 
 def _lt(eng, a, b, node):
@@ -179,20 +151,6 @@ def _ge(eng, a, b, node):
     return _order(eng, a, b, node, lambda x, y: x >= y)
 
 
-def _in(eng, a, b, node):
-    if b.__class__ is list:
-        if type(a) is str:
-            return a in b
-        return any(_eq(a, x) for x in b)
-    if isinstance(b, list):
-        return any(_eq(a, x) for x in b)
-    if isinstance(b, ZoneRef):
-        return hasattr(a, "props") and eng.state.where[a.id] == b.key
-    if isinstance(b, (tuple, set, dict)):
-        return any(_eq(a, x) for x in b)
-    if isinstance(b, str) and isinstance(a, str):
-        return a in b
-    raise eng.fail(node, f"`in` needs a list or a zone on its right, got {_kind(b)}")
 
 
 def _aslist(eng, v, node):
@@ -312,12 +270,8 @@ def _static_call(memo, body, eng, args):
 
 def _entry(env, name):
     """A name the engine bound before running a body (event, card, parameters, …)."""
-    while env is not None:
-        v = env.vars
-        if name in v:
-            return v[name]
-        env = env.parent
-    return _MISSING
+    found, value = env.lookup(name)
+    return value if found else _MISSING
 
 
 RUNTIME = {
@@ -398,13 +352,25 @@ class _Fn:
     def emit(self, line):
         self.lines.append("    " * self.ind + line)
 
+    # The parts of the state a module-level function reads often, fetched once as it
+    # starts (functions nested in it read them from there).
+    FETCH = (("eng.state.card_vars", "_cv"), ("eng.state.player_vars", "_pv"), ("eng.state.zones", "_zs"))
+
     def source(self) -> list:
         pad = "    " * self.base
         out = [pad + self.header]
         if self.nonlocals:
             out.append(pad + "    nonlocal " + ", ".join(sorted(self.nonlocals)))
         out += [f"{pad}    _dc_{name} = eng.dcache[{name!r}]" for name in sorted(self.caches)]
-        return out + self.lines
+        lines = self.lines
+        if self.base == 0 and self.header.startswith("def ") and "(eng" in self.header:
+            text = "\n".join(lines)
+            for long, short in self.FETCH:
+                if long in text:
+                    out.append(f"    {short} = {long}")
+                    text = text.replace(long, short)
+            lines = text.split("\n") if lines else []
+        return out + lines
 
 
 # ---------------------------------------------------------------- the generator
@@ -1173,15 +1139,16 @@ class CodeGen:
         f.emit("try:")
         f.emit("    for v_it in _cards:")
         f.emit(f"        _labs = {self.x(p.labels, inner, f)}")
+        f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
         f.emit("        if _labs.__class__ is list:")
-        f.emit("            _ls = []")
         f.emit("            for _l in _labs:")
-        f.emit("                if _l is not None:")
-        f.emit("                    _ls.append(_l if _l.__class__ is str else _hashable(_l))")
-        f.emit("        else:")
-        f.emit("            _ls = [] if _labs is None else [_hashable(_labs)]")
-        f.emit("        _labels.append(_ls)")
-        f.emit("        for _l in _ls:")
+        f.emit("                if _l.__class__ is str:")
+        f.emit("                    _counts[_l] = _get(_l, 0) + 1")
+        f.emit("                elif _l is not None:")
+        f.emit("                    _l = _hashable(_l)")
+        f.emit("                    _counts[_l] = _get(_l, 0) + 1")
+        f.emit("        elif _labs is not None:")
+        f.emit("            _l = _hashable(_labs)")
         f.emit("            _counts[_l] = _get(_l, 0) + 1")
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
         f.emit("return _cards, _labels, _counts")
@@ -1359,9 +1326,13 @@ class CodeGen:
         inner.names[s.name] = _Binding(v, False, fn)
         fn.loop -= 1
         fn.emit(f"for {v} in {items}:")
+        self.loop_body(fn, s.body, inner)
+
+    def loop_body(self, fn, body, sc):
+        """The body of a loop: indented, its bindings marked as new each time round."""
         fn.ind += 1
         fn.loop += 1
-        self.block(fn, s.body, inner)
+        self.block(fn, body, sc)
         fn.loop -= 1
         fn.ind -= 1
 
@@ -1371,11 +1342,7 @@ class CodeGen:
         self.call(fn, s, f"{n} = _num({c}, {self.k(s.count)}, eng)", gen=False)
         fn.emit(f"if {n} > MAX_LOOP: raise eng.fail({ks}, f'`repeat {{{n}}}` is more than {{MAX_LOOP}} times', code='E011')")
         fn.emit(f"for _ in range({n}):")
-        fn.ind += 1
-        fn.loop += 1
-        self.block(fn, s.body, sc)
-        fn.loop -= 1
-        fn.ind -= 1
+        self.loop_body(fn, s.body, sc)
 
     def s_While(self, fn, s, sc, ks):
         n = self.fresh()
@@ -1387,10 +1354,8 @@ class CodeGen:
         fn.emit(f"{n} += 1")
         fn.emit(f"if {n} > MAX_LOOP: raise eng.fail({ks}, f'this `while` ran {{MAX_LOOP}} times without its "
                 "condition turning false', code='E011')")
-        fn.loop += 1
-        self.block(fn, s.body, sc)
-        fn.loop -= 1
         fn.ind -= 1
+        self.loop_body(fn, s.body, sc)
 
     def s_End(self, fn, s, sc, ks):
         fn.emit(f"raise _EndScope({s.scope!r})")
@@ -1996,18 +1961,8 @@ class CompiledEngine(Engine):
             return Engine.run_block(self, block, env)
         return fn(self, env)
 
-    def ev(self, e, env):
-        fn = self.cx.exprs.get(id(e))
-        if fn is None:
-            return Engine.ev(self, e, env)
-        try:
-            return fn(self, env)
-        except (CglError, _EndScope, _GameOver):
-            raise
-        except RecursionError:
-            raise self.fail(e, "the rules call themselves without end", code="E011") from None
-        except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as x:
-            raise self.fail(e, f"cannot evaluate this: {_explain(x)}") from None
+    def expr_fn(self, e):
+        return self.cx.exprs.get(id(e)) or self.compile(e)
 
     def show_card(self, c) -> str:
         fn = self._display
@@ -2039,7 +1994,7 @@ class CompiledEngine(Engine):
         return self.match_compiled(p, fns, args)
 
     def match_compiled(self, p: A.Pattern, fns: dict, args: list):
-        cards, labels, counts = fns["scan"](self, *args)
+        cards, raw, counts = fns["scan"](self, *args)
         fixed_fn = fns.get("fixed")
         # The solver's quick rejection, before anything else is computed: each shape's
         # largest groups need as many different labels with enough cards (card by card,
@@ -2057,32 +2012,14 @@ class CompiledEngine(Engine):
                 break   # this shape may fit: solve
         else:
             return None
+        labels = [[_hashable(x) for x in (labs if isinstance(labs, list) else [labs]) if x is not None]
+                  for labs in raw]
         fixed = [_hashable(fixed_fn(self, *args, c)) if fixed_fn is not None else None for c in cards]
-        shapes = []
-        for i, shape in enumerate(p.shapes):
-            parts = []
-            for j, part in enumerate(shape.parts):
-                ok = None
-                if part.cond is not None:
-                    cond = fns[f"cond_{i}_{j}"]
-                    ok = (lambda cond: lambda label: _truth(cond(self, *args, label)))(cond)
-                parts.append((part.size, part.any, ok))
-            shapes.append((shape.name, parts))
-        readings = solve_all(cards, labels, fixed, shapes)
-        first = next(readings, None)
-        if first is None:
-            return None
-        best = Match(first[0], tuple(Group(label, tuple(cs)) for label, cs in first[1]))
-        if p.best is None:
-            return best
-        best_fn = fns["best"]
-        best_score = best_fn(self, *args, best)
-        for name, groups in readings:
-            m = Match(name, tuple(Group(label, tuple(cs)) for label, cs in groups))
-            score = best_fn(self, *args, m)
-            if score > best_score:
-                best, best_score = m, score
-        return best
+        best_fn = fns.get("best")
+        return self.best_reading(
+            p, cards, labels, fixed,
+            lambda i, j, part: (lambda cond: lambda label: _truth(cond(self, *args, label)))(fns[f"cond_{i}_{j}"]),
+            lambda m: best_fn(self, *args, m))
 
 
 def make_engine(rs, players: int, seed: int, check_invariants: bool = False) -> Engine:

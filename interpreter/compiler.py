@@ -15,8 +15,8 @@ What is decided once instead of at every visit:
 from __future__ import annotations
 
 from . import ast as A
-from .diagnostics import CglError, Diagnostic, did_you_mean
-from .state import Event, Group, Match, Player, ZoneRef
+from .state import Group, Player, ZoneRef
+from .values import _add, _arith, _in, _order
 
 
 class Env:
@@ -322,37 +322,19 @@ class Compiler:
     def c_BinOp(self, e):
         left, right = self(e.left), self(e.right)
         op = e.op
-        from .engine import _num, _show
         if op == "+":
             def add(eng, env):
                 a, b = left(eng, env), right(eng, env)
                 if type(a) is int and type(b) is int:
                     return a + b
-                if isinstance(a, (ZoneRef, list)) or isinstance(b, (ZoneRef, list)):
-                    return eng.as_list(a, e.left) + eng.as_list(b, e.right)
-                if isinstance(a, str) or isinstance(b, str):
-                    return _show(a) + _show(b)
-                return _num(a, e.left, eng) + _num(b, e.right, eng)
+                return _add(eng, a, b, e)
             return add
-
-        def arith(eng, env):
-            a = _num(left(eng, env), e.left, eng)
-            b = _num(right(eng, env), e.right, eng)
-            if op == "-":
-                return a - b
-            if op == "*":
-                return a * b
-            if b == 0:
-                raise eng.fail(e, "division by zero")
-            if op in ("/", "//"):
-                return a // b
-            return a % b
-        return arith
+        return lambda eng, env: _arith(eng, left(eng, env), right(eng, env), e)
 
     def c_Compare(self, e):
         left, right = self(e.left), self(e.right)
         op = e.op
-        from .engine import _eq, _kind
+        from .engine import _eq
         if op == "=":
             def eq(eng, env):
                 a, b = left(eng, env), right(eng, env)
@@ -370,39 +352,13 @@ class Compiler:
         import operator
         fn = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[op]
 
-        def order(eng, env):
-            a, b = left(eng, env), right(eng, env)
-            if a is None or b is None:
-                return False
-            try:
-                return fn(a, b)
-            except TypeError:
-                raise eng.fail(e, f"cannot compare {_kind(a)} with {_kind(b)}") from None
-        return order
+        return lambda eng, env: _order(eng, left(eng, env), right(eng, env), e, fn)
 
     def c_In(self, e):
         left, right = self(e.left), self(e.right)
-        negated = e.negated
-        from .engine import _eq, _kind
-
-        def contains(eng, env):
-            a = left(eng, env)
-            b = right(eng, env)
-            if isinstance(b, list):
-                if type(a) is str:
-                    found = a in b
-                else:
-                    found = any(_eq(a, x) for x in b)
-            elif isinstance(b, ZoneRef):
-                found = hasattr(a, "props") and eng.state.where[a.id] == b.key
-            elif isinstance(b, (tuple, set, dict)):
-                found = any(_eq(a, x) for x in b)
-            elif isinstance(b, str) and isinstance(a, str):
-                found = a in b
-            else:
-                raise eng.fail(e, f"`in` needs a list or a zone on its right, got {_kind(b)}")
-            return not found if negated else found
-        return contains
+        if e.negated:
+            return lambda eng, env: not _in(eng, left(eng, env), right(eng, env), e)
+        return lambda eng, env: _in(eng, left(eng, env), right(eng, env), e)
 
     def c_And(self, e):
         left, right = self(e.left), self(e.right)

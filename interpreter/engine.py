@@ -20,6 +20,7 @@ from .diagnostics import CglError, Diagnostic, did_you_mean, error
 from .names import BUILTIN_FUNCTIONS
 from .patterns import solve_all
 from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, plain
+from .values import _apply, _eq, _explain, _fresh, _hashable, _kind, _label, _num, _show, _truth  # noqa: F401
 
 MAX_EVENT_DEPTH = 60      # nested events before a trigger chain counts as runaway
 MAX_LOOP = 10_000         # iterations of one `while` / `repeat`
@@ -306,13 +307,17 @@ class Engine:
     def ev(self, e, env):
         """Evaluate an expression (compiled once per ruleset into a closure)."""
         try:
-            return self.compile(e)(self, env)
+            return self.expr_fn(e)(self, env)
         except (CglError, _EndScope, _GameOver):
             raise
         except RecursionError:
             raise self.fail(e, "the rules call themselves without end", code="E011") from None
         except (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError) as x:
             raise self.fail(e, f"cannot evaluate this: {_explain(x)}") from None
+
+    def expr_fn(self, e):
+        """The function `fn(engine, env)` evaluating expression `e`."""
+        return self.compile(e)
 
     def attr_of(self, obj, name):
         """(found, value) for `obj.name`."""
@@ -407,15 +412,18 @@ class Engine:
             labs = self.ev(p.labels, inner)
             labels.append([_hashable(x) for x in (labs if isinstance(labs, list) else [labs]) if x is not None])
             fixed.append(_hashable(self.ev(p.fixed, inner)) if p.fixed is not None else None)
-        shapes = []
-        for shape in p.shapes:
-            parts = []
-            for part in shape.parts:
-                ok = None
-                if part.cond is not None:
-                    ok = (lambda cond: lambda label: _truth(self.ev(cond, env.child({"label": label}))))(part.cond)
-                parts.append((part.size, part.any, ok))
-            shapes.append((shape.name, parts))
+        return self.best_reading(
+            p, cards, labels, fixed,
+            lambda i, j, part: lambda label: _truth(self.ev(part.cond, env.child({"label": label}))),
+            lambda m: self.ev(p.best, env.child({"it": m})))
+
+    def best_reading(self, p: A.Pattern, cards, labels, fixed, part_ok, score):
+        """Solve pattern `p` for these cards: the first reading, or the best by `score(match)`
+        when the pattern says `best by`; `part_ok(i, j, part)` makes the label test of
+        part j of shape i (for parts with a condition)."""
+        shapes = [(shape.name, [(part.size, part.any, part_ok(i, j, part) if part.cond is not None else None)
+                                for j, part in enumerate(shape.parts)])
+                  for i, shape in enumerate(p.shapes)]
         readings = solve_all(cards, labels, fixed, shapes)
         first = next(readings, None)
         if first is None:
@@ -423,12 +431,12 @@ class Engine:
         best = Match(first[0], tuple(Group(label, tuple(cs)) for label, cs in first[1]))
         if p.best is None:
             return best
-        best_score = self.ev(p.best, env.child({"it": best}))
+        best_score = score(best)
         for name, groups in readings:
             m = Match(name, tuple(Group(label, tuple(cs)) for label, cs in groups))
-            score = self.ev(p.best, env.child({"it": m}))
-            if score > best_score:
-                best, best_score = m, score
+            value = score(m)
+            if value > best_score:
+                best, best_score = m, value
         return best
 
     # ================================================================ statements
@@ -651,11 +659,10 @@ class Engine:
     def x_choose(self, s, env):
         options = self.c_options(s, self.ev(s.domain, env), lambda: env)
         chooser = self.as_player(self.ev(s.by, env), s.by) if s.by else self.players[self.state.current]
-        scores = None
-        if s.prefer is not None:
-            def scores(opts, env=env, s=s):
-                return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
-        value = yield from self.c_decide(s, options, chooser, lambda: self.ev(s.prompt, env), scores)
+        def scores(opts, env=env, s=s):
+            return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
+        value = yield from self.c_decide(s, options, chooser, lambda: self.ev(s.prompt, env),
+                                         scores if s.prefer is not None else None)
         if value is OTHERWISE:
             yield from self.run_block(s.otherwise, env)
         elif self.deferred is not None:  # inside `simultaneously`: the body waits for the others
@@ -1432,96 +1439,6 @@ def _classify(rs):
 
 
 _walk = A.walk
-
-
-def _truth(v) -> bool:
-    if isinstance(v, list):
-        return bool(v)
-    return bool(v)
-
-
-def _eq(a, b) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b if isinstance(a, bool) and isinstance(b, bool) else False
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b))
-    return a == b
-
-
-def _num(v, node, eng) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise eng.fail(node, f"expected a number, got {_kind(v)}")
-    return v
-
-
-def _apply(op, old, value, node, eng):
-    if op == "=":
-        return value
-    if op == "+=":
-        if isinstance(old, list):
-            return old + (value if isinstance(value, list) else [value])
-        return _num(old, node, eng) + _num(value, node, eng)
-    return _num(old, node, eng) - _num(value, node, eng)
-
-
-def _fresh(v):
-    return list(v) if isinstance(v, list) else v
-
-
-def _hashable(v):
-    if isinstance(v, list):
-        return tuple(_hashable(x) for x in v)
-    return v
-
-
-def _kind(v) -> str:
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "true/false"
-    if isinstance(v, int):
-        return "a number"
-    if isinstance(v, str):
-        return "a text"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, Player):
-        return "a player"
-    if isinstance(v, ZoneRef):
-        return "a zone"
-    if hasattr(v, "props"):
-        return "a card"
-    if isinstance(v, Match):
-        return "a pattern match"
-    if isinstance(v, Group):
-        return "a group"
-    if isinstance(v, Event):
-        return "an event"
-    if isinstance(v, dict):
-        return "a table"
-    return type(v).__name__
-
-
-def _show(v) -> str:
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if hasattr(v, "props"):
-        return v.name
-    if isinstance(v, list):
-        return "[" + ", ".join(_show(x) for x in v) + "]"
-    return str(v)
-
-
-def _label(v) -> str:
-    return v.name if hasattr(v, "props") else _show(v)
-
-
-def _explain(x: Exception) -> str:
-    if isinstance(x, KeyError):
-        return f"no entry {x}"
-    return str(x) or x.__class__.__name__
 
 
 # ---------------------------------------------------------------- built-in functions

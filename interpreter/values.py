@@ -1,0 +1,146 @@
+"""Rules values and the operations on them, shared by the tree walker (engine.py and
+the closures of compiler.py) and the compiled engine (codegen.py), so that both mean the
+same by `+`, `=`, `<` and `in`."""
+from __future__ import annotations
+
+from .state import Event, Group, Match, Player, ZoneRef
+
+
+def _truth(v) -> bool:
+    if isinstance(v, list):
+        return bool(v)
+    return bool(v)
+
+
+def _eq(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b if isinstance(a, bool) and isinstance(b, bool) else False
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _num(v, node, eng) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise eng.fail(node, f"expected a number, got {_kind(v)}")
+    return v
+
+
+def _apply(op, old, value, node, eng):
+    if op == "=":
+        return value
+    if op == "+=":
+        if isinstance(old, list):
+            return old + (value if isinstance(value, list) else [value])
+        return _num(old, node, eng) + _num(value, node, eng)
+    return _num(old, node, eng) - _num(value, node, eng)
+
+
+def _fresh(v):
+    return list(v) if isinstance(v, list) else v
+
+
+def _hashable(v):
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    return v
+
+
+def _kind(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true/false"
+    if isinstance(v, int):
+        return "a number"
+    if isinstance(v, str):
+        return "a text"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, Player):
+        return "a player"
+    if isinstance(v, ZoneRef):
+        return "a zone"
+    if hasattr(v, "props"):
+        return "a card"
+    if isinstance(v, Match):
+        return "a pattern match"
+    if isinstance(v, Group):
+        return "a group"
+    if isinstance(v, Event):
+        return "an event"
+    if isinstance(v, dict):
+        return "a table"
+    return type(v).__name__
+
+
+def _show(v) -> str:
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if hasattr(v, "props"):
+        return v.name
+    if isinstance(v, list):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    return str(v)
+
+
+def _label(v) -> str:
+    return v.name if hasattr(v, "props") else _show(v)
+
+
+def _explain(x: Exception) -> str:
+    if isinstance(x, KeyError):
+        return f"no entry {x}"
+    return str(x) or x.__class__.__name__
+
+
+def _add(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a + b
+    if isinstance(a, (ZoneRef, list)) or isinstance(b, (ZoneRef, list)):
+        return eng.as_list(a, node.left) + eng.as_list(b, node.right)
+    if isinstance(a, str) or isinstance(b, str):
+        return _show(a) + _show(b)
+    return _num(a, node.left, eng) + _num(b, node.right, eng)
+
+
+def _arith(eng, a, b, node):
+    a = _num(a, node.left, eng)
+    b = _num(b, node.right, eng)
+    op = node.op
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if b == 0:
+        raise eng.fail(node, "division by zero")
+    if op in ("/", "//"):
+        return a // b
+    return a % b
+
+
+def _order(eng, a, b, node, fn):
+    if a is None or b is None:
+        return False
+    try:
+        return fn(a, b)
+    except TypeError:
+        raise eng.fail(node, f"cannot compare {_kind(a)} with {_kind(b)}") from None
+
+
+def _in(eng, a, b, node):
+    if b.__class__ is list:
+        if type(a) is str:
+            return a in b
+        return any(_eq(a, x) for x in b)
+    if isinstance(b, list):
+        return any(_eq(a, x) for x in b)
+    if isinstance(b, ZoneRef):
+        return hasattr(a, "props") and eng.state.where[a.id] == b.key
+    if isinstance(b, (tuple, set, dict)):
+        return any(_eq(a, x) for x in b)
+    if isinstance(b, str) and isinstance(a, str):
+        return a in b
+    raise eng.fail(node, f"`in` needs a list or a zone on its right, got {_kind(b)}")

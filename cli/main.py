@@ -442,6 +442,11 @@ def info(ruleset):
             click.echo(f"  {o.name} = {rs.option_values[o.name]}  [{o.type}{rng}]  {o.doc or ''}")
     click.echo("Zones: " + ", ".join(f"{z.name} ({'per player' if z.per_player else 'shared'}, {z.visibility})"
                                       for z in rs.zones.values()))
+    from cgl.interpreter.codegen import compiled_for
+    if compiled_for(rs) is not None:
+        click.echo("Engine: compiled to Python (CGL_ENGINE=tree runs the tree walker)")
+    else:
+        click.echo(f"Engine: tree walker ({rs.cache.get('compiled_why', 'not compiled')})")
 
 
 from .analytics import compare, simulate  # noqa: E402

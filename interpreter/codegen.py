@@ -1810,8 +1810,10 @@ def compiled_for(rs) -> Optional[Compiled]:
     if "compiled" not in rs.cache:
         try:
             rs.cache["compiled"] = Compiled(rs)
-        except Unsupported:
-            rs.cache["compiled"] = None
+        except Unsupported as x:
+            rs.cache["compiled"], rs.cache["compiled_why"] = None, str(x)
+        except Exception as x:  # a gap in the generator: the tree walker plays the game instead
+            rs.cache["compiled"], rs.cache["compiled_why"] = None, f"{type(x).__name__}: {x}"
     return rs.cache["compiled"]
 
 

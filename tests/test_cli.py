@@ -103,6 +103,21 @@ def test_info_lists_options():
     assert "mgt-v0.1" in cli("info").output
 
 
+def test_info_says_which_engine_plays(monkeypatch):
+    assert "Engine: compiled to Python" in cli("info", "mgt").output
+    # a gap in the generator falls back to the tree walker, and says why
+    import cgl.interpreter.codegen as codegen
+
+    def broken(self):
+        raise KeyError("something the generator does not know")
+    monkeypatch.setattr(codegen.CodeGen, "generate", broken)
+    from cgl.interpreter.loader import load
+    rs = load("monkic")
+    assert codegen.compiled_for(rs) is None
+    assert type(codegen.make_engine(rs, 2, 0)).__name__ == "Engine"
+    assert "tree walker (KeyError" in cli("info", "monkic").output
+
+
 def test_human_seat_sees_only_its_own_hand_and_a_typo_asks_again():
     # P1 is human; answer every question with a typo first, then option 1 / yes.
     answers = "\n".join(["banana", "1"] * 400) + "\n"

@@ -1188,7 +1188,7 @@ class CodeGen:
             return
         ks = self.k(s)
         fn.emit("st.steps += 1")
-        fn.emit(f"if st.steps > eng.step_limit: raise _toolong(eng, {ks})")
+        fn.emit(f"if st.steps > _lim: raise _toolong(eng, {ks})")
         method(fn, s, sc, ks)
 
     def _callable(self, s) -> bool:
@@ -1466,6 +1466,7 @@ class CodeGen:
                     sc.names["it"] = _Binding("e_value", False, f, dom_ty)
             if key == "body":
                 f.emit("st = eng.state")
+                f.emit("_lim = eng.step_limit")
                 f.emit("if 0: yield")
                 self.block(f, node, sc)
             else:
@@ -1600,6 +1601,7 @@ class CodeGen:
         for p, ty in zip(proc.params, types):
             sc.names[p] = _Binding("v_" + p, False, f, ty)
         f.emit("st = eng.state")
+        f.emit("_lim = eng.step_limit")
         f.emit("if 0: yield")
         self.block(f, proc.body, sc)
         self.defs += f.source() + [""]
@@ -1621,6 +1623,7 @@ class CodeGen:
         f = _Fn(self, f"def {fname}(eng, env):")
         sc = Scope(fn=f)
         f.emit("st = eng.state")
+        f.emit("_lim = eng.step_limit")
         f.emit("if 0: yield")
         self.env_entry(f, sc, sure, maybe)
         self.block(f, blk, sc)
@@ -1680,6 +1683,7 @@ class CodeGen:
         sc = Scope(fn=f)
         if kind == "body":
             f.emit("st = eng.state")
+            f.emit("_lim = eng.step_limit")
             f.emit("if 0: yield")
         self.event_entry(f, sc, custom, fields, responder, event)
         entries = len(f.lines)

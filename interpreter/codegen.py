@@ -1,27 +1,35 @@
 """Compile a ruleset into Python source, once per ruleset: the interpreter's fast path.
 
 The tree walker (engine.py) keeps each local name in a chain of dictionaries and runs
-every statement through a generator of its own. Here the bodies of a ruleset (turn
-phases, procedures, triggers, reactions) and the functions they call (`def`, `table`,
-derived properties) become Python functions whose CGL locals are Python locals, resolved
-once, when the source is generated:
+every statement through a generator of its own. Here the bodies of a ruleset (setup,
+rounds, turn phases, procedures, triggers, reactions, actions) and the functions they
+call (`def`, `table`, derived properties, pattern pieces) become Python functions whose
+CGL locals are Python locals, resolved once, when the source is generated:
 
 - a bare name is a local (a parameter, `let`, loop or choice variable), a property of the
   innermost `it`, or a global, exactly as the tree walker looks it up, but decided here;
-- `obj.name` calls a getter made for that property name (card variable, derived
-  property, card data, player variable), which falls back to the tree walker's lookup
-  for anything else;
+- `obj.name` reads a card's variable, derived property or data, or a player's variable,
+  in place, falling back to the tree walker's lookup for anything else;
+- a light static type inference ("card", "player", "zone", "cards", "list", "int",
+  "str", …; None when unknown or possibly none) leaves out checks that cannot fail, and
+  defs, procedures and patterns are specialised for their arguments' types; small defs
+  called with locals are written in place;
 - statements become Python statements; those that change cards (`move`, `draw`, …),
-  ask players (`choose`, `may`) or raise events call the engine's `s_…`/`c_…` methods,
-  the same ones the tree walker calls, so both do the same thing in the same order;
-- what the generator does not handle (`act`, rule conditions, action bodies) runs on
-  the tree walker, with the locals handed over in an `Env`.
+  ask players (`choose`, `may`, `act`) or raise events call the engine's `s_…`/`c_…`
+  methods, the same ones the tree walker calls, so both do the same thing in the same
+  order; triggers and reactions are functions of the event itself;
+- rule conditions (`rule … forbid … if`) stay with the tree walker, which evaluates them
+  in the environment where the check happens, and so does an `act` beside a local that
+  an action reads (an action sees the locals where `act` runs); the locals are handed
+  over in an `Env`.
 
 Semantics are the tree walker's: the same ruleset, seed and answers play the same game,
-byte for byte (tests/test_codegen.py plays every shipped ruleset both ways and compares
-the logs). Errors point at the same CGL source: every expression evaluated by a body is
-guarded (a `try` costs nothing in Python 3.11 until it catches), and statements count
-towards the step budget one by one, as in the tree walker.
+byte for byte (tests/test_codegen.py plays every shipped ruleset and example both ways
+and compares logs, statistics and step counts). Errors point at the same CGL source:
+every expression evaluated by a body is guarded (a `try` costs nothing in Python 3.11
+until it catches), and statements count towards the step budget one by one, as in the
+tree walker. Anything the generator cannot handle leaves the whole ruleset to the tree
+walker (`compiled_for` returns None; `cgl info` says why).
 
 `CGL_ENGINE=tree` in the environment makes `Game` use the tree walker instead.
 """

@@ -659,6 +659,7 @@ class Engine:
     def x_choose(self, s, env):
         options = self.c_options(s, self.ev(s.domain, env), lambda: env)
         chooser = self.as_player(self.ev(s.by, env), s.by) if s.by else self.players[self.state.current]
+
         def scores(opts, env=env, s=s):
             return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
         value = yield from self.c_decide(s, options, chooser, lambda: self.ev(s.prompt, env),

@@ -40,7 +40,7 @@ from itertools import chain
 from typing import Optional
 
 from . import ast as A
-from .compiler import Compiler, Env
+from .compiler import Env, compiler_for
 from .diagnostics import CglError, Diagnostic
 from .engine import (_BUILTINS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, Engine, _classify, _EndScope,
                      _GameOver, _walk)
@@ -392,7 +392,7 @@ class CodeGen:
         self.consts: dict = {}          # python name -> object
         self.const_ids: dict = {}       # id(object) -> python name
         self.defs: list = []            # source lines of module-level functions
-        self.it_names = Compiler(rs).it_names
+        self.it_names = compiler_for(rs).it_names
         self.card_vars = set(rs.card_vars())
         self.player_vars = set(rs.player_vars())
         self.derive_kinds, self.static_defs = _classify(rs)
@@ -406,6 +406,7 @@ class CodeGen:
         self.patterns: dict = {}        # pattern name -> dict of python names
         self._types: dict = {}          # "derive:x" / "def:f" -> static type
         self._inlining: list = []       # defs being written in place (no recursion)
+        self._sizes: dict = {}          # def -> nodes in its body (small ones are written in place)
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
@@ -663,25 +664,31 @@ class CodeGen:
         ty = "list" if ty in self.LISTY else ty
         if ty not in ("int", "list", "str", "bool"):
             return None
-        for item in self.rs.items:
-            for n in _walk(item):
-                if scope == "global" and (isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)) and n.name == name
-                                          or isinstance(n, A.Action) and n.param == name):
-                    return None     # a local of the same name: `set` may mean either
-                if not isinstance(n, A.Set):
+        if not hasattr(self, "_sets"):   # one walk of the rules for every variable
+            self._sets, self._bound = [], set()
+            for item in self.rs.items:
+                for n in _walk(item):
+                    if isinstance(n, A.Set):
+                        self._sets.append(n)
+                    elif isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
+                        self._bound.add(n.name)
+                    elif isinstance(n, A.Action) and n.param:
+                        self._bound.add(n.param)
+        if scope == "global" and name in self._bound:
+            return None     # a local of the same name: `set` may mean either
+        for n in self._sets:
+            t = n.target
+            if scope == "global" and not (isinstance(t, A.Name) and t.id == name):
+                continue
+            if scope != "global" and not (isinstance(t, A.Attr) and t.name == name):
+                continue
+            if n.op == "=":
+                vt = self.ty(n.value, Scope())
+                if (vt in self.LISTY and ty == "list") or vt == ty:
                     continue
-                t = n.target
-                if scope == "global" and not (isinstance(t, A.Name) and t.id == name):
-                    continue
-                if scope != "global" and not (isinstance(t, A.Attr) and t.name == name):
-                    continue
-                if n.op == "=":
-                    vt = self.ty(n.value, Scope())
-                    if (vt in self.LISTY and ty == "list") or vt == ty:
-                        continue
-                    return None
-                if n.op == "-=" and ty != "int" or n.op == "+=" and ty not in ("int", "list"):
-                    return None
+                return None
+            if n.op == "-=" and ty != "int" or n.op == "+=" and ty not in ("int", "list"):
+                return None
         for d in [*self.rs.defs.values(), *self.rs.procedures.values(), *self.rs.patterns.values(),
                   *self.rs.table_decls.values()]:
             if scope == "global" and name in (getattr(d, "params", None) or ()):
@@ -956,7 +963,12 @@ class CodeGen:
     def inline_def(self, d, e, sc, fn) -> Optional[str]:
         """A small function called with local variables: its body, written in place (as a
         new scope holding just its parameters, as the tree walker evaluates a def)."""
-        if d.name in self.static_defs or d.name in self._inlining or sum(1 for _ in _walk(d.expr)) > 40:
+        if d.name in self.static_defs or d.name in self._inlining:
+            return None
+        size = self._sizes.get(d.name)
+        if size is None:
+            size = self._sizes[d.name] = sum(1 for _ in _walk(d.expr))
+        if size > 40:
             return None
         inner = Scope()
         inner.fn = fn
@@ -1772,17 +1784,19 @@ def _drop_unused(f: _Fn, entries: int):
     f.lines = list(reversed(kept)) + body
 
 
+_LITERAL = __import__("re").compile(r"-?\d+|'[^'\\]*'|\"[^\"\\]*\"|None|True|False")
+
+
 def _is_literal(src: str) -> bool:
-    try:
-        import ast
-        ast.literal_eval(src)
-        return True
-    except (ValueError, SyntaxError):
-        return False
+    """A number, a plain text, none, true or false: nothing to evaluate, nothing to fail."""
+    return _LITERAL.fullmatch(src) is not None
 
 
 def _emitted_names(rs) -> set:
     return {k for item in rs.items for n in _walk(item) if isinstance(n, A.Emit) for k, _ in n.fields}
+
+
+_CODE: dict = {}    # (path, generated source) -> code object, for this process
 
 
 class Compiled:
@@ -1793,7 +1807,12 @@ class Compiled:
         self.source = gen.generate()
         ns = dict(RUNTIME)
         ns.update(gen.consts)
-        code = compile(self.source, f"<cgl compiled {os.path.basename(rs.path)}>", "exec")
+        key = (rs.path, self.source)
+        code = _CODE.get(key)
+        if code is None:  # the same rules loaded again make the same source: compiled once
+            if len(_CODE) >= 64:
+                _CODE.clear()
+            code = _CODE[key] = compile(self.source, f"<cgl compiled {os.path.basename(rs.path)}>", "exec")
         exec(code, ns)
         self.ns = ns
         self.blocks = {k: ns[v] for k, v in gen.blocks.items()}

@@ -46,6 +46,8 @@ from .engine import (_BUILTINS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoi
                      _GameOver, _walk)
 from .loader import Card
 from .state import Event, Group, Match, Player, ZoneRef
+from attrs import evolve as attrs_evolve
+
 from .values import _add, _apply, _arith, _eq, _explain, _hashable, _in, _kind, _num, _order, _show, _truth
 
 PYERR = (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError, RecursionError)
@@ -407,6 +409,7 @@ class CodeGen:
         self._types: dict = {}          # "derive:x" / "def:f" -> static type
         self._inlining: list = []       # defs being written in place (no recursion)
         self._sizes: dict = {}          # def -> nodes in its body (small ones are written in place)
+        self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
@@ -875,7 +878,7 @@ class CodeGen:
         sc.fn = f
         for p, ty in zip(params, types):
             sc.names[p] = _Binding("v_" + p, False, f, ty)
-        f.emit(f"return {self.x(d.expr, sc, f)}")
+        f.emit(f"return {self.ev_into(f, d.expr, sc)}")
         self.defs += f.source() + [""]
         if name in self.static_defs:
             memo = self.k(self.rs.cache.setdefault("def:" + name, {}))
@@ -960,23 +963,35 @@ class CodeGen:
             return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
         return f"_unknown(eng, {self.k(e)}, 'function')"
 
-    def inline_def(self, d, e, sc, fn) -> Optional[str]:
-        """A small function called with local variables: its body, written in place (as a
-        new scope holding just its parameters, as the tree walker evaluates a def)."""
-        if d.name in self.static_defs or d.name in self._inlining:
-            return None
+    def _inlinable(self, e, sc) -> bool:
+        """A call of a small def with local variables (not itself being written in place)."""
+        d = self.rs.defs.get(e.name)
+        if d is None or d.params is None or d.name in self.static_defs or d.name in self._inlining:
+            return False
         size = self._sizes.get(d.name)
         if size is None:
             size = self._sizes[d.name] = sum(1 for _ in _walk(d.expr))
-        if size > 40:
-            return None
+        if size > 40 or len(e.args) != len(d.params):
+            return False
+        for arg in e.args:
+            b = sc.find(arg.id) if isinstance(arg, A.Name) else None
+            if b is None or b.maybe:
+                return False
+        return True
+
+    def _inline_scope(self, d, e, sc, fn) -> Scope:
+        """A new scope holding just the def's parameters, as the tree walker evaluates a def."""
         inner = Scope()
         inner.fn = fn
         for param, arg in zip(d.params, e.args):
-            b = sc.find(arg.id) if isinstance(arg, A.Name) else None
-            if b is None or b.maybe:
-                return None
-            inner.names[param] = b
+            inner.names[param] = sc.find(arg.id)
+        return inner
+
+    def inline_def(self, d, e, sc, fn) -> Optional[str]:
+        """A small function called with local variables: its body, written in place."""
+        if not self._inlinable(e, sc):
+            return None
+        inner = self._inline_scope(d, e, sc, fn)
         self._inlining.append(d.name)
         try:
             return self.x(d.expr, inner, fn)
@@ -1158,7 +1173,9 @@ class CodeGen:
         inner.names["it"] = _Binding("v_it", False, f, it_ty)
         f.emit("try:")
         f.emit("    for v_it in _cards:")
-        f.emit(f"        _labs = {self.x(p.labels, inner, f)}")
+        f.ind += 2
+        f.emit(f"_labs = {self.ev_into(f, p.labels, inner)}")
+        f.ind -= 2
         f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
         f.emit("        if _labs.__class__ is list:")
         f.emit("            for _l in _labs:")
@@ -1175,9 +1192,102 @@ class CodeGen:
         self.defs += f.source() + [""]
         names["scan"] = fname
 
+    # ------------------------------------------------------------ expressions as statements
+    # Python 3.11 runs each list comprehension in a frame of its own; where an expression is
+    # evaluated by a statement anyway, its comprehensions are written as loops instead. The
+    # order of evaluation and the short-circuits stay those of the expression.
+    def has_loop(self, e) -> bool:
+        key = id(e)
+        v = self._loops.get(key)
+        if v is None:
+            v = self._loops[key] = any(isinstance(n, (A.Comprehension, A.Where)) for n in _walk(e))
+        return v
+
+    def ev_into(self, fn: _Fn, e, sc) -> str:
+        """Write statements computing `e` (at fn's indent); a Python expression for its value."""
+        if not self.has_loop(e) and not (isinstance(e, A.Call) and self._inlinable(e, sc)):
+            return self.x(e, sc, fn)
+        if isinstance(e, (A.Comprehension, A.Where)):
+            return self.loop_into(fn, e, sc)
+        if isinstance(e, A.IfExpr):
+            t = self.fresh()
+            fn.emit(f"if {self.ev_into(fn, e.cond, sc)}:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self.ev_into(fn, e.then, sc)}")
+            fn.ind -= 1
+            fn.emit("else:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self.ev_into(fn, e.otherwise, sc)}")
+            fn.ind -= 1
+            return t
+        if isinstance(e, (A.And, A.Or)):
+            t = self.fresh()
+            fn.emit(f"{t} = {self._bool_src(self.ev_into(fn, e.left, sc), e.left, sc)}")
+            fn.emit(f"if {t}:" if isinstance(e, A.And) else f"if not {t}:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self._bool_src(self.ev_into(fn, e.right, sc), e.right, sc)}")
+            fn.ind -= 1
+            return t
+        if isinstance(e, A.Not):
+            return f"(not {self.ev_into(fn, e.operand, sc)})"
+        if isinstance(e, (A.Compare, A.In)) and not self.has_loop(e.right):
+            left = self.ev_into(fn, e.left, sc)
+            if not left.isidentifier():
+                t = self.fresh()
+                fn.emit(f"{t} = {left}")
+                left = t
+            b = _Binding(left, False, fn, self.ty(e.left, sc))
+            inner = sc.child()
+            inner.names["\0left"] = b
+            return self.x(attrs_evolve(e, left=A.Name("\0left")), inner, fn)
+        if isinstance(e, A.Call):
+            d = self.rs.defs.get(e.name)
+            if d is not None and d.params is not None and self._inlinable(e, sc):
+                inner = self._inline_scope(d, e, sc, fn)
+                self._inlining.append(d.name)
+                try:
+                    return self.ev_into(fn, d.expr, inner)
+                finally:
+                    self._inlining.pop()
+            if e.name in ("first", "last", "count") and len(e.args) == 1 and e.name not in self.rs.defs \
+                    and isinstance(e.args[0], (A.Comprehension, A.Where)):
+                items = self.loop_into(fn, e.args[0], sc)
+                return f"len({items})" if e.name == "count" else f"_{e.name}({items})"
+        return self.x(e, sc, fn)
+
+    def _bool_src(self, src, e, sc):
+        return src if self.ty(e, sc) == "bool" else f"bool({src})"
+
+    def loop_into(self, fn: _Fn, e, sc) -> str:
+        """A comprehension or filter as a loop; the name of the list it makes."""
+        out, v = self.fresh("r"), self.fresh("c")
+        inner = sc.child()
+        ty = self.elem_ty(self.ty(e.source, sc))
+        inner.names[e.name if isinstance(e, A.Comprehension) else "it"] = _Binding(v, False, fn, ty)
+        src = self.seq(e.source, sc, fn, lazy=True)
+        fn.emit(f"{out} = []")
+        fn.emit(f"for {v} in {src}:")
+        fn.ind += 1
+        cond = e.cond
+        if cond is not None:
+            fn.emit(f"if {self.ev_into(fn, cond, inner)}:")
+            fn.ind += 1
+        value = v if isinstance(e, A.Where) else self.ev_into(fn, e.expr, inner)
+        fn.emit(f"{out}.append({value})")
+        fn.ind -= 2 if cond is not None else 1
+        return out
+
     # ------------------------------------------------------------ statements
     def guard(self, fn: _Fn, e, sc, what="t") -> str:
         """Evaluate `e` into a temporary, with errors pointing at `e` (as `Engine.ev` does)."""
+        if self.has_loop(e):
+            t = self.fresh(what)
+            fn.emit("try:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self.ev_into(fn, e, sc)}")
+            fn.ind -= 1
+            fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
+            return t
         src = self.x(e, sc, fn)
         if src.isidentifier() or _is_literal(src):
             return src
@@ -1711,7 +1821,9 @@ class CodeGen:
             self.block(f, node, sc)
         else:  # errors point at the expression, as `Engine.ev` has them
             f.emit("try:")
-            f.emit(f"    return {self.x(node, sc, f)}")
+            f.ind += 1
+            f.emit(f"return {self.ev_into(f, node, sc)}")
+            f.ind -= 1
             f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
         _drop_unused(f, entries)
         self.defs += f.source() + [""]

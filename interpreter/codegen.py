@@ -113,10 +113,6 @@ def _unknown(eng, node, what="name"):
     raise eng.fail(node, f"unknown {what} `{node.id if what == 'name' else node.name}`")
 
 
-
-
-
-
 def _sub(eng, a, b, node):
     if type(a) is int and type(b) is int:
         return a - b
@@ -133,8 +129,6 @@ def _eqs(a, b):
     if type(a) is str and type(b) is str:
         return a == b
     return _eq(a, b)
-
-
 
 
 def _lt(eng, a, b, node):
@@ -159,8 +153,6 @@ def _ge(eng, a, b, node):
     if type(a) is int and type(b) is int:
         return a >= b
     return _order(eng, a, b, node, lambda x, y: x >= y)
-
-
 
 
 def _aslist(eng, v, node):

@@ -1992,7 +1992,7 @@ class CompiledEngine(Engine):
     def event_begin(self, ev: Event):
         if ev.phase is None:
             ev.phase = self.state.phase  # the phase it happened in
-        if ev.card is not None and ev.kind in _CARD_EVENTS:
+        if ev.card is not None and (self.record or self.listeners) and ev.kind in _CARD_EVENTS:
             self._log_card_event(ev)
         if self.check and ev.card is not None:
             self.check_card(ev)

@@ -491,7 +491,7 @@ class Engine:
             if src.key == dest.key:
                 continue  # already there: no move, no event
             who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
-            ev = Event("move", card=c, player=self.players[who], source=src, dest=dest)
+            ev = Event("move", None, c, self.players[who], src, dest)
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
             self._place(c, dest, s.position)
@@ -542,11 +542,13 @@ class Engine:
                 self.log("empty", f"{src} is empty", zone=src.name)
                 break
             card = self.cards[ids[-1]]
-            ev = Event("draw", card=card, player=self.players[who], source=src, dest=dest)
+            ev = Event("draw", None, card, self.players[who], src, dest)
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
             self._place(card, dest)
-            self.bump(f"card drawn:{card.name}")
+            stats = self.state.stats
+            key = "card drawn:" + card.name
+            stats[key] = stats.get(key, 0) + 1
             hit = self.event_begin(ev)
             if hit is not None:
                 yield from self.event_run(ev, hit)
@@ -566,7 +568,7 @@ class Engine:
                     return
                 card = self.cards[ids[-1]]
                 dest = ZoneRef(s.zone, p)
-                ev = Event("deal", card=card, player=self.players[p], source=src, dest=dest)
+                ev = Event("deal", None, card, self.players[p], src, dest)
                 if self._instead_by_kind and (yield from self._replace(ev)):
                     continue
                 self._place(card, dest)
@@ -584,11 +586,13 @@ class Engine:
         for c in list(cards):
             src = self.zone_of_card(c)
             who = src.owner if src.owner is not None else self.state.current
-            ev = Event("discard", card=c, player=self.players[who], source=src, dest=dest, forced=s.forced)
+            ev = Event("discard", None, c, self.players[who], src, dest, s.forced)
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
             self._place(c, dest)
-            self.bump(f"card discarded:{c.name}")
+            stats = self.state.stats
+            key = "card discarded:" + c.name
+            stats[key] = stats.get(key, 0) + 1
             hit = self.event_begin(ev)
             if hit is not None:
                 yield from self.event_run(ev, hit)
@@ -1223,9 +1227,12 @@ class Engine:
             self.bump("turns")
             for hook in self.turn_hooks:
                 hook()
-            self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no, turn=st.turn_no)
+            if self.record or self.listeners:
+                self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no,
+                         turn=st.turn_no)
             try:
-                yield from self.scope_event("start", "turn")
+                if "start" in self._scope_kinds:
+                    yield from self.scope_event("start", "turn")
                 if rs.turn:
                     if rs.turn.start:
                         yield from self.run_block(rs.turn.start, root)
@@ -1252,7 +1259,8 @@ class Engine:
             if self.check:
                 self.check_invariants()
                 self.check_promises()
-            yield from self.scope_event("end", "turn")
+            if "end" in self._scope_kinds:
+                yield from self.scope_event("end", "turn")
             if st.next_player is not None and st.next_player not in st.out:
                 seat = st.next_player
             elif rs.turn and rs.turn.order is not None:

@@ -1633,7 +1633,9 @@ class CodeGen:
             flat = sc.flat()
             env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {b.var}" for k, b in flat.items()) + "})"
         self.call(fn, s, f"{opts} = eng.c_options({ks}, {dom}, {env_fn})", gen=False)
-        if s.by:
+        if s.by and self.ty(s.by, sc) == "player":
+            chooser = self.guard(fn, s.by, sc)
+        elif s.by:
             by = self.guard(fn, s.by, sc)
             chooser = self.fresh()
             self.call(fn, s, f"{chooser} = eng.as_player({by}, {self.k(s.by)})", gen=False)

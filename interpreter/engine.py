@@ -734,6 +734,8 @@ class Engine:
             raise AnswerError("this decision must be answered")
         if d.kind == "may":
             return answer
+        if type(answer) is int and 0 <= answer < len(d.options) and d.lo <= 1 <= d.hi:
+            return [answer]   # the usual answer: one option's index
         if isinstance(answer, bool):
             raise AnswerError("answer with an option's number")
         if isinstance(answer, int):

@@ -48,7 +48,7 @@ from .loader import Card
 from .state import Event, Group, Match, Player, ZoneRef
 from attrs import evolve as attrs_evolve
 
-from .values import _add, _apply, _arith, _eq, _explain, _hashable, _in, _kind, _num, _order, _show, _truth
+from .values import _add, _apply, _attr, _arith, _eq, _explain, _hashable, _in, _kind, _num, _order, _show, _truth
 
 PYERR = (TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError, IndexError, RecursionError)
 _MISSING = object()
@@ -77,16 +77,6 @@ def _runerr(eng, node, x):
 
 def _toolong(eng, node):
     return eng.fail(node, f"the game ran {eng.max_steps} statements without ending", code="E011")
-
-
-def _attr(eng, o, name, node):
-    """`o.name`, the general way (the tree walker's `attr` closure)."""
-    if o is None:
-        raise eng.fail(node, f"`.{name}` of none", hint="check that the value exists before using it")
-    ok, v = eng.attr_of(o, name)
-    if not ok:
-        raise eng.fail(node, f"{_kind(o)} has no property `{name}`")
-    return v
 
 
 def _it_attr(eng, it, name):
@@ -206,10 +196,8 @@ def _cards_at(eng, key):
 
 def _pz_cards(eng, keys, p, node):
     """The cards of a player's zone (`hand(p)`), top first."""
-    if p.__class__ is Player:
-        cards = eng.cards
-        return [cards[i] for i in reversed(eng.state.zones.get(keys[p.seat], ()))]
-    raise eng.fail(node, f"expected a player, got {_kind(p)}")
+    cards = eng.cards
+    return [cards[i] for i in reversed(_pz_ids(eng, keys, p, node))]
 
 
 def _pz_ids(eng, keys, p, node):
@@ -234,9 +222,7 @@ def _in_list(a, b):
 
 
 def _pz_count(eng, keys, p, node):
-    if p.__class__ is Player:
-        return len(eng.state.zones.get(keys[p.seat], ()))
-    raise eng.fail(node, f"expected a player, got {_kind(p)}")
+    return len(_pz_ids(eng, keys, p, node))
 
 
 def _zone_of_card(eng, name, c, node):

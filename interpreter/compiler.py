@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from . import ast as A
 from .state import Group, Player, ZoneRef
-from .values import _add, _arith, _in, _order
+from .values import _add, _arith, _attr, _in, _order
 
 
 class Env:
@@ -196,16 +196,7 @@ class Compiler:
         obj = self(e.obj)
         name = e.name
 
-        def attr(eng, env):
-            o = obj(eng, env)
-            if o is None:
-                raise eng.fail(e, f"`.{name}` of none", hint="check that the value exists before using it")
-            ok, v = eng.attr_of(o, name)
-            if not ok:
-                from .engine import _kind
-                raise eng.fail(e, f"{_kind(o)} has no property `{name}`")
-            return v
-        return attr
+        return lambda eng, env: _attr(eng, obj(eng, env), name, e)
 
     def c_Call(self, e):
         name = e.name

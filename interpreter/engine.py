@@ -494,10 +494,19 @@ class Engine:
             ev = Event("move", None, c, self.players[who], src, dest)
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
-            self._place(c, dest, s.position)
-            hit = self.event_begin(ev)
+            hit = self._moved(ev, s.position)
             if hit is not None:
                 yield from self.event_run(ev, hit)
+
+    def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
+        """Card event `ev` happens: its card goes to `ev.dest`, counted under `stat` + its
+        name; the triggers and reactions waiting for it (`event_begin`), or None."""
+        self._place(ev.card, ev.dest, position)
+        if stat is not None:
+            stats = self.state.stats
+            key = stat + ev.card.name
+            stats[key] = stats.get(key, 0) + 1
+        return self.event_begin(ev)
 
     def _replace(self, ev: Event):
         """Run the first `instead` trigger that replaces this card move; True if one did."""
@@ -545,11 +554,7 @@ class Engine:
             ev = Event("draw", None, card, self.players[who], src, dest)
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
-            self._place(card, dest)
-            stats = self.state.stats
-            key = "card drawn:" + card.name
-            stats[key] = stats.get(key, 0) + 1
-            hit = self.event_begin(ev)
+            hit = self._moved(ev, "top", "card drawn:")
             if hit is not None:
                 yield from self.event_run(ev, hit)
 
@@ -571,9 +576,7 @@ class Engine:
                 ev = Event("deal", None, card, self.players[p], src, dest)
                 if self._instead_by_kind and (yield from self._replace(ev)):
                     continue
-                self._place(card, dest)
-                self.bump(f"card dealt:{card.name}")
-                hit = self.event_begin(ev)
+                hit = self._moved(ev, "top", "card dealt:")
                 if hit is not None:
                     yield from self.event_run(ev, hit)
 
@@ -589,11 +592,7 @@ class Engine:
             ev = Event("discard", None, c, self.players[who], src, dest, s.forced)
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
-            self._place(c, dest)
-            stats = self.state.stats
-            key = "card discarded:" + c.name
-            stats[key] = stats.get(key, 0) + 1
-            hit = self.event_begin(ev)
+            hit = self._moved(ev, "top", "card discarded:")
             if hit is not None:
                 yield from self.event_run(ev, hit)
 

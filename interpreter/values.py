@@ -96,6 +96,16 @@ def _explain(x: Exception) -> str:
     return str(x) or x.__class__.__name__
 
 
+def _attr(eng, o, name, node):
+    """`o.name`, with the errors a person reads when there is no such property."""
+    if o is None:
+        raise eng.fail(node, f"`.{name}` of none", hint="check that the value exists before using it")
+    ok, v = eng.attr_of(o, name)
+    if not ok:
+        raise eng.fail(node, f"{_kind(o)} has no property `{name}`")
+    return v
+
+
 def _add(eng, a, b, node):
     if type(a) is int and type(b) is int:
         return a + b

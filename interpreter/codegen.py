@@ -36,6 +36,7 @@ walker (`compiled_for` returns None; `cgl info` says why).
 from __future__ import annotations
 
 import os
+import re
 from itertools import chain
 from typing import Optional
 
@@ -190,14 +191,14 @@ def _zone_of_player(eng, name, p, node, cache):
 
 def _cards_at(eng, key):
     """The cards of a zone, top first (`Engine.cards_of`)."""
-    cards = eng.cards
-    return [cards[i] for i in reversed(eng.state.zones.get(key, ()))]
+    return list(map(eng.cards.__getitem__, reversed(eng.state.zones.get(key, ()))))
 
 
 def _pz_cards(eng, keys, p, node):
     """The cards of a player's zone (`hand(p)`), top first."""
-    cards = eng.cards
-    return [cards[i] for i in reversed(_pz_ids(eng, keys, p, node))]
+    if p.__class__ is Player:
+        return list(map(eng.cards.__getitem__, reversed(eng.state.zones.get(keys[p.seat], ()))))
+    raise eng.fail(node, f"expected a player, got {_kind(p)}")
 
 
 def _pz_ids(eng, keys, p, node):
@@ -336,6 +337,13 @@ class _Fn:
         self.caches: set = set()        # "card" derived properties whose cache lists it reads
         self.loop = 0                   # loops open at the point being written
         self.parent: Optional[_Fn] = None
+        # A pure function (an expression's: it changes nothing) may read its parameters'
+        # variables once, as it starts, instead of each time round a loop of the expression.
+        self.pure = False
+        self.inloop = 0                 # comprehensions open at the point being written
+        self.hoists: dict = {}          # local name -> what it reads, as the function starts
+        m = re.match(r"def \w+\(eng((?:, \w+)*)\):", header)
+        self.params = set(m.group(1).split(", ")[1:]) if m else set()
 
     def emit(self, line):
         self.lines.append("    " * self.ind + line)
@@ -350,7 +358,7 @@ class _Fn:
         if self.nonlocals:
             out.append(pad + "    nonlocal " + ", ".join(sorted(self.nonlocals)))
         out += [f"{pad}    _dc_{name} = eng.dcache[{name!r}]" for name in sorted(self.caches)]
-        lines = self.lines
+        lines = [f"{pad}    {h} = {src}" for h, src in sorted(self.hoists.items())] + self.lines
         if self.base == 0 and self.header.startswith("def ") and "(eng" in self.header:
             text = "\n".join(lines)
             for long, short in self.FETCH:
@@ -473,6 +481,10 @@ class CodeGen:
             return card
         player = f"eng.state.player_vars[{var}.seat][{name!r}]" if name in self.player_vars else None
         if player is not None and ty == "player":
+            if fn is not None and fn.pure and fn.inloop and var in fn.params:
+                h = f"_h_{var}_{name}"    # read once (a pure function's parameter: it cannot change)
+                fn.hoists[h] = player
+                return h
             return player
         if ty == "event" and name in ("card", "player", "forced", "kind", "phase", "name"):
             return f"{var}.{name}"
@@ -520,6 +532,8 @@ class CodeGen:
             return self.fast_attr(obj, e.name, f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})", ty, fn)
         if ty == "card" and self.card_branch(e.name, "o") is not None:
             return f"{self.card_getter(e.name)}(eng, {obj})"
+        if ty == "player" and e.name in self.player_vars:
+            return f"eng.state.player_vars[{obj}.seat][{e.name!r}]"
         return f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})"
 
     def card_getter(self, name) -> str:
@@ -791,11 +805,12 @@ class CodeGen:
             dv = self.derive_fn(name)
             if o.isidentifier() and self.derive_kinds[name] == "static":
                 cache = self._static_caches[name]
-                return f"({cache}[{o}.id] if {cache}[{o}.id] is not _MISSING else {dv}(eng, {o}))"
+                w = self.fresh("w")
+                return f"({w} if ({w} := {cache}[{o}.id]) is not _MISSING else {dv}(eng, {o}))"
             if o.isidentifier() and self.derive_kinds[name] == "card" and fn is not None:
                 fn.caches.add(name)  # the game's list of values, fetched as the function starts
-                cache = "_dc_" + name
-                return f"({cache}[{o}.id] if {cache}[{o}.id] is not _MISSING else {dv}(eng, {o}))"
+                cache, w = "_dc_" + name, self.fresh("w")
+                return f"({w} if ({w} := {cache}[{o}.id]) is not _MISSING else {dv}(eng, {o}))"
             return f"{dv}(eng, {o})"
         if name in self.card_props:
             return f"{o}.props[{name!r}]"
@@ -853,6 +868,7 @@ class CodeGen:
         sc = Scope()
         body = "DB_" + name + self.variant(types) if name in self.static_defs else fname
         f = _Fn(self, f"def {body}(eng{''.join(', v_' + p for p in params)}):")
+        f.pure = True
         sc.fn = f
         for p, ty in zip(params, types):
             sc.names[p] = _Binding("v_" + p, False, f, ty)
@@ -983,9 +999,11 @@ class CodeGen:
         v = self.fresh("c")
         inner = sc.child()
         inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
-        src = self.seq(e.source, sc, fn, lazy=True)
+        src = _no_walrus(self.seq(e.source, sc, fn, lazy=True))
+        fn.inloop += 1
         body = self.x(e.expr, inner, fn)
         cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
+        fn.inloop -= 1
         return f"[{body} for {v} in {src}{cond}]"
 
     def x_BinOp(self, e, sc, fn):
@@ -1069,9 +1087,12 @@ class CodeGen:
         return v, inner
 
     def x_Where(self, e, sc, fn):
-        src = self.seq(e.source, sc, fn, lazy=True)
+        src = _no_walrus(self.seq(e.source, sc, fn, lazy=True))
         v, inner = self._it_scope(e, sc, fn)
-        return f"[{v} for {v} in {src} if {self.x(e.cond, inner, fn)}]"
+        fn.inloop += 1
+        cond = self.x(e.cond, inner, fn)
+        fn.inloop -= 1
+        return f"[{v} for {v} in {src} if {cond}]"
 
     def x_GroupBy(self, e, sc, fn):
         src = self.seq(e.source, sc, fn, lazy=True)
@@ -1105,6 +1126,7 @@ class CodeGen:
             sc = Scope()
             args = "".join(", v_" + q for q in params) + "".join(", " + v for _, v in extra)
             f = _Fn(self, f"def {fname}(eng{args}):")
+            f.pure = True
             sc.fn = f
             for q, ty in zip(params, types):
                 sc.names[q] = _Binding("v_" + q, False, f, ty)
@@ -1135,6 +1157,7 @@ class CodeGen:
         many cards carry each label, the labels expression written inline in the loop."""
         fname = f"PT_{p.name}{suffix}_scan"
         f = _Fn(self, f"def {fname}(eng{''.join(', v_' + q for q in params)}):")
+        f.pure = True
         sc = Scope(fn=f)
         for q, ty in zip(params, types):
             sc.names[q] = _Binding("v_" + q, False, f, ty)
@@ -1152,7 +1175,9 @@ class CodeGen:
         f.emit("try:")
         f.emit("    for v_it in _cards:")
         f.ind += 2
+        f.inloop += 1
         f.emit(f"_labs = {self.ev_into(f, p.labels, inner)}")
+        f.inloop -= 1
         f.ind -= 2
         f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
         f.emit("        if _labs.__class__ is list:")
@@ -1166,6 +1191,21 @@ class CodeGen:
         f.emit("            _l = _hashable(_labs)")
         f.emit("            _counts[_l] = _get(_l, 0) + 1")
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
+        # The first cut of the solver's quick rejection (`match_compiled` makes the rest): a
+        # shape can fit only if it takes this many cards and some label is on enough of them.
+        fits = []
+        for shape in p.shapes:
+            total = sum(part.size for part in shape.parts)
+            need = sorted((part.size for part in shape.parts if not part.any), reverse=True)
+            test = f"_n == {total}"
+            if need:
+                test += f" and _top >= {need[0]} and len(_counts) >= {len(need)}"
+            if test not in fits:
+                fits.append(test)
+        f.emit("_n = len(_cards)")
+        f.emit("_top = max(_counts.values()) if _counts else 0")
+        f.emit(f"if not ({' or '.join(f'({t})' for t in fits) or 'False'}):")
+        f.emit("    return None")
         f.emit("return _cards, _labels, _counts")
         self.defs += f.source() + [""]
         names["scan"] = fname
@@ -1178,7 +1218,13 @@ class CodeGen:
         key = id(e)
         v = self._loops.get(key)
         if v is None:
-            v = self._loops[key] = any(isinstance(n, (A.Comprehension, A.Where)) for n in _walk(e))
+            self._loops[key] = False   # a def calling itself: no loop found through the cycle
+            v = self._loops[key] = any(
+                isinstance(n, (A.Comprehension, A.Where))
+                # a def written in place (`inline_def`) brings its loops with it
+                or isinstance(n, A.Call) and n.name in self.rs.defs and self.rs.defs[n.name].params is not None
+                and self.has_loop(self.rs.defs[n.name].expr)
+                for n in _walk(e))
         return v
 
     def ev_into(self, fn: _Fn, e, sc) -> str:
@@ -1229,29 +1275,34 @@ class CodeGen:
                     self._inlining.pop()
             if e.name in ("first", "last", "count") and len(e.args) == 1 and e.name not in self.rs.defs \
                     and isinstance(e.args[0], (A.Comprehension, A.Where)):
-                items = self.loop_into(fn, e.args[0], sc)
-                return f"len({items})" if e.name == "count" else f"_{e.name}({items})"
+                items = self.loop_into(fn, e.args[0], sc, count=e.name == "count")
+                return items if e.name == "count" else f"_{e.name}({items})"
         return self.x(e, sc, fn)
 
     def _bool_src(self, src, e, sc):
         return src if self.ty(e, sc) == "bool" else f"bool({src})"
 
-    def loop_into(self, fn: _Fn, e, sc) -> str:
-        """A comprehension or filter as a loop; the name of the list it makes."""
+    def loop_into(self, fn: _Fn, e, sc, count=False) -> str:
+        """A comprehension or filter as a loop; the name of the list it makes (with `count`,
+        of the number of its items)."""
         out, v = self.fresh("r"), self.fresh("c")
         inner = sc.child()
         ty = self.elem_ty(self.ty(e.source, sc))
         inner.names[e.name if isinstance(e, A.Comprehension) else "it"] = _Binding(v, False, fn, ty)
         src = self.seq(e.source, sc, fn, lazy=True)
-        fn.emit(f"{out} = []")
+        fn.emit(f"{out} = 0" if count else f"{out} = []")
         fn.emit(f"for {v} in {src}:")
         fn.ind += 1
+        fn.inloop += 1
         cond = e.cond
         if cond is not None:
             fn.emit(f"if {self.ev_into(fn, cond, inner)}:")
             fn.ind += 1
         value = v if isinstance(e, A.Where) else self.ev_into(fn, e.expr, inner)
-        fn.emit(f"{out}.append({value})")
+        if count and value != v and not value.isidentifier():
+            fn.emit(value)   # evaluated all the same (it may fail), then counted
+        fn.emit(f"{out} += 1" if count else f"{out}.append({value})")
+        fn.inloop -= 1
         fn.ind -= 2 if cond is not None else 1
         return out
 
@@ -1356,19 +1407,26 @@ class CodeGen:
         general = f"eng.s_set_attr({ks}, {o}, {v})"
         if name in self.card_vars or name in self.player_vars:
             # a card's or player's variable, set in place (what `s_set_attr` does)
+            oty = self.ty(t.obj, sc)
             if name in self.card_vars:
-                fn.emit(f"if {o}.__class__ is Card:")
+                sure = oty == "card"
+                if not sure:
+                    fn.emit(f"if {o}.__class__ is Card:")
                 store = f"st.card_vars[{o}.id]"
             else:
-                fn.emit(f"if {o}.__class__ is Player:")
+                sure = oty == "player"
+                if not sure:
+                    fn.emit(f"if {o}.__class__ is Player:")
                 store = f"st.player_vars[{o}.seat]"
-            fn.ind += 1
+            fn.ind += not sure
             new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
             self.call(fn, s, f"{store}[{name!r}] = {new}", gen=False)
             if name in self.card_vars:
                 # forget the cached derived properties that read this variable
                 for d in sorted(self.derives_reading(name)):
                     fn.emit(f"eng.dcache[{d!r}][{o}.id] = _MISSING")
+            if sure:
+                return
             fn.ind -= 1
             fn.emit("else:")
             fn.ind += 1
@@ -1427,11 +1485,18 @@ class CodeGen:
     def s_For(self, fn, s, sc, ks):
         src = self.guard(fn, s.source, sc)
         items = self.fresh()
-        self.call(fn, s, f"{items} = list(_aslist(eng, {src}, {self.k(s.source)}))", gen=False)
+        src_ty = self.ty(s.source, sc)
+        if src_ty in self.LISTY:
+            self.call(fn, s, f"{items} = list({src})", gen=False)
+        else:
+            self.call(fn, s, f"{items} = list(_aslist(eng, {src}, {self.k(s.source)}))", gen=False)
         inner = sc.child()
         v = self.fresh("v_" + s.name + "_")
         fn.loop += 1
-        inner.names[s.name] = _Binding(v, False, fn)
+        # the loop variable has its items' type unless the body sets it to something else
+        set_in_body = any(isinstance(n, A.Set) and isinstance(n.target, A.Name) and n.target.id == s.name
+                          for n in _walk(s.body))
+        inner.names[s.name] = _Binding(v, False, fn, None if set_in_body else self.elem_ty(src_ty))
         fn.loop -= 1
         fn.emit(f"for {v} in {items}:")
         self.loop_body(fn, s.body, inner)
@@ -1790,6 +1855,7 @@ class CodeGen:
         fname = self.fresh("E")
         args = "eng, ev, e_responder" if responder else "eng, ev"
         f = _Fn(self, f"def {fname}({args}):")
+        f.pure = kind != "body"
         sc = Scope(fn=f)
         if kind == "body":
             f.emit("st = eng.state")
@@ -1877,6 +1943,14 @@ def _drop_unused(f: _Fn, entries: int):
 
 
 _LITERAL = __import__("re").compile(r"-?\d+|'[^'\\]*'|\"[^\"\\]*\"|None|True|False")
+
+
+_WALRUS = re.compile(r"\((_w\d+) if \(\1 := ([\w.]+\[[\w.]+\])\) is not _MISSING else ")
+
+
+def _no_walrus(src: str) -> str:
+    """A cached property read without `:=`, which Python forbids in a comprehension's iterable."""
+    return _WALRUS.sub(lambda m: f"({m.group(2)} if {m.group(2)} is not _MISSING else ", src)
 
 
 def _is_literal(src: str) -> bool:
@@ -1970,6 +2044,11 @@ class CompiledEngine(Engine):
             reactions = tuple((r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev))
             hit = self._dispatch[key] = (triggers, reactions) if triggers or reactions else None
         return hit
+
+    def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
+        if self.record or self.listeners or self.check or self._instead_by_kind:
+            return False
+        return self._dispatch.get((kind, None, src.name, dest.name, self.state.phase), _MISSING) is None
 
     def _event_player(self, ev: Event):
         """What `player` means to a trigger of this event (a custom event's field wins)."""
@@ -2119,7 +2198,10 @@ class CompiledEngine(Engine):
         return self.match_compiled(p, fns, args)
 
     def match_compiled(self, p: A.Pattern, fns: dict, args: list):
-        cards, raw, counts = fns["scan"](self, *args)
+        scanned = fns["scan"](self, *args)
+        if scanned is None:  # no shape can fit (the scan's own first cut)
+            return None
+        cards, raw, counts = scanned
         fixed_fn = fns.get("fixed")
         # The solver's quick rejection, before anything else is computed: each shape's
         # largest groups need as many different labels with enough cards (card by card,

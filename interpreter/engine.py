@@ -112,6 +112,9 @@ class Engine:
         self.seed = seed
         self.check = check_invariants
         self.players = [Player(i) for i in range(players)]
+        # seat orders while nobody is out of the game: from each seat, and the others after it
+        self._orders = [tuple((s + i) % players for i in range(players)) for s in range(players)]
+        self._others = [tuple(self.players[x] for x in o[1:]) for o in self._orders]
         self.cards = rs.cards
         self.opts = rs.option_values
         self.card_var_names = set(rs.card_vars())
@@ -218,7 +221,7 @@ class Engine:
     def cards_of(self, value, node=None) -> list:
         """Cards from a zone, a card or a list."""
         if isinstance(value, ZoneRef):
-            return [self.cards[i] for i in self.state.zones.get(value.key, ())][::-1]  # top first
+            return list(map(self.cards.__getitem__, reversed(self.state.zones.get(value.key, ()))))  # top first
         if value is None:
             return []
         if isinstance(value, list):
@@ -485,11 +488,19 @@ class Engine:
         finally:
             self.quiet_moves -= bulk
 
+    def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
+        """True when a card event of this kind between these zones is known to need no
+        event at all: nothing waits for it, and nothing logs or checks it."""
+        return False
+
     def _move_each(self, cards, dest, s):
         for c in cards:
             src = self.zone_of_card(c)
             if src.key == dest.key:
                 continue  # already there: no move, no event
+            if self._unheard("move", src, dest):
+                self._place(c, dest, s.position)
+                continue
             who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
             ev = Event("move", None, c, self.players[who], src, dest)
             if self._instead_by_kind and (yield from self._replace(ev)):
@@ -1105,9 +1116,13 @@ class Engine:
     # ================================================================ flow
     def seat_order(self, start: int) -> list:
         """Seats still in the game, starting at `start` and going round the table."""
+        if not self.state.out:
+            return list(self._orders[start])
         return [(start + i) % self.n for i in range(self.n) if (start + i) % self.n not in self.state.out]
 
     def next_seat(self, seat: int) -> int:
+        if not self.state.out:
+            return (seat + 1) % self.n
         for i in range(1, self.n + 1):
             s = (seat + i) % self.n
             if s not in self.state.out:
@@ -1173,7 +1188,7 @@ class Engine:
                 self.finish([], "no winner")
         except _GameOver:
             pass
-        except _EndScope as e:
+        except _EndScope:
             if not st.finished:
                 self.finish([], "no winner")
         if start_turn is None:
@@ -1515,6 +1530,8 @@ def _b_lookup(eng, e, a):
 
 def _b_others(eng, e, a):
     p = eng.as_player(a[0], e)
+    if not eng.state.out:
+        return list(eng._others[p.seat])
     return [eng.players[s] for s in eng.seat_order(p.seat) if s != p.seat]
 
 

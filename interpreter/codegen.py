@@ -298,6 +298,7 @@ class Scope:
 
     def __init__(self, parent: Optional["Scope"] = None, fn=None):
         self.names: dict = {}
+        self.narrow: Optional[dict] = None   # name -> its type here (CodeGen._narrowed)
         self.parent = parent
         self.fn = fn if fn is not None else (parent.fn if parent is not None else None)
 
@@ -546,10 +547,12 @@ class CodeGen:
 
     # ------------------------------------------------------------ static types
     # What an expression always evaluates to, when that can be told from the source:
-    # "card", "player", "event", "zone", "cards" (a list of cards), "players", "list",
-    # "str", "int", "bool"; None when unknown (or possibly none). Used only to leave out
-    # checks that cannot fail, never to change what a rule means.
-    LISTY = frozenset(("list", "cards", "players", "groups"))
+    # "card", "player", "event", "zone", "cards" (a list of cards), "players", "strs" (a
+    # list of texts), "list", "str", "int", "bool", "str?" (a text or none); None when
+    # unknown. Used only to leave out checks that cannot fail, never to change what a
+    # rule means. In the `then` of `if x != none then … else …`, a name `x` of type "str?"
+    # is a "str" (`_narrowed`).
+    LISTY = frozenset(("list", "cards", "players", "groups", "strs"))
 
     def ty(self, e, sc) -> Optional[str]:
         m = getattr(self, "t_" + type(e).__name__, None)
@@ -573,28 +576,50 @@ class CodeGen:
     t_In = t_And = t_Or = t_Not = t_Compare
 
     def t_ListLit(self, e, sc):
-        return "list"
+        return "strs" if all(self.ty(i, sc) == "str" for i in e.items) else "list"
 
-    t_Comprehension = t_ListLit
+    def t_Comprehension(self, e, sc):
+        inner = sc.child()
+        inner.names[e.name] = _Binding("_", False, None, self.elem_ty(self.ty(e.source, sc)))
+        return "strs" if self.ty(e.expr, inner) == "str" else "list"
 
     def t_GroupBy(self, e, sc):
         return "groups"
 
     def t_Where(self, e, sc):
         src = self.ty(e.source, sc)
-        return "cards" if src in ("cards", "zone") else "players" if src == "players" else "list"
+        return "cards" if src in ("cards", "zone") else "players" if src == "players" else \
+            "strs" if src == "strs" else "list"
 
     t_SortBy = t_Where
 
     def t_IfExpr(self, e, sc):
-        a, b = self.ty(e.then, sc), self.ty(e.otherwise, sc)
-        return a if a == b else None
+        a, b = self.ty(e.then, self._narrowed(e, sc)), self.ty(e.otherwise, sc)
+        if a == b:
+            return a
+        if {a, b} <= {"str", "str?"} or a == "str" and _is_none(e.otherwise) or b == "str" and _is_none(e.then):
+            return "str?"
+        if a in self.LISTY and b in self.LISTY:
+            return "list"
+        return None
+
+    def _narrowed(self, e, sc):
+        """The scope of the `then` of `if x != none then …`: a name `x` of type "str?" is a
+        text there."""
+        c = e.cond
+        if isinstance(c, A.Compare) and c.op == "!=":
+            x = c.left if _is_none(c.right) else c.right if _is_none(c.left) else None
+            if isinstance(x, A.Name) and self.ty(x, sc) == "str?":
+                inner = sc.child()
+                inner.narrow = {x.id: "str"}
+                return inner
+        return sc
 
     def t_BinOp(self, e, sc):
         if e.op != "+":
             return "int"
         a, b = self.ty(e.left, sc), self.ty(e.right, sc)
-        if a == b == "int" or a == b == "str":
+        if a == b == "int" or a == b == "str" or a == b == "strs":
             return a
         if a in self.LISTY | {"zone"} and b in self.LISTY | {"zone"}:
             if a in ("cards", "zone") and b in ("cards", "zone"):
@@ -604,6 +629,11 @@ class CodeGen:
 
     def t_Name(self, e, sc):
         name = e.id
+        s = sc
+        while s is not None and name not in s.names:   # narrowed where no binding hides it
+            if s.narrow and name in s.narrow:
+                return s.narrow[name]
+            s = s.parent
         b = sc.find(name)
         if b is not None:
             return None if b.maybe else b.ty
@@ -701,6 +731,8 @@ class CodeGen:
             return "zone"
         if name in rs.table_decls or name in rs.patterns:
             return None
+        if name == "unique" and len(e.args) == 1 and name not in rs.defs:
+            return "strs" if self.ty(e.args[0], sc) == "strs" else "list"
         return {"count": "int", "abs": "int", "sum": "int", "exists": "bool", "text": "str", "unique": "list",
                 "others": "players", "others_after": "players", "next_after": "player", "seat": "player",
                 "top": "cards", "bottom": "cards"}.get(name)
@@ -717,6 +749,8 @@ class CodeGen:
                 return "str"
             if all(type(v) is int for v in values):
                 return "int"
+            if all(type(v) is list and all(type(x) is str for x in v) for v in values):
+                return "strs"
             if all(type(v) is list for v in values):
                 return "list"
             return None
@@ -739,7 +773,7 @@ class CodeGen:
         return self._types[key]
 
     def elem_ty(self, ty) -> Optional[str]:
-        return {"cards": "card", "zone": "card", "players": "player", "groups": "group"}.get(ty)
+        return {"cards": "card", "zone": "card", "players": "player", "groups": "group", "strs": "str"}.get(ty)
 
     def cards_src(self, e, sc, fn, lazy=False) -> Optional[str]:
         """Python for the cards of a zone expression, top first, without making a zone value
@@ -1078,7 +1112,8 @@ class CodeGen:
         return f"(-_num({self.x(e.operand, sc, fn)}, {self.k(e.operand)}, eng))"
 
     def x_IfExpr(self, e, sc, fn):
-        return f"({self.x(e.then, sc, fn)} if {self.x(e.cond, sc, fn)} else {self.x(e.otherwise, sc, fn)})"
+        then = self.x(e.then, self._narrowed(e, sc), fn)
+        return f"({then} if {self.x(e.cond, sc, fn)} else {self.x(e.otherwise, sc, fn)})"
 
     def _it_scope(self, e, sc, fn):
         v = self.fresh("i")
@@ -1180,16 +1215,25 @@ class CodeGen:
         f.inloop -= 1
         f.ind -= 2
         f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
-        f.emit("        if _labs.__class__ is list:")
-        f.emit("            for _l in _labs:")
-        f.emit("                if _l.__class__ is str:")
-        f.emit("                    _counts[_l] = _get(_l, 0) + 1")
-        f.emit("                elif _l is not None:")
-        f.emit("                    _l = _hashable(_l)")
-        f.emit("                    _counts[_l] = _get(_l, 0) + 1")
-        f.emit("        elif _labs is not None:")
-        f.emit("            _l = _hashable(_labs)")
-        f.emit("            _counts[_l] = _get(_l, 0) + 1")
+        lty = self.ty(p.labels, inner)
+        if lty == "strs":
+            f.emit("        for _l in _labs:")
+            f.emit("            _counts[_l] = _get(_l, 0) + 1")
+        else:
+            if lty in self.LISTY:
+                f.emit("        if True:")
+            else:
+                f.emit("        if _labs.__class__ is list:")
+            f.emit("            for _l in _labs:")
+            f.emit("                if _l.__class__ is str:")
+            f.emit("                    _counts[_l] = _get(_l, 0) + 1")
+            f.emit("                elif _l is not None:")
+            f.emit("                    _l = _hashable(_l)")
+            f.emit("                    _counts[_l] = _get(_l, 0) + 1")
+            if lty not in self.LISTY:
+                f.emit("        elif _labs is not None:")
+                f.emit("            _l = _hashable(_labs)")
+                f.emit("            _counts[_l] = _get(_l, 0) + 1")
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
         # The first cut of the solver's quick rejection (`match_compiled` makes the rest): a
         # shape can fit only if it takes this many cards and some label is on enough of them.
@@ -1237,7 +1281,7 @@ class CodeGen:
             t = self.fresh()
             fn.emit(f"if {self.ev_into(fn, e.cond, sc)}:")
             fn.ind += 1
-            fn.emit(f"{t} = {self.ev_into(fn, e.then, sc)}")
+            fn.emit(f"{t} = {self.ev_into(fn, e.then, self._narrowed(e, sc))}")
             fn.ind -= 1
             fn.emit("else:")
             fn.ind += 1
@@ -1953,6 +1997,10 @@ def _no_walrus(src: str) -> str:
     return _WALRUS.sub(lambda m: f"({m.group(2)} if {m.group(2)} is not _MISSING else ", src)
 
 
+def _is_none(e) -> bool:
+    return isinstance(e, A.Const) and e.value is None
+
+
 def _is_literal(src: str) -> bool:
     """A number, a plain text, none, true or false: nothing to evaluate, nothing to fail."""
     return _LITERAL.fullmatch(src) is not None
@@ -2044,6 +2092,45 @@ class CompiledEngine(Engine):
             reactions = tuple((r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev))
             hit = self._dispatch[key] = (triggers, reactions) if triggers or reactions else None
         return hit
+
+    def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
+        """`Engine._moved` (place the card, count it, `event_begin`) in one call: a card
+        event is the commonest thing a game does."""
+        st = self.state
+        card = ev.card
+        cid = card.id
+        where, zones = st.where, st.zones
+        old = where[cid]
+        if old is not None:
+            ids = zones[old]
+            if ids[-1] == cid:  # the top card (a draw): no search
+                ids.pop()
+            else:
+                ids.remove(cid)
+        dest = ev.dest
+        dkey = dest.key
+        ids = zones.get(dkey)
+        if ids is None:
+            ids = zones[dkey] = []
+        if position == "bottom":
+            ids.insert(0, cid)
+        else:
+            ids.append(cid)
+        where[cid] = dkey
+        if stat is not None:
+            stats = st.stats
+            key = stat + card.name
+            stats[key] = stats.get(key, 0) + 1
+        phase = ev.phase
+        if phase is None:
+            phase = ev.phase = st.phase  # the phase it happened in
+        if self.record or self.listeners:
+            self._log_card_event(ev)
+        if self.check:
+            self.check_card(ev)
+        src = ev.source
+        hit = self._dispatch.get((ev.kind, ev.name, None if src is None else src.name, dest.name, phase), _MISSING)
+        return self._handlers(ev) if hit is _MISSING else hit
 
     def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
         if self.record or self.listeners or self.check or self._instead_by_kind:

@@ -123,6 +123,9 @@ class Match:
     groups: tuple
 
 
+_NO_FIELDS: dict = {}   # the fields of every event that has none: shared, never written
+
+
 @attrs.define
 class Event:
     """Something that happened: a card moved, a turn started, a custom `emit`."""
@@ -135,7 +138,7 @@ class Event:
     dest: Optional[ZoneRef] = None
     forced: bool = False
     phase: Optional[str] = None
-    fields: dict = attrs.Factory(dict)
+    fields: dict = _NO_FIELDS   # a custom event's own fields (never changed once made)
     cancelled: bool = False
 
     def get(self, attr: str):

@@ -1464,11 +1464,17 @@ class CodeGen:
                 store = f"st.player_vars[{o}.seat]"
             fn.ind += not sure
             new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
+            reading = sorted(self.derives_reading(name)) if name in self.card_vars else []
+            if reading:
+                old_v = self.fresh("old")
+                fn.emit(f"{old_v} = {store}[{name!r}]")
             self.call(fn, s, f"{store}[{name!r}] = {new}", gen=False)
-            if name in self.card_vars:
-                # forget the cached derived properties that read this variable
-                for d in sorted(self.derives_reading(name)):
-                    fn.emit(f"eng.dcache[{d!r}][{o}.id] = _MISSING")
+            if reading:
+                # forget the cached derived properties that read this variable, unless it
+                # holds the very same value as before
+                fn.emit(f"if {store}[{name!r}] is not {old_v}:")
+                for d in reading:
+                    fn.emit(f"    eng.dcache[{d!r}][{o}.id] = _MISSING")
             if sure:
                 return
             fn.ind -= 1

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import _count_elements  # type: ignore[attr-defined]  # Counter's own C loop
 from itertools import chain
 from typing import Optional
 
@@ -274,7 +275,7 @@ RUNTIME = {
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
     "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "MAX_LOOP": MAX_LOOP, "_BUILTIN": _BUILTINS,
-    "_Match": Match, "_Group": Group, "_hashable": _hashable,
+    "_Match": Match, "_Group": Group, "_hashable": _hashable, "_count_into": _count_elements,
 }
 
 
@@ -1217,8 +1218,7 @@ class CodeGen:
         f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
         lty = self.ty(p.labels, inner)
         if lty == "strs":
-            f.emit("        for _l in _labs:")
-            f.emit("            _counts[_l] = _get(_l, 0) + 1")
+            f.emit("        _count_into(_counts, _labs)")   # texts: counted by collections' C loop
         else:
             if lty in self.LISTY:
                 f.emit("        if True:")
@@ -2041,6 +2041,7 @@ class Compiled:
         self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items() if name in rs.patterns}
         self.triggers = {k: _Pieces(d, ns) for k, d in gen.triggers.items()}
         self.shape_needs: dict = {}
+        self.dispatch: dict = {}        # see CompiledEngine._handlers
         self.reactions = {k: _Pieces(d, ns) for k, d in gen.reactions.items()}
         self.actions = {k: _Pieces(d, ns) for k, d in gen.actions.items()}
 
@@ -2078,7 +2079,9 @@ class CompiledEngine(Engine):
         self.step_limit = NO_LIMIT
         super().__init__(rs, players, seed, check_invariants)
         self.dcache = {name: [_MISSING] * len(self.cards) for name in self.card_derives}
-        self._dispatch: dict = {}
+        # (kind, name, from, to, phase) -> the event's runner (None: nothing waits for it);
+        # the same for every game of the ruleset
+        self._dispatch: dict = self.cx.dispatch
         self._display = self.cx.derives.get("display") if "display" not in self.card_var_names else None
         self._forbidden = {r.forbid for r in rs.rules}
 
@@ -2094,9 +2097,9 @@ class CompiledEngine(Engine):
         key = (ev.kind, ev.name, None if src is None else src.name, None if dest is None else dest.name, ev.phase)
         hit = self._dispatch.get(key, _MISSING)
         if hit is _MISSING:
-            triggers = tuple((tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev))
-            reactions = tuple((r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev))
-            hit = self._dispatch[key] = (triggers, reactions) if triggers or reactions else None
+            triggers = [(tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev)]
+            reactions = [(r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev)]
+            hit = self._dispatch[key] = _runner(triggers, reactions) if triggers or reactions else None
         return hit
 
     def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
@@ -2159,30 +2162,22 @@ class CompiledEngine(Engine):
         return self._handlers(ev)
 
     def event_run(self, ev: Event, hit):
-        st = self.state
-        if len(self.event_chain) >= MAX_EVENT_DEPTH:
-            chain = " -> ".join(self.event_chain[-12:])
-            raise CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",
-                                      None, hint="give one of these triggers a condition that stops it"))
-        triggers, reactions = hit
-        for tr, c in triggers:
-            if c.cond is not None and not c.cond(self, ev):
-                continue
-            if tr.optional:
-                if c.ask_by is not None:
-                    seat = self.as_player(c.ask_by(self, ev), tr.ask_by).seat
-                else:
-                    p = self._event_player(ev)
-                    seat = p.seat if isinstance(p, Player) else st.current
-                prompt = c.prompt(self, ev) if c.prompt is not None else f"Use {tr.name}?"
-                yes = yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)
-                if not yes:
-                    continue
-            yield from self._fire_compiled("trigger:" + tr.name, tr.name, c.body(self, ev))
-        for r, c in reactions:
-            if c.cond is not None and not c.cond(self, ev):
-                continue
-            yield from self._window(r, c, ev)
+        return hit(self, ev)   # the runner `_runner` made for this kind of event
+
+    def _runaway(self):
+        chain = " -> ".join(self.event_chain[-12:])
+        return CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",
+                                   None, hint="give one of these triggers a condition that stops it"))
+
+    def _may(self, tr, c, ev: Event):
+        """Ask whether an optional (`may`) trigger is used."""
+        if c.ask_by is not None:
+            seat = self.as_player(c.ask_by(self, ev), tr.ask_by).seat
+        else:
+            p = self._event_player(ev)
+            seat = p.seat if isinstance(p, Player) else self.state.current
+        prompt = c.prompt(self, ev) if c.prompt is not None else f"Use {tr.name}?"
+        return (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name))
 
     def _fire_compiled(self, key, name, body):
         stats = self.state.stats
@@ -2320,6 +2315,36 @@ class CompiledEngine(Engine):
             p, cards, labels, fixed,
             lambda i, j, part: (lambda cond: lambda label: _truth(cond(self, *args, label)))(fns[f"cond_{i}_{j}"]),
             lambda m: best_fn(self, *args, m))
+
+
+def _runner(triggers: list, reactions: list):
+    """One generator function running the triggers and reactions that wait for one kind of
+    event, in order (what `Engine.event_run` does with the lists): each condition, then the
+    question of a `may`, the body, the reaction windows."""
+    ns: dict = {"MAX_EVENT_DEPTH": MAX_EVENT_DEPTH}
+    lines = ["def run(eng, ev):",
+             "    if len(eng.event_chain) >= MAX_EVENT_DEPTH: raise eng._runaway()",
+             "    if 0: yield"]
+    for i, (tr, c) in enumerate(triggers):
+        ns.update({f"T{i}": tr, f"P{i}": c, f"C{i}": c.cond, f"B{i}": c.body, f"K{i}": "trigger:" + tr.name,
+                   f"N{i}": tr.name})
+        test = [f"C{i}(eng, ev)"] if c.cond is not None else []
+        if tr.optional:
+            test.append(f"(yield from eng._may(T{i}, P{i}, ev))")
+        lines.append(f"    if {' and '.join(test) or 'True'}:")
+        lines += ["        stats = eng.state.stats",                     # as `_fire_compiled`
+                  f"        stats[K{i}] = stats.get(K{i}, 0) + 1",
+                  f"        eng.event_chain.append(N{i})",
+                  "        try:",
+                  f"            yield from B{i}(eng, ev)",
+                  "        finally:",
+                  "            eng.event_chain.pop()"]
+    for i, (r, c) in enumerate(reactions):
+        ns.update({f"R{i}": r, f"Q{i}": c, f"D{i}": c.cond})
+        lines.append(f"    if D{i}(eng, ev):" if c.cond is not None else "    if True:")
+        lines.append(f"        yield from eng._window(R{i}, Q{i}, ev)")
+    exec(compile("\n".join(lines), "<cgl event runner>", "exec"), ns)
+    return ns["run"]
 
 
 def make_engine(rs, players: int, seed: int, check_invariants: bool = False) -> Engine:

@@ -1743,7 +1743,9 @@ class CodeGen:
         else:
             chooser = "eng.players[st.current]"
         prompt = "None"
-        if s.prompt:
+        if isinstance(s.prompt, A.Text) and s.prompt.constant is not None:
+            prompt = repr(s.prompt.constant)   # `c_decide` takes a text as it is
+        elif s.prompt:
             pf = self.fresh("p")
             f2 = _Fn(self, f"def {pf}():", fn.ind)
             f2.parent = fn

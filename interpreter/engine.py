@@ -135,6 +135,7 @@ class Engine:
         self.record = True
         self.turn_hooks: list = []    # called as each turn starts
         self.last_seen: dict = {}
+        self._views: dict = {}
         self.quiet_moves = 0          # inside a bulk `move`: cards are logged as one line
         self.max_steps: Optional[int] = None   # a budget of statements (None: no limit)
         self.decks: dict = {}                  # seat -> DeckList, when the ruleset has a `deck` block
@@ -220,6 +221,8 @@ class Engine:
     # ------------------------------------------------------------ zones
     def cards_of(self, value, node=None) -> list:
         """Cards from a zone, a card or a list."""
+        if value.__class__ is Card:
+            return [value]
         if isinstance(value, ZoneRef):
             return list(map(self.cards.__getitem__, reversed(self.state.zones.get(value.key, ()))))  # top first
         if value is None:
@@ -556,9 +559,12 @@ class Engine:
         dest = (self.as_zone(dest, s.dest) if s.dest
                 else self._default_zone("hand", s, self.state.current))
         who = dest.owner if dest.owner is not None else self.state.current
+        zones = self.state.zones
         for _ in range(n):
-            ids = self.state.zones.setdefault(src.key, [])
+            ids = zones.get(src.key)
             if not ids:
+                if ids is None:
+                    zones[src.key] = []
                 self.log("empty", f"{src} is empty", zone=src.name)
                 break
             card = self.cards[ids[-1]]
@@ -696,15 +702,25 @@ class Engine:
 
     def c_decide(self, s, options, chooser, prompt_fn, scores_fn):
         """Ask `chooser` (a generator): the value chosen, or OTHERWISE when there are too few
-        options or an optional choice is declined. `scores_fn(options)` gives `prefer` values."""
-        lo = s.lo if s.lo is not None else 1
-        hi = s.hi if s.hi is not None else 1
-        if len(options) < lo:
+        options or an optional choice is declined. `scores_fn(options)` gives `prefer` values;
+        `prompt_fn()` the prompt (or `prompt_fn` is the prompt, a text)."""
+        lo, hi = s.lo, s.hi
+        one = lo is None and hi is None
+        if lo is None:
+            lo = 1
+        if hi is None:
+            hi = 1
+        n = len(options)
+        if n < lo:
             return OTHERWISE
-        hi = min(hi, len(options))
-        prompt = prompt_fn() if s.prompt else f"Choose {s.name}"
-        if len(options) == lo == hi and not s.optional:
-            picked = list(range(len(options)))  # one legal answer: nothing to ask
+        if hi > n:
+            hi = n
+        if prompt_fn.__class__ is str:
+            prompt = prompt_fn
+        else:
+            prompt = prompt_fn() if s.prompt else f"Choose {s.name}"
+        if n == lo == hi and not s.optional:
+            picked = list(range(n))  # one legal answer: nothing to ask
         else:
             scores = None if scores_fn is None else (lambda opts=options: scores_fn(opts))
             d = Decision(chooser.seat, "choose", prompt, options, lambda: [self.show_option(o) for o in options],
@@ -723,7 +739,7 @@ class Engine:
                 self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
                          visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
                          player=chooser.seat + 1, answer=chosen_labels)
-        if s.lo is None and s.hi is None:
+        if one:
             return options[picked[0]]
         return [options[i] for i in picked]
 
@@ -1226,10 +1242,18 @@ class Engine:
 
     def play_turns(self, root, first: int, max_turns):
         rs, st = self.rs, self.state
+        until = rs.round.until if rs.round else None
+        turn = rs.turn
+        t_start = turn.start if turn else None
+        t_end = turn.end if turn else None
+        order = turn.order if turn else None
+        phases = [(ph.name, ph.body) for ph in turn.phases] if turn else []
+        starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
+        stats, out, hooks, run_block = st.stats, st.out, self.turn_hooks, self.run_block
         seat = first
         played = 0
         while True:
-            if rs.round and rs.round.until is not None and _truth(self.ev(rs.round.until, root)):
+            if until is not None and _truth(self.ev(until, root)):
                 return
             if max_turns is not None and played >= max_turns:
                 raise _EndScope("game")
@@ -1240,34 +1264,35 @@ class Engine:
             st.current = seat
             st.turn_no += 1
             st.next_player = None
-            self.bump("turns")
-            for hook in self.turn_hooks:
-                hook()
+            stats["turns"] = stats.get("turns", 0) + 1
+            if hooks:
+                for hook in hooks:
+                    hook()
             if self.record or self.listeners:
                 self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no,
                          turn=st.turn_no)
             try:
-                if "start" in self._scope_kinds:
+                if starts:
                     yield from self.scope_event("start", "turn")
-                if rs.turn:
-                    if rs.turn.start:
-                        yield from self.run_block(rs.turn.start, root)
-                    for ph in rs.turn.phases:
-                        st.phase = ph.name
+                if turn:
+                    if t_start:
+                        yield from run_block(t_start, root)
+                    for name, body in phases:
+                        st.phase = name
                         try:
-                            if "start" in self._scope_kinds:
-                                yield from self.raise_event(Event("start", name="phase", phase=ph.name,
+                            if starts:
+                                yield from self.raise_event(Event("start", name="phase", phase=name,
                                                                   player=self.players[seat]))
-                            yield from self.run_block(ph.body, root)
+                            yield from run_block(body, root)
                         except _EndScope as e:
                             if e.scope != "phase":
                                 raise
-                        if "end" in self._scope_kinds:
-                            yield from self.raise_event(Event("end", name="phase", phase=ph.name,
+                        if ends:
+                            yield from self.raise_event(Event("end", name="phase", phase=name,
                                                               player=self.players[seat]))
                     st.phase = None
-                    if rs.turn.end:
-                        yield from self.run_block(rs.turn.end, root)
+                    if t_end:
+                        yield from run_block(t_end, root)
             except _EndScope as e:
                 if e.scope != "turn":
                     raise
@@ -1275,12 +1300,15 @@ class Engine:
             if self.check:
                 self.check_invariants()
                 self.check_promises()
-            if "end" in self._scope_kinds:
+            if ends:
                 yield from self.scope_event("end", "turn")
-            if st.next_player is not None and st.next_player not in st.out:
-                seat = st.next_player
-            elif rs.turn and rs.turn.order is not None:
-                seat = self.as_player(self.ev(rs.turn.order, root), rs.turn.order).seat
+            nxt = st.next_player
+            if nxt is not None and nxt not in out:
+                seat = nxt
+            elif order is not None:
+                seat = self.as_player(self.ev(order, root), order).seat
+            elif not out:
+                seat = (seat + 1) % self.n
             else:
                 seat = self.next_seat(seat)
 
@@ -1303,6 +1331,11 @@ class Engine:
     def _viewer(self, seat: int):
         """The view function of a new decision: its log holds what happened since the
         player's previous decision."""
+        if not self.record:   # no log: the same view function every time
+            v = self._views.get(seat)
+            if v is None:
+                v = self._views[seat] = lambda: self.view(seat, 0)
+            return v
         since = self.last_seen.get(seat, 0)
         self.last_seen[seat] = len(self.state.log)
         return lambda: self.view(seat, since)

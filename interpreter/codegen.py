@@ -10,14 +10,17 @@ CGL locals are Python locals, resolved once, when the source is generated:
   innermost `it`, or a global, exactly as the tree walker looks it up, but decided here;
 - `obj.name` reads a card's variable, derived property or data, or a player's variable,
   in place, falling back to the tree walker's lookup for anything else;
-- a light static type inference ("card", "player", "zone", "cards", "list", "int",
-  "str", …; None when unknown or possibly none) leaves out checks that cannot fail, and
-  defs, procedures and patterns are specialised for their arguments' types; small defs
-  called with locals are written in place;
+- a light static type inference ("card", "player", "zone", "cards", "strs" (texts),
+  "list", "int", "str", "str?" (a text or none, a text in the `then` of `if x != none`), …;
+  None when unknown) leaves out checks that cannot fail, and defs, procedures and
+  patterns are specialised for their arguments' types; small defs called with locals are
+  written in place, loops and all; a pure function (an expression's) reads its
+  parameters' variables once, not each time round its loops;
 - statements become Python statements; those that change cards (`move`, `draw`, …),
   ask players (`choose`, `may`, `act`) or raise events call the engine's `s_…`/`c_…`
   methods, the same ones the tree walker calls, so both do the same thing in the same
-  order; triggers and reactions are functions of the event itself;
+  order; triggers and reactions are functions of the event itself, and each kind of event
+  gets one generated runner of what waits for it (`_runner`);
 - rule conditions (`rule … forbid … if`) stay with the tree walker, which evaluates them
   in the environment where the check happens, and so does an `act` beside a local that
   an action reads (an action sees the locals where `act` runs); the locals are handed

@@ -175,3 +175,52 @@ def test_actions_see_the_locals_where_act_runs_compiled(make_rules, monkeypatch)
         out.append((labels, game.state.globals["total"], [e["text"] for e in game.state.log]))
     assert out[0] == out[1]
     assert out[1][0] == ["Add 11", "Add 12"] and out[1][1] == 24
+
+
+def test_typed_texts_narrowing_hoisting_and_kept_caches_compiled(make_rules, monkeypatch):
+    """The compiled engine's shortcuts keep the tree walker's meaning: `in` over a list of
+    texts with a number or a truth value on the left, a `!= none` test that narrows a
+    text-or-none inside a comprehension that rebinds `it`, a player's variable read by a
+    def written in place inside a loop while it changes between calls, `count(…)` of a
+    def's filter in a trigger condition, and a derived property recomputed when a card
+    variable changes (and kept when it is set to the value it holds)."""
+    rs = make_rules("""
+        var mark per card = none
+        var avoid per player = []
+        var seen = []
+        derive tag = if suit = "red" then "r" else none
+        derive tags = [suit] + (if tag != none then [t for t in [tag] where count([it]) = 1] else [])
+        derive marked = if mark != none then "marked {mark}" else "plain"
+        def wanted(p, c) = count([l for l in c.tags if l not in p.avoid])
+        def holding(p, l) = count(hand(p) where l in tags)
+        on draw if holding(player, "red") >= 2 and 1 not in card.tags and true not in card.tags as pair {
+          set player.avoid = player.avoid + [card.suit]
+          set seen = seen + ["{player} avoids {card.suit}: {wanted(player, card)} wanted"]
+        }
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          for c in hand(current) {
+            set c.mark = none
+            set seen = seen + ["{c.name} {c.marked} {wanted(current, c)}"]
+            set c.mark = current
+            set seen = seen + ["{c.name} {c.marked} {c.tags}"]
+          }
+          if turn_no >= 6 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setenv("CGL_ENGINE", engine)
+        results = []
+        for seed in range(4):
+            game = play(rs, 2, seed, agents=["random", "random"])
+            results.append((game.state.globals["seen"], game.result.steps, game.result.stats))
+        out.append(results)
+    assert compiled_for(rs) is not None   # the shortcuts were taken, not the tree walker's way
+    assert out[0] == out[1]
+    seen = [line for results in out[1] for line in results[0]]
+    assert any(" plain " in line for line in seen) and any(" marked P" in line for line in seen)
+    assert any(line.endswith("[red, r]") for line in seen)     # a red card carries its tag
+    # the avoided suit, set just before, is already left out of what the card is wanted for
+    assert any(line.endswith("avoids red: 1 wanted") for line in seen)

@@ -637,6 +637,8 @@ class CodeGen:
         while s is not None and name not in s.names:   # narrowed where no binding hides it
             if s.narrow and name in s.narrow:
                 return s.narrow[name]
+            if "it" in s.names:
+                break   # another `it` from here in: the name may be its property, not the tested one
             s = s.parent
         b = sc.find(name)
         if b is not None:

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections import _count_elements  # type: ignore[attr-defined]  # Counter's own C loop
 from itertools import chain
 from typing import Optional
 
@@ -278,7 +277,7 @@ RUNTIME = {
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
     "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "MAX_LOOP": MAX_LOOP, "_BUILTIN": _BUILTINS,
-    "_Match": Match, "_Group": Group, "_hashable": _hashable, "_count_into": _count_elements,
+    "_Match": Match, "_Group": Group, "_hashable": _hashable,
 }
 
 
@@ -1221,24 +1220,23 @@ class CodeGen:
         f.inloop -= 1
         f.ind -= 2
         f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
-        lty = self.ty(p.labels, inner)
-        if lty == "strs":
-            f.emit("        _count_into(_counts, _labs)")   # texts: counted by collections' C loop
-        else:
-            if lty in self.LISTY:
-                f.emit("        if True:")
-            else:
-                f.emit("        if _labs.__class__ is list:")
-            f.emit("            for _l in _labs:")
-            f.emit("                if _l.__class__ is str:")
-            f.emit("                    _counts[_l] = _get(_l, 0) + 1")
-            f.emit("                elif _l is not None:")
-            f.emit("                    _l = _hashable(_l)")
-            f.emit("                    _counts[_l] = _get(_l, 0) + 1")
-            if lty not in self.LISTY:
-                f.emit("        elif _labs is not None:")
-                f.emit("            _l = _hashable(_labs)")
-                f.emit("            _counts[_l] = _get(_l, 0) + 1")
+        listy = self.ty(p.labels, inner) in self.LISTY   # a list for sure: no test of what it is
+        f.ind += 2
+        if not listy:
+            f.emit("if _labs.__class__ is list:")
+            f.ind += 1
+        f.emit("for _l in _labs:")
+        f.emit("    if _l.__class__ is str:")
+        f.emit("        _counts[_l] = _get(_l, 0) + 1")
+        f.emit("    elif _l is not None:")
+        f.emit("        _l = _hashable(_l)")
+        f.emit("        _counts[_l] = _get(_l, 0) + 1")
+        if not listy:
+            f.ind -= 1
+            f.emit("elif _labs is not None:")
+            f.emit("    _l = _hashable(_labs)")
+            f.emit("    _counts[_l] = _get(_l, 0) + 1")
+        f.ind -= 2
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
         # The first cut of the solver's quick rejection (`match_compiled` makes the rest): a
         # shape can fit only if it takes this many cards and some label is on enough of them.
@@ -2110,29 +2108,11 @@ class CompiledEngine(Engine):
         return hit
 
     def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
-        """`Engine._moved` (place the card, count it, `event_begin`) in one call: a card
-        event is the commonest thing a game does."""
+        """`Engine._moved` (place the card, count it, `event_begin`) with `event_begin` and
+        the dispatch written in: a card event is the commonest thing a game does."""
         st = self.state
-        card = ev.card
-        cid = card.id
-        where, zones = st.where, st.zones
-        old = where[cid]
-        if old is not None:
-            ids = zones[old]
-            if ids[-1] == cid:  # the top card (a draw): no search
-                ids.pop()
-            else:
-                ids.remove(cid)
-        dest = ev.dest
-        dkey = dest.key
-        ids = zones.get(dkey)
-        if ids is None:
-            ids = zones[dkey] = []
-        if position == "bottom":
-            ids.insert(0, cid)
-        else:
-            ids.append(cid)
-        where[cid] = dkey
+        card, dest = ev.card, ev.dest
+        self._place(card, dest, position)
         if stat is not None:
             stats = st.stats
             key = stat + card.name

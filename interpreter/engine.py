@@ -264,18 +264,23 @@ class Engine:
 
     def _place(self, card, dest: ZoneRef, position="top"):
         st = self.state
-        old = st.where[card.id]
+        cid = card.id
+        where, zones = st.where, st.zones
+        old = where[cid]
         if old is not None:
-            ids = st.zones[old]
-            if ids[-1] == card.id:  # the top card (a draw): no search
+            ids = zones[old]
+            if ids[-1] == cid:  # the top card (a draw): no search
                 ids.pop()
             else:
-                ids.remove(card.id)
+                ids.remove(cid)
+        ids = zones.get(dest.key)
+        if ids is None:
+            ids = zones[dest.key] = []
         if position == "bottom":
-            st.zones.setdefault(dest.key, []).insert(0, card.id)
+            ids.insert(0, cid)
         else:
-            st.zones.setdefault(dest.key, []).append(card.id)
-        st.where[card.id] = dest.key
+            ids.append(cid)
+        where[cid] = dest.key
 
     def as_zone(self, value, node) -> ZoneRef:
         if isinstance(value, ZoneRef):

@@ -384,6 +384,7 @@ class CodeGen:
         self.consts: dict = {}          # python name -> object
         self.const_ids: dict = {}       # id(object) -> python name
         self.defs: list = []            # source lines of module-level functions
+        self.runner_src: dict = {}      # function name -> its body as lines a runner can take in (_body_for_runner)
         self.it_names = compiler_for(rs).it_names
         self.card_vars = set(rs.card_vars())
         self.player_vars = set(rs.player_vars())
@@ -1927,7 +1928,10 @@ class CodeGen:
             f.ind -= 1
             f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
         _drop_unused(f, entries)
-        self.defs += f.source() + [""]
+        src = f.source()
+        self.defs += src + [""]
+        if kind != "body":
+            self.runner_src[fname] = _body_for_runner(src)
         if env_adapter:  # for the engine's `run_block(body, env)` / `ev(expr, env)`
             adapter = self.fresh("A")
             extra = ", _entry(env, 'responder')" if responder else ""
@@ -2044,10 +2048,11 @@ class Compiled:
         self.exprs = {k: ns[v] for k, v in gen.exprs.items()}
         self.derives = {name: ns["DV_" + name] for name in rs.derives}
         self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items() if name in rs.patterns}
-        self.triggers = {k: _Pieces(d, ns) for k, d in gen.triggers.items()}
+        self.runner_src = gen.runner_src
+        self.triggers = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.triggers.items()}
         self.shape_needs: dict = {}
         self.dispatch: dict = {}        # see CompiledEngine._handlers
-        self.reactions = {k: _Pieces(d, ns) for k, d in gen.reactions.items()}
+        self.reactions = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.reactions.items()}
         self.actions = {k: _Pieces(d, ns) for k, d in gen.actions.items()}
 
 
@@ -2055,11 +2060,14 @@ class _Pieces:
     """The compiled pieces of one trigger or reaction (None where it has none)."""
 
     __slots__ = ("cond", "prompt", "ask_by", "body", "responders", "eligible", "ask", "domain", "when", "label",
-                 "prefer")
+                 "prefer", "cond_src", "eligible_src")
 
-    def __init__(self, names: dict, ns: dict):
-        for k in self.__slots__:
+    def __init__(self, names: dict, ns: dict, inline: Optional[dict] = None):
+        for k in self.__slots__[:-2]:
             setattr(self, k, ns[names[k]] if names.get(k) else None)
+        # the condition's (eligibility's) body, for a runner to write in place of a call (None: call it)
+        self.cond_src = inline.get(names.get("cond")) if inline else None
+        self.eligible_src = inline.get(names.get("eligible")) if inline else None
 
 
 def compiled_for(rs) -> Optional[Compiled]:
@@ -2104,7 +2112,8 @@ class CompiledEngine(Engine):
         if hit is _MISSING:
             triggers = [(tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev)]
             reactions = [(r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev)]
-            hit = self._dispatch[key] = _runner(triggers, reactions) if triggers or reactions else None
+            hit = self._dispatch[key] = (_runner(triggers, reactions, self.cx.ns) if triggers or reactions
+                                              else None)
         return hit
 
     def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
@@ -2175,16 +2184,19 @@ class CompiledEngine(Engine):
         finally:
             self.event_chain.pop()
 
-    def _window(self, r: A.Reaction, c, ev: Event):
-        """A reaction window (as `open_window`): each responder in turn may respond."""
+    def _responders(self, c, ev: Event) -> list:
+        """Who may respond to `ev` with the reaction `c`, in order (as `open_window`)."""
         if c.responders is not None:
             resp = c.responders(self, ev)
-            responders = resp if isinstance(resp, list) else [resp]
-        else:
-            actor = self._event_player(ev)
-            responders = [self.players[p] for p in self.seat_order(actor.seat if actor else self.state.current)[1:]]
+            return resp if isinstance(resp, list) else [resp]
+        actor = self._event_player(ev)
+        return [self.players[p] for p in self.seat_order(actor.seat if actor else self.state.current)[1:]]
+
+    def _window(self, r: A.Reaction, c, ev: Event):
+        """A reaction window (as `open_window`): each responder in turn may respond. (A
+        runner writes this in; see `_runner`.)"""
         ruled = r.name in self._forbidden
-        for who in responders:
+        for who in self._responders(c, ev):
             if c.eligible is not None and not c.eligible(self, ev, who):
                 continue
             if ruled and not self.allowed(r.name, self._event_env(ev).child({"responder": who})):
@@ -2304,33 +2316,102 @@ class CompiledEngine(Engine):
             lambda m: best_fn(self, *args, m))
 
 
-def _runner(triggers: list, reactions: list):
+_HOISTABLE = re.compile(r"    (_F = ev\.fields|e_\w+ = (ev(\.\w+)?|_F\b.*)|_dc_\w+ = eng\.dcache\[[^\]]+\]"
+                        r"|(_cv|_pv|_zs) = eng\.state\.(card_vars|player_vars|zones))")
+
+
+def _body_for_runner(src: list):
+    """An event condition's function (`def _E…(eng, ev):` and its lines) as a runner can
+    write it in place of calling it: (entry lines, which read only the event and the
+    engine and so can be read once at the runner's start; the rest, with its `return X`
+    turned into `_ok = X`), or None when it cannot be taken in (a nested function, more
+    than one return)."""
+    if not re.fullmatch(r"def \w+\(eng, ev(, e_responder)?\):", src[0]):
+        return None
+    body = src[1:]
+    text = "\n".join(body)
+    if len(re.findall(r"\breturn\b", text)) != 1 or re.search(r"\b(def|yield|nonlocal|global|class)\b", text):
+        return None
+    entry, rest, opened = [], [], False
+    for line in body:
+        if not opened and line == "    try:":
+            opened = True
+        if not opened and _HOISTABLE.fullmatch(line):
+            entry.append(line)
+            continue
+        m = re.fullmatch(r"(\s+)return (.*)", line)
+        rest.append(f"{m.group(1)}_ok = {m.group(2)}" if m else line)
+    return entry, rest
+
+
+def _runner(triggers: list, reactions: list, module: dict):
     """One generator function running the triggers and reactions that wait for one kind of
     event, in order (what `Engine.event_run` does with the lists): each condition, then the
-    question of a `may`, the body, the reaction windows."""
-    ns: dict = {"MAX_EVENT_DEPTH": MAX_EVENT_DEPTH}
-    lines = ["def run(eng, ev):",
-             "    if len(eng.event_chain) >= MAX_EVENT_DEPTH: raise eng._runaway()",
-             "    if 0: yield"]
+    question of a `may`, the body, the reaction windows. Conditions are written in (their
+    entry lines once, at the start), not called; `module` is the ruleset's generated module,
+    whose names they read."""
+    ns: dict = dict(module)
+    ns["MAX_EVENT_DEPTH"] = MAX_EVENT_DEPTH
+    head = ["def run(eng, ev):",
+            "    if len(eng.event_chain) >= MAX_EVENT_DEPTH: raise eng._runaway()",
+            "    if 0: yield"]
+    entry: dict = {}      # name -> its entry line, read once at the start
+    lines: list = []
+
+    def test(src, call):
+        """Lines computing the condition into `_ok` ([] and `call` when it is called instead)."""
+        if src is None:
+            return [], call
+        first, rest = src
+        targets = {ln.split(" = ", 1)[0].strip(): ln for ln in first}
+        if any(entry.get(t, ln) != ln for t, ln in targets.items()):
+            return [], call  # the same name read another way (never seen): call it
+        entry.update(targets)
+        return rest, "_ok"
+
     for i, (tr, c) in enumerate(triggers):
-        ns.update({f"T{i}": tr, f"P{i}": c, f"C{i}": c.cond, f"B{i}": c.body, f"K{i}": "trigger:" + tr.name,
-                   f"N{i}": tr.name})
-        test = [f"C{i}(eng, ev)"] if c.cond is not None else []
+        ns.update({f"_rT{i}": tr, f"_rP{i}": c, f"_rC{i}": c.cond, f"_rB{i}": c.body,
+                   f"_rK{i}": "trigger:" + tr.name, f"_rN{i}": tr.name})
+        conds = []
+        if c.cond is not None:
+            pre, cond = test(c.cond_src, f"_rC{i}(eng, ev)")
+            lines += pre
+            conds.append(cond)
         if tr.optional:
-            test.append(f"(yield from eng._may(T{i}, P{i}, ev))")
-        lines.append(f"    if {' and '.join(test) or 'True'}:")
+            conds.append(f"(yield from eng._may(_rT{i}, _rP{i}, ev))")
+        lines.append(f"    if {' and '.join(conds) or 'True'}:")
         lines += ["        stats = eng.state.stats",                     # as `_fire_compiled`
-                  f"        stats[K{i}] = stats.get(K{i}, 0) + 1",
-                  f"        eng.event_chain.append(N{i})",
+                  f"        stats[_rK{i}] = stats.get(_rK{i}, 0) + 1",
+                  f"        eng.event_chain.append(_rN{i})",
                   "        try:",
-                  f"            yield from B{i}(eng, ev)",
+                  f"            yield from _rB{i}(eng, ev)",
                   "        finally:",
                   "            eng.event_chain.pop()"]
     for i, (r, c) in enumerate(reactions):
-        ns.update({f"R{i}": r, f"Q{i}": c, f"D{i}": c.cond})
-        lines.append(f"    if D{i}(eng, ev):" if c.cond is not None else "    if True:")
-        lines.append(f"        yield from eng._window(R{i}, Q{i}, ev)")
-    exec(compile("\n".join(lines), "<cgl event runner>", "exec"), ns)
+        ns.update({f"_rR{i}": r, f"_rQ{i}": c, f"_rD{i}": c.cond, f"_rE{i}": c.eligible, f"_rA{i}": c.ask,
+                   f"_rW{i}": c.body, f"_rRK{i}": "reaction:" + r.name, f"_rRN{i}": r.name,
+                   f"_rS{i}": f"Respond with {r.name}?"})
+        cond = "True"
+        if c.cond is not None:
+            pre, cond = test(c.cond_src, f"_rD{i}(eng, ev)")
+            lines += pre
+        lines.append(f"    if {cond}:")       # the window, as `CompiledEngine._window`
+        lines.append(f"        _ruled = _rRN{i} in eng._forbidden")
+        lines.append(f"        for e_responder in eng._responders(_rQ{i}, ev):")
+        if c.eligible is not None:
+            pre, ok = test(c.eligible_src, f"_rE{i}(eng, ev, e_responder)")
+            lines += ["        " + ln for ln in pre]
+            lines.append(f"            if not {ok}: continue")
+        lines += [f"            if _ruled and not eng.allowed(_rRN{i}, eng._event_env(ev).child({{'responder': e_responder}})):",
+                  "                continue",
+                  f"            _yes = yield from eng.ask_yes_no(e_responder.seat, "
+                  f"{f'_rA{i}(eng, ev, e_responder)' if c.ask is not None else f'_rS{i}'}, _rR{i}.span, tag=_rRN{i})",
+                  "            if not _yes: continue",
+                  f"            yield from eng._fire_compiled(_rRK{i}, _rRN{i}, _rW{i}(eng, ev, e_responder))"]
+        if r.once:
+            lines.append("            break")
+    source = "\n".join(head + list(entry.values()) + lines)
+    exec(compile(source, "<cgl event runner>", "exec"), ns)
     return ns["run"]
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import partial
 from itertools import chain
 from typing import Optional
 
@@ -1731,13 +1732,19 @@ class CodeGen:
             fn.ind -= 1
 
     def s_Choose(self, fn, s, sc, ks):
-        dom = self.guard(fn, s.domain, sc)
         opts = self.fresh("o")
-        env_fn = "None"
-        if s.tag:
-            flat = sc.flat()
-            env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {b.var}" for k, b in flat.items()) + "})"
-        self.call(fn, s, f"{opts} = eng.c_options({ks}, {dom}, {env_fn})", gen=False)
+        cards = None if s.tag else self.cards_src(s.domain, sc, fn, lazy=True)
+        if cards is not None:  # the cards of a zone, no rule to ask: `c_options` is `list(…)`
+            fn.emit("try:")
+            fn.emit(f"    {opts} = list({cards})")
+            fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(s.domain)}, _x) from None")
+        else:
+            dom = self.guard(fn, s.domain, sc)
+            env_fn = "None"
+            if s.tag:
+                flat = sc.flat()
+                env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {b.var}" for k, b in flat.items()) + "})"
+            self.call(fn, s, f"{opts} = eng.c_options({ks}, {dom}, {env_fn})", gen=False)
         if s.by and self.ty(s.by, sc) == "player":
             chooser = self.guard(fn, s.by, sc)
         elif s.by:
@@ -2245,6 +2252,10 @@ class CompiledEngine(Engine):
     @max_steps.setter
     def max_steps(self, value):
         self.step_limit = NO_LIMIT if value is None else value
+
+    def block_fn(self, block):
+        fn = self.cx.blocks.get(id(block)) if block is not None else None
+        return Engine.block_fn(self, block) if fn is None else partial(fn, self)
 
     def run_block(self, block, env):
         fn = self.cx.blocks.get(id(block)) if block is not None else None

@@ -11,6 +11,7 @@ functions (they never do). Each is one short method per node type.
 from __future__ import annotations
 
 import random
+from functools import partial
 from typing import Any, Callable, Optional
 
 import attrs
@@ -451,6 +452,10 @@ class Engine:
         return best
 
     # ================================================================ statements
+    def block_fn(self, block):
+        """`run_block` for one block, as a function of the environment (the turn loop's)."""
+        return partial(self.run_block, block)
+
     def run_block(self, block, env):
         if block is None:
             return
@@ -711,9 +716,11 @@ class Engine:
         `prompt_fn()` the prompt (or `prompt_fn` is the prompt, a text)."""
         lo, hi = s.lo, s.hi
         one = lo is None and hi is None
-        if lo is None:
+        if one:
+            lo = hi = 1
+        elif lo is None:
             lo = 1
-        if hi is None:
+        elif hi is None:
             hi = 1
         n = len(options)
         if n < lo:
@@ -727,10 +734,12 @@ class Engine:
         if n == lo == hi and not s.optional:
             picked = list(range(n))  # one legal answer: nothing to ask
         else:
-            scores = None if scores_fn is None else (lambda opts=options: scores_fn(opts))
-            d = Decision(chooser.seat, "choose", prompt, options, lambda: [self.show_option(o) for o in options],
-                         lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span, scores,
-                         self._viewer(chooser.seat))
+            seat = chooser.seat
+            view = None if self.record else self._views.get(seat)
+            d = Decision(seat, "choose", prompt, options, lambda: [self.show_option(o) for o in options],
+                         lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span,
+                         None if scores_fn is None else (lambda opts=options: scores_fn(opts)),
+                         view or self._viewer(seat))
             answer = yield d
             v = self._validated
             picked = v[2] if v is not None and v[0] is d and v[1] is answer else self.validate_answer(d, answer)
@@ -738,8 +747,8 @@ class Engine:
                 self.log("decision", f"{chooser} declines: {prompt}", visible_to=None if not d.secret else [chooser.seat],
                          player=chooser.seat + 1, answer=None)
                 return OTHERWISE
-            labels = d._labels if not callable(d._labels) else None
             if self.record or self.listeners:
+                labels = d._labels if not callable(d._labels) else None
                 chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
                 self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
                          visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
@@ -1249,12 +1258,12 @@ class Engine:
         rs, st = self.rs, self.state
         until = rs.round.until if rs.round else None
         turn = rs.turn
-        t_start = turn.start if turn else None
-        t_end = turn.end if turn else None
+        t_start = self.block_fn(turn.start) if turn and turn.start else None
+        t_end = self.block_fn(turn.end) if turn and turn.end else None
         order = turn.order if turn else None
-        phases = [(ph.name, ph.body) for ph in turn.phases] if turn else []
+        phases = [(ph.name, self.block_fn(ph.body)) for ph in turn.phases] if turn else []
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
-        stats, out, hooks, run_block = st.stats, st.out, self.turn_hooks, self.run_block
+        stats, out, hooks = st.stats, st.out, self.turn_hooks
         seat = first
         played = 0
         while True:
@@ -1281,14 +1290,14 @@ class Engine:
                     yield from self.scope_event("start", "turn")
                 if turn:
                     if t_start:
-                        yield from run_block(t_start, root)
+                        yield from t_start(root)
                     for name, body in phases:
                         st.phase = name
                         try:
                             if starts:
                                 yield from self.raise_event(Event("start", name="phase", phase=name,
                                                                   player=self.players[seat]))
-                            yield from run_block(body, root)
+                            yield from body(root)
                         except _EndScope as e:
                             if e.scope != "phase":
                                 raise
@@ -1297,7 +1306,7 @@ class Engine:
                                                               player=self.players[seat]))
                     st.phase = None
                     if t_end:
-                        yield from run_block(t_end, root)
+                        yield from t_end(root)
             except _EndScope as e:
                 if e.scope != "turn":
                     raise

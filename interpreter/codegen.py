@@ -1597,7 +1597,19 @@ class CodeGen:
         n = self.guard(fn, s.count, sc)
         src = self.guard(fn, s.source, sc) if s.source else "None"
         dest = self.guard(fn, s.dest, sc) if s.dest else "None"
-        self.call(fn, s, f"eng.s_draw({ks}, {n}, {src}, {dest})")
+        if n == "1" and src == "None":  # the commonest draw: see CompiledEngine.s_draw1
+            self.run_moved(fn, s, f"eng.s_draw1({ks}, {dest})")
+        else:
+            self.call(fn, s, f"eng.s_draw({ks}, {n}, {src}, {dest})")
+
+    def run_moved(self, fn, s, line):
+        """Call a one-card move that runs at once (`s_draw1`, `s_discard1`), then what waits
+        for it, if anything, with errors pointing at statement `s`."""
+        g = self.fresh("g")
+        fn.emit("try:")
+        fn.emit(f"    {g} = {line}")
+        fn.emit(f"    if {g} is not None: yield from {g}")
+        fn.emit(f"except _PE as _x: raise _runerr(eng, {self.k(s)}, _x) from None")
 
     def s_Deal(self, fn, s, sc, ks):
         n = self.guard(fn, s.count, sc)
@@ -1606,8 +1618,10 @@ class CodeGen:
 
     def s_Discard(self, fn, s, sc, ks):
         a = self.guard(fn, s.cards, sc)
-        dest = self.guard(fn, s.dest, sc) if s.dest else "None"
-        self.call(fn, s, f"eng.s_discard({ks}, {a}, {dest})")
+        if s.dest is None:
+            self.run_moved(fn, s, f"eng.s_discard1({ks}, {a})")
+        else:
+            self.call(fn, s, f"eng.s_discard({ks}, {a}, {self.guard(fn, s.dest, sc)})")
 
     def s_Shuffle(self, fn, s, sc, ks):
         z = self.guard(fn, s.zone, sc)
@@ -2143,6 +2157,33 @@ class CompiledEngine(Engine):
         src = ev.source
         hit = self._dispatch.get((ev.kind, ev.name, None if src is None else src.name, dest.name, phase), _MISSING)
         return self._handlers(ev) if hit is _MISSING else hit
+
+    # The commonest moves, `draw 1` and `discard c` (one card, to the discard zone), as
+    # plain calls: the card moves at once, and what waits for the event is returned, as a
+    # generator to run (None: nothing does). Anything else goes the general way, unstarted.
+    def s_draw1(self, s, dest):
+        """`s_draw(s, 1, None, dest)`."""
+        if self._instead_by_kind:
+            return self.s_draw(s, 1, None, dest)
+        src = self._default_zone("deck", s)
+        ids = self.state.zones.get(src.key)
+        if not ids:
+            return self.s_draw(s, 1, None, dest)  # the stock is empty: logged there
+        dest = self.as_zone(dest, s.dest) if s.dest else self._default_zone("hand", s, self.state.current)
+        ev = Event("draw", None, self.cards[ids[-1]], self.players[self.state.current if dest.owner is None
+                                                                      else dest.owner], src, dest)
+        hit = self._moved(ev, "top", "card drawn:")
+        return None if hit is None else hit(self, ev)
+
+    def s_discard1(self, s, card):
+        """`s_discard(s, card, None)`."""
+        if card.__class__ is not Card or self._instead_by_kind:
+            return self.s_discard(s, card, None)
+        src = self.zone_of_card(card)
+        ev = Event("discard", None, card, self.players[self.state.current if src.owner is None else src.owner],
+                   src, self._default_zone("discard", s), s.forced)
+        hit = self._moved(ev, "top", "card discarded:")
+        return None if hit is None else hit(self, ev)
 
     def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
         if self.record or self.listeners or self.check or self._instead_by_kind:

@@ -102,7 +102,9 @@ class Game:
                 raise AnswerError("answer yes or no")
         else:
             # remembered, so that the engine need not check the same answer again
-            self.engine._validated = (d, answer, self.engine.validate_answer(d, answer))
+            # (the usual answer, one option's index, checked here as validate_answer would)
+            self.engine._validated = (d, answer, [answer] if type(answer) is int and 0 <= answer < len(d.options)
+                                      and d.lo <= 1 <= d.hi else self.engine.validate_answer(d, answer))
         self.answers.append(answer)
         return self._advance(answer)
 

@@ -800,6 +800,8 @@ class CodeGen:
                     else:
                         ids = f"_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])})"
                     return f"map(eng.cards.__getitem__, reversed({ids}))"
+                if self.ty(e.args[0], sc) == "player":
+                    return f"list(map(eng.cards.__getitem__, reversed(eng.state.zones.get({keys}[{who}.seat], ()))))"
                 return f"_pz_cards(eng, {keys}, {who}, {self.k(e.args[0])})"
         if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e, sc) == "cards":
             a, b = self.cards_src(e.left, sc, fn, lazy), self.cards_src(e.right, sc, fn, lazy)

@@ -1343,6 +1343,7 @@ class CodeGen:
         src = self.seq(e.source, sc, fn, lazy=True)
         fn.emit(f"{out} = 0" if count else f"{out} = []")
         fn.emit(f"for {v} in {src}:")
+        start = len(fn.lines)
         fn.ind += 1
         fn.inloop += 1
         cond = e.cond
@@ -1355,6 +1356,7 @@ class CodeGen:
         fn.emit(f"{out} += 1" if count else f"{out}.append({value})")
         fn.inloop -= 1
         fn.ind -= 2 if cond is not None else 1
+        _by_ids(fn, start, v, src)
         return out
 
     # ------------------------------------------------------------ statements
@@ -2007,6 +2009,29 @@ class CodeGen:
         for p in rs.patterns.values():
             self.pattern(p)
         return "\n".join(self.defs) + "\n"
+
+
+_ZONE_MAP = re.compile(r"map\(eng\.cards\.__getitem__, (reversed\(.*\))\)")
+
+
+def _by_ids(fn: _Fn, start: int, v: str, src: str):
+    """A loop over a zone's cards (`for v in map(eng.cards.__getitem__, reversed(ids))`,
+    its body the lines from `start`) that reads nothing of a card but its id and its
+    derived properties is made a loop over the ids: no card fetched for each."""
+    m = _ZONE_MAP.fullmatch(src)
+    if m is None:
+        return
+    body = "\n".join(fn.lines[start:])
+    uses = len(re.findall(rf"\b{v}\b", body))
+    ids = len(re.findall(rf"\b{v}\.id\b", body))
+    derived = len(re.findall(rf"\bDV_\w+\(eng, {v}\)", body))
+    if uses == 0 or uses != ids + derived:
+        return
+    i = "_i" + v[2:]
+    fn.lines[start - 1] = fn.lines[start - 1].replace(f"for {v} in {src}:", f"for {i} in {m.group(1)}:")
+    for n in range(start, len(fn.lines)):
+        line = re.sub(rf"\b{v}\.id\b", i, fn.lines[n])
+        fn.lines[n] = re.sub(rf"\b(DV_\w+)\(eng, {v}\)", rf"\1(eng, eng.cards[{i}])", line)
 
 
 def _drop_unused(f: _Fn, entries: int):

@@ -2145,6 +2145,9 @@ class CompiledEngine(Engine):
         self._dispatch: dict = self.cx.dispatch
         self._display = self.cx.derives.get("display") if "display" not in self.card_var_names else None
         self._forbidden = {r.forbid for r in rs.rules}
+        # the zones of the roles `draw 1` and `discard c` use, found once (see s_draw1)
+        self._deck = self._pile = None
+        self._hands = [None] * self.n
 
     def invalidate(self, card) -> None:
         for c in self.dcache.values():
@@ -2209,13 +2212,19 @@ class CompiledEngine(Engine):
         """`s_draw(s, 1, None, dest)`."""
         if self._instead_by_kind:
             return self.s_draw(s, 1, None, dest)
-        src = self._default_zone("deck", s)
-        ids = self.state.zones.get(src.key)
+        st = self.state
+        src = self._deck or self._default_zone("deck", s)
+        ids = st.zones.get(src.key)
         if not ids:
             return self.s_draw(s, 1, None, dest)  # the stock is empty: logged there
-        dest = self.as_zone(dest, s.dest) if s.dest else self._default_zone("hand", s, self.state.current)
-        ev = Event("draw", None, self.cards[ids[-1]], self.players[self.state.current if dest.owner is None
-                                                                      else dest.owner], src, dest)
+        self._deck = src
+        if s.dest:
+            dest = self.as_zone(dest, s.dest)
+        else:
+            dest = self._hands[st.current] or self._default_zone("hand", s, st.current)
+            self._hands[st.current] = dest
+        ev = Event("draw", None, self.cards[ids[-1]], self.players[st.current if dest.owner is None else dest.owner],
+                   src, dest)
         hit = self._moved(ev, "top", "card drawn:")
         return None if hit is None else hit(self, ev)
 
@@ -2223,9 +2232,10 @@ class CompiledEngine(Engine):
         """`s_discard(s, card, None)`."""
         if card.__class__ is not Card or self._instead_by_kind:
             return self.s_discard(s, card, None)
-        src = self.zone_of_card(card)
+        src = self._zone_refs.get(self.state.where[card.id]) or self.zone_of_card(card)
+        dest = self._pile = self._pile or self._default_zone("discard", s)
         ev = Event("discard", None, card, self.players[self.state.current if src.owner is None else src.owner],
-                   src, self._default_zone("discard", s), s.forced)
+                   src, dest, s.forced)
         hit = self._moved(ev, "top", "card discarded:")
         return None if hit is None else hit(self, ev)
 

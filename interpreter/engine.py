@@ -507,11 +507,13 @@ class Engine:
         return False
 
     def _move_each(self, cards, dest, s):
+        quiet = set()   # source zones a move from which nothing hears (nothing runs between such moves)
         for c in cards:
             src = self.zone_of_card(c)
             if src.key == dest.key:
                 continue  # already there: no move, no event
-            if self._unheard("move", src, dest):
+            if src.key in quiet or self._unheard("move", src, dest):
+                quiet.add(src.key)
                 self._place(c, dest, s.position)
                 continue
             who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)

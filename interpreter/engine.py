@@ -738,9 +738,10 @@ class Engine:
         else:
             seat = chooser.seat
             view = None if self.record else self._views.get(seat)
-            d = Decision(seat, "choose", prompt, options, lambda: [self.show_option(o) for o in options],
+            # (partials, not lambdas: no closure cells for this generator's locals)
+            d = Decision(seat, "choose", prompt, options, partial(self.show_options, options),
                          lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span,
-                         None if scores_fn is None else (lambda opts=options: scores_fn(opts)),
+                         None if scores_fn is None else partial(scores_fn, options),
                          view or self._viewer(seat))
             answer = yield d
             v = self._validated
@@ -750,14 +751,18 @@ class Engine:
                          player=chooser.seat + 1, answer=None)
                 return OTHERWISE
             if self.record or self.listeners:
-                labels = d._labels if not callable(d._labels) else None
-                chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
-                self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
-                         visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
-                         player=chooser.seat + 1, answer=chosen_labels)
+                self._log_choice(d, chooser, picked, prompt)
         if one:
             return options[picked[0]]
-        return [options[i] for i in picked]
+        return list(map(options.__getitem__, picked))   # (no comprehension: no closure cells here)
+
+    def _log_choice(self, d: Decision, chooser, picked: list, prompt: str):
+        options = d.options
+        labels = d._labels if not callable(d._labels) else None
+        chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
+        self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
+                 visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
+                 player=chooser.seat + 1, answer=chosen_labels)
 
     def _private_choice(self, options) -> bool:
         """A choice among cards in a zone others cannot see stays private."""
@@ -1263,7 +1268,8 @@ class Engine:
         t_start = self.block_fn(turn.start) if turn and turn.start else None
         t_end = self.block_fn(turn.end) if turn and turn.end else None
         order = turn.order if turn else None
-        phases = [(ph.name, self.block_fn(ph.body)) for ph in turn.phases] if turn else []
+        block_fn = self.block_fn   # (a local: the comprehension does not make `self` a closure cell)
+        phases = [(ph.name, block_fn(ph.body)) for ph in turn.phases] if turn else []
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
         stats, out, hooks = st.stats, st.out, self.turn_hooks
         seat = first
@@ -1329,6 +1335,9 @@ class Engine:
                 seat = self.next_seat(seat)
 
     # ================================================================ views and checks
+    def show_options(self, options) -> list:
+        return [self.show_option(o) for o in options]
+
     def show_option(self, o) -> str:
         if hasattr(o, "props"):
             return self.show_card(o)

@@ -172,6 +172,8 @@ def _group_by(eng, items, key):
         if hk not in groups:
             groups[hk] = (k, [])
         groups[hk][1].append(x)
+    if not groups:
+        return []   # (an empty zone, often: no comprehension to run)
     return [Group(k, tuple(xs)) for k, xs in groups.values()]
 
 
@@ -2163,7 +2165,8 @@ class CompiledEngine(Engine):
         if hit is _MISSING:
             triggers = [(tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev)]
             reactions = [(r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev)]
-            hit = self._dispatch[key] = (_runner(triggers, reactions, self.cx.ns) if triggers or reactions
+            what = f" {ev.kind} {key[2]}>{key[3]}"   # its name in tracebacks and profiles
+            hit = self._dispatch[key] = (_runner(triggers, reactions, self.cx.ns, what) if triggers or reactions
                                               else None)
         return hit
 
@@ -2450,7 +2453,7 @@ def _body_for_runner(src: list):
     return entry, rest
 
 
-def _runner(triggers: list, reactions: list, module: dict):
+def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
     """One generator function running the triggers and reactions that wait for one kind of
     event, in order (what `Engine.event_run` does with the lists): each condition, then the
     question of a `may`, the body, the reaction windows. Conditions are written in (their
@@ -2517,7 +2520,7 @@ def _runner(triggers: list, reactions: list, module: dict):
         if r.once:
             lines.append("            break")
     source = "\n".join(head + list(entry.values()) + lines)
-    exec(compile(source, "<cgl event runner>", "exec"), ns)
+    exec(compile(source, f"<cgl event runner{what}>", "exec"), ns)
     return ns["run"]
 
 

@@ -224,3 +224,47 @@ def test_typed_texts_narrowing_hoisting_and_kept_caches_compiled(make_rules, mon
     assert any(line.endswith("[red, r]") for line in seen)     # a red card carries its tag
     # the avoided suit, set just before, is already left out of what the card is wanted for
     assert any(line.endswith("avoids red: 1 wanted") for line in seen)
+
+
+def test_runners_written_in_and_loops_over_ids_compiled(make_rules, monkeypatch):
+    """The compiled engine's event runners write the triggers' conditions and the reaction
+    window in place, loops over a zone's cards run over their ids where only ids and
+    derived properties are read, and `draw 1` / `discard c` move the card in a plain
+    call: the games are the tree walker's, trigger and reaction counts kept apart, an
+    empty deck logged, a bulk move made quietly from two zones."""
+    rs = make_rules("""
+        derive tag = if suit = "red" then "r" else "o"
+        var hits = 0
+        on discard if tag = "r" as reds { set hits += 1 }
+        on discard if count(hand(player) where it != card and rank >= card.rank) >= 1 as outranked {
+          say "{player} still holds a higher card than {card.name}"
+        }
+        reaction snatch after discard if not event.forced {
+          responders others_after(player)
+          eligible count(hand(responder) where tag = "r") >= 1 and count(hand(responder) where tag = "o") >= 1
+          ask "Take {card.name}?"
+          once
+          do { move card to hand(responder)  say "{responder} snatches {card.name}" }
+        }
+        setup { deal 2 to hand }
+        turn { phase a {
+          draw 1
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no = 9 { move all_cards to deck }
+          if turn_no >= 14 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setenv("CGL_ENGINE", engine)
+        out.append([record(play(rs, 3, seed, agents=["random"] * 3)) for seed in range(6)])
+    assert compiled_for(rs) is not None
+    assert out[0] == out[1]
+    games = [json.loads(r) for r in out[1]]
+    stats = [g[1] for g in games]
+    texts = [e["text"] for g in games for e in g[0]]
+    # trigger and reaction counts are their own (not one under the other's name)
+    assert any(s.get("trigger:reds", 0) != s.get("reaction:snatch", 0) for s in stats)
+    assert any(s.get("reaction:snatch") for s in stats) and any(s.get("trigger:outranked") for s in stats)
+    assert any("snatches" in t for t in texts) and any("higher card" in t for t in texts)
+    assert any(t == "deck is empty" for t in texts)

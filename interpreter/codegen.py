@@ -381,8 +381,11 @@ class _Fn:
 class CodeGen:
     """Generates and compiles the Python module of one ruleset."""
 
-    def __init__(self, rs):
+    def __init__(self, rs, budget: bool = False):
         self.rs = rs
+        # With `budget`, each statement checks the engine's step budget (`max_steps`); without,
+        # it only counts its step (the module a game without a budget runs: see compiled_for).
+        self.budget = budget
         self.n = 0
         self.consts: dict = {}          # python name -> object
         self.const_ids: dict = {}       # id(object) -> python name
@@ -1402,7 +1405,8 @@ class CodeGen:
             return
         ks = self.k(s)
         fn.emit("st.steps += 1")
-        fn.emit(f"if st.steps > _lim: raise _toolong(eng, {ks})")
+        if self.budget:
+            fn.emit(f"if st.steps > _lim: raise _toolong(eng, {ks})")
         method(fn, s, sc, ks)
 
     def _callable(self, s) -> bool:
@@ -1714,7 +1718,8 @@ class CodeGen:
                     sc.names["it"] = _Binding("e_value", False, f, dom_ty)
             if key == "body":
                 f.emit("st = eng.state")
-                f.emit("_lim = eng.step_limit")
+                if self.budget:
+                    f.emit("_lim = eng.step_limit")
                 f.emit("if 0: yield")
                 self.block(f, node, sc)
             else:
@@ -1859,7 +1864,8 @@ class CodeGen:
         for p, ty in zip(proc.params, types):
             sc.names[p] = _Binding("v_" + p, False, f, ty)
         f.emit("st = eng.state")
-        f.emit("_lim = eng.step_limit")
+        if self.budget:
+            f.emit("_lim = eng.step_limit")
         f.emit("if 0: yield")
         self.block(f, proc.body, sc)
         self.defs += f.source() + [""]
@@ -1881,7 +1887,8 @@ class CodeGen:
         f = _Fn(self, f"def {fname}(eng, env):")
         sc = Scope(fn=f)
         f.emit("st = eng.state")
-        f.emit("_lim = eng.step_limit")
+        if self.budget:
+            f.emit("_lim = eng.step_limit")
         f.emit("if 0: yield")
         self.env_entry(f, sc, sure, maybe)
         self.block(f, blk, sc)
@@ -1942,7 +1949,8 @@ class CodeGen:
         sc = Scope(fn=f)
         if kind == "body":
             f.emit("st = eng.state")
-            f.emit("_lim = eng.step_limit")
+            if self.budget:
+                f.emit("_lim = eng.step_limit")
             f.emit("if 0: yield")
         self.event_entry(f, sc, custom, fields, responder, event)
         entries = len(f.lines)
@@ -2081,8 +2089,9 @@ _CODE: dict = {}    # (path, generated source) -> code object, for this process
 class Compiled:
     """The generated module of a ruleset."""
 
-    def __init__(self, rs):
-        gen = CodeGen(rs)
+    def __init__(self, rs, budget: bool = False):
+        gen = CodeGen(rs, budget)
+        self.budget = budget
         self.source = gen.generate()
         ns = dict(RUNTIME)
         ns.update(gen.consts)
@@ -2120,16 +2129,19 @@ class _Pieces:
         self.eligible_src = inline.get(names.get("eligible")) if inline else None
 
 
-def compiled_for(rs) -> Optional[Compiled]:
-    """The compiled module of a ruleset (made once), or None when it cannot be compiled."""
-    if "compiled" not in rs.cache:
+def compiled_for(rs, budget: bool = False) -> Optional[Compiled]:
+    """The compiled module of a ruleset (made once), or None when it cannot be compiled.
+    With `budget`, the module whose statements check a step budget (made when a game sets
+    `max_steps`; simulations run without one, and so without the check)."""
+    key = "compiled_budget" if budget else "compiled"
+    if key not in rs.cache:
         try:
-            rs.cache["compiled"] = Compiled(rs)
+            rs.cache[key] = Compiled(rs, budget)
         except Unsupported as x:
-            rs.cache["compiled"], rs.cache["compiled_why"] = None, str(x)
+            rs.cache[key], rs.cache["compiled_why"] = None, str(x)
         except Exception as x:  # a gap in the generator: the tree walker plays the game instead
-            rs.cache["compiled"], rs.cache["compiled_why"] = None, f"{type(x).__name__}: {x}"
-    return rs.cache["compiled"]
+            rs.cache[key], rs.cache["compiled_why"] = None, f"{type(x).__name__}: {x}"
+    return rs.cache[key]
 
 
 # ---------------------------------------------------------------- the engine
@@ -2142,10 +2154,7 @@ class CompiledEngine(Engine):
         self.step_limit = NO_LIMIT
         super().__init__(rs, players, seed, check_invariants)
         self.dcache = {name: [_MISSING] * len(self.cards) for name in self.card_derives}
-        # (kind, name, from, to, phase) -> the event's runner (None: nothing waits for it);
-        # the same for every game of the ruleset
-        self._dispatch: dict = self.cx.dispatch
-        self._display = self.cx.derives.get("display") if "display" not in self.card_var_names else None
+        self._use(self.cx)
         self._forbidden = {r.forbid for r in rs.rules}
         # the zones of the roles `draw 1` and `discard c` use, found once (see s_draw1)
         self._deck = self._pile = None
@@ -2349,7 +2358,21 @@ class CompiledEngine(Engine):
 
     @max_steps.setter
     def max_steps(self, value):
+        """A budget of statements. Set it before the game starts: the module that checks it
+        takes over from then on (code already running keeps counting without checking)."""
         self.step_limit = NO_LIMIT if value is None else value
+        if value is not None and not self.cx.budget:
+            cx = compiled_for(self.rs, budget=True)
+            if cx is not None:
+                self._use(cx)
+
+    def _use(self, cx):
+        """Play with compiled module `cx`."""
+        self.cx = cx
+        # (kind, name, from, to, phase) -> the event's runner (None: nothing waits for it);
+        # the same for every game of the ruleset
+        self._dispatch = cx.dispatch
+        self._display = cx.derives.get("display") if "display" not in self.card_var_names else None
 
     def block_fn(self, block):
         fn = self.cx.blocks.get(id(block)) if block is not None else None

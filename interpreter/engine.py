@@ -508,12 +508,17 @@ class Engine:
 
     def _move_each(self, cards, dest, s):
         quiet = set()   # source zones a move from which nothing hears (nothing runs between such moves)
+        where = self.state.where
         for c in cards:
-            src = self.zone_of_card(c)
-            if src.key == dest.key:
+            key = where[c.id]
+            if key == dest.key:
                 continue  # already there: no move, no event
-            if src.key in quiet or self._unheard("move", src, dest):
-                quiet.add(src.key)
+            if key in quiet:
+                self._place(c, dest, s.position)
+                continue
+            src = self.zone_of_card(c)
+            if self._unheard("move", src, dest):
+                quiet.add(key)
                 self._place(c, dest, s.position)
                 continue
             who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)

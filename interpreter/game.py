@@ -169,8 +169,9 @@ class RandomAgent(Agent):
         if d.optional and self.rng.random() < 0.25:
             return None
         n = len(d.options)
-        if d.hi == 1 and d.lo <= 1:
-            return self.rng.randrange(n)
+        if d.hi == 1 and d.lo <= 1 and n > 0:
+            # randrange(n) is _randbelow(n) after checking its argument: the same numbers
+            return self.rng._randbelow(n)
         k = self.rng.randint(max(d.lo, 1), d.hi) if d.hi > 1 else 1
         return sorted(self.rng.sample(range(n), k))
 

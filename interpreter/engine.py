@@ -599,14 +599,17 @@ class Engine:
         n = _num(n, s.count, self)
         src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
         order = self.seat_order(self.state.current)
+        dests = [ZoneRef(s.zone, p) for p in order]
+        zones = self.state.zones
         for _ in range(n):
-            for p in order:
-                ids = self.state.zones.setdefault(src.key, [])
+            for p, dest in zip(order, dests):
+                ids = zones.get(src.key)
                 if not ids:
+                    if ids is None:
+                        zones[src.key] = []
                     self.log("empty", f"{src} is empty", zone=src.name)
                     return
                 card = self.cards[ids[-1]]
-                dest = ZoneRef(s.zone, p)
                 ev = Event("deal", None, card, self.players[p], src, dest)
                 if self._instead_by_kind and (yield from self._replace(ev)):
                     continue

@@ -39,6 +39,7 @@ import mgt_yardstick  # noqa: E402
 
 TARGET_ROUNDS_PER_SECOND = 200
 TARGET_SLOWDOWN = 3.0
+REFERENCE_YARDSTICK = 700            # rounds/s of a plain hand-written simulator "on this class of machine"
 YARDSTICK_RULESET = "mgt"            # the yardstick plays MGT v0.2
 YARDSTICK_PLAYERS = 4
 
@@ -150,6 +151,12 @@ def main(argv=None):
     ]
     for what, ok, figure in targets:
         print(f"target: {what:<32} {'met' if ok else 'NOT met':<8} ({figure})")
+    if yard < 0.9 * REFERENCE_YARDSTICK:
+        # The 200 rounds/s target is set for a machine on which the yardstick plays about
+        # 700 (the words): say what this run's ratio comes to there.
+        print(f"note: the yardstick played {yard:.0f} rounds/s, below the ~{REFERENCE_YARDSTICK} of the machine the "
+              f"targets were set for (a slowed or slower machine); at {REFERENCE_YARDSTICK}, this ratio is "
+              f"{REFERENCE_YARDSTICK * ratio:.0f} rounds/s")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,11 @@ CGL locals are Python locals, resolved once, when the source is generated:
 - statements become Python statements; those that change cards (`move`, `draw`, …),
   ask players (`choose`, `may`, `act`) or raise events call the engine's `s_…`/`c_…`
   methods, the same ones the tree walker calls, so both do the same thing in the same
-  order; triggers and reactions are functions of the event itself, and each kind of event
-  gets one generated runner of what waits for it (`_runner`);
+  order (`draw 1` and `discard c` by plain calls that move the card at once); triggers
+  and reactions are functions of the event itself, and each kind of event gets one
+  generated runner of what waits for it (`_runner`), with the conditions and the
+  reaction windows written in; a loop over a zone's cards that reads only their ids and
+  derived properties runs over the ids;
 - rule conditions (`rule … forbid … if`) stay with the tree walker, which evaluates them
   in the environment where the check happens, and so does an `act` beside a local that
   an action reads (an action sees the locals where `act` runs); the locals are handed
@@ -31,7 +34,8 @@ byte for byte (tests/test_codegen.py plays every shipped ruleset and example bot
 and compares logs, statistics and step counts). Errors point at the same CGL source:
 every expression evaluated by a body is guarded (a `try` costs nothing in Python 3.11
 until it catches), and statements count towards the step budget one by one, as in the
-tree walker. Anything the generator cannot handle leaves the whole ruleset to the tree
+tree walker (a game with a budget, `max_steps`, runs a second module whose statements
+also check it; without one, they only count). Anything the generator cannot handle leaves the whole ruleset to the tree
 walker (`compiled_for` returns None; `cgl info` says why).
 
 `CGL_ENGINE=tree` in the environment makes `Game` use the tree walker instead.
@@ -2107,7 +2111,6 @@ class Compiled:
         self.exprs = {k: ns[v] for k, v in gen.exprs.items()}
         self.derives = {name: ns["DV_" + name] for name in rs.derives}
         self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items() if name in rs.patterns}
-        self.runner_src = gen.runner_src
         self.triggers = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.triggers.items()}
         self.shape_needs: dict = {}
         self.dispatch: dict = {}        # see CompiledEngine._handlers

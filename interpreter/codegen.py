@@ -2187,24 +2187,7 @@ class CompiledEngine(Engine):
         the dispatch written in: a card event is the commonest thing a game does."""
         st = self.state
         card, dest = ev.card, ev.dest
-        # Engine._place, written in (a card event is the commonest thing a game does)
-        cid, where, zones = card.id, st.where, st.zones
-        old = where[cid]
-        if old is not None:
-            ids = zones[old]
-            if ids[-1] == cid:
-                ids.pop()
-            else:
-                ids.remove(cid)
-        key = dest.key
-        ids = zones.get(key)
-        if ids is None:
-            ids = zones[key] = []
-        if position == "bottom":
-            ids.insert(0, cid)
-        else:
-            ids.append(cid)
-        where[cid] = key
+        self._place(card, dest, position)
         if stat is not None:
             stats = st.stats
             key = stat + card.name

@@ -106,12 +106,7 @@ class Game:
             self.engine._validated = (d, answer, [answer] if type(answer) is int and 0 <= answer < len(d.options)
                                       and d.lo <= 1 <= d.hi else self.engine.validate_answer(d, answer))
         self.answers.append(answer)
-        try:   # _advance, written in (once per decision)
-            d = self._gen.send(answer)
-        except StopIteration:
-            d = None
-        self.pending = d
-        return d
+        return self._advance(answer)
 
     def _advance(self, answer, first=False) -> Optional[Decision]:
         try:

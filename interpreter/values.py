@@ -7,8 +7,6 @@ from .state import Event, Group, Match, Player, ZoneRef
 
 
 def _truth(v) -> bool:
-    if isinstance(v, list):
-        return bool(v)
     return bool(v)
 
 
@@ -46,31 +44,19 @@ def _hashable(v):
     return v
 
 
+_KINDS = ((bool, "true/false"), (int, "a number"), (str, "a text"), (list, "a list"), (Player, "a player"),
+          (ZoneRef, "a zone"), (Match, "a pattern match"), (Group, "a group"), (Event, "an event"), (dict, "a table"))
+
+
 def _kind(v) -> str:
+    """What a value is, as an error message names it."""
     if v is None:
         return "none"
-    if isinstance(v, bool):
-        return "true/false"
-    if isinstance(v, int):
-        return "a number"
-    if isinstance(v, str):
-        return "a text"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, Player):
-        return "a player"
-    if isinstance(v, ZoneRef):
-        return "a zone"
     if hasattr(v, "props"):
         return "a card"
-    if isinstance(v, Match):
-        return "a pattern match"
-    if isinstance(v, Group):
-        return "a group"
-    if isinstance(v, Event):
-        return "an event"
-    if isinstance(v, dict):
-        return "a table"
+    for t, kind in _KINDS:   # (true/false before numbers: a bool is an int)
+        if isinstance(v, t):
+            return kind
     return type(v).__name__
 
 

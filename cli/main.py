@@ -7,14 +7,13 @@ import json
 import os
 import random
 import sys
-from typing import Optional
 
 import click
 
-from cgl.interpreter.diagnostics import CglError, Diagnostic, render_all, use_colour
+from cgl.interpreter.diagnostics import CglError, render_all, use_colour
 from cgl.interpreter.engine import AnswerError
 from cgl.interpreter.game import AGENTS, Game, ScriptedAgent
-from cgl.interpreter.loader import load, packaged_rulesets, resolve
+from cgl.interpreter.loader import load, packaged_rulesets
 
 from .human import HumanAgent, QuitGame
 
@@ -443,10 +442,11 @@ def info(ruleset):
     click.echo("Zones: " + ", ".join(f"{z.name} ({'per player' if z.per_player else 'shared'}, {z.visibility})"
                                       for z in rs.zones.values()))
     from cgl.interpreter.codegen import compiled_for
+    from cgl.interpreter.resolver import facts
     if compiled_for(rs) is not None:
         click.echo("Engine: compiled to Python (CGL_ENGINE=tree runs the tree walker)")
     else:
-        click.echo(f"Engine: tree walker ({rs.cache.get('compiled_why', 'not compiled')})")
+        click.echo(f"Engine: tree walker ({facts(rs).compiled_why or 'not compiled'})")
 
 
 from .analytics import compare, simulate  # noqa: E402

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from lark import Token, Transformer, Tree, v_args
+from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from cgl.grammar import parser
@@ -99,7 +99,7 @@ class _Build(Transformer):
         line, col = tok.line, tok.column + 1 + offset
         try:
             tree = parser().parse(src, start="expr")
-        except UnexpectedInput as e:
+        except UnexpectedInput:
             raise CglError(Diagnostic("E001", f"bad expression `{{{src}}}` inside a text",
                                       A.Span(self.path, line, col, line, col + len(src)))) from None
         node = _transform(_Build(self.path, src), tree)
@@ -756,7 +756,7 @@ def parse(text: str, path: str = "<string>") -> A.Module:
     remember_source(path, text)
     try:
         tree = parser().parse(text, start="start")
-    except UnexpectedEOF as e:
+    except UnexpectedEOF:
         lines = text.splitlines() or [""]
         sp = A.Span(path, len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 2)
         open_ = _open_block(text, len(text))

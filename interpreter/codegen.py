@@ -49,10 +49,12 @@ from itertools import chain
 from typing import Optional
 
 from . import ast as A
-from .compiler import Env, compiler_for
+from . import builtins as B
+from .compiler import Env
 from .diagnostics import CglError, Diagnostic
-from .engine import (_BUILTINS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, Engine, _classify, _EndScope,
-                     _GameOver, _walk)
+from .engine import MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, Engine, _EndScope, _GameOver, _walk
+from .resolver import call_meaning, facts, name_meaning
+from .typecheck import LISTY, Binding as _Binding, Scope, TypeChecker, elem_ty
 from .loader import Card
 from .state import Event, Group, Match, Player, ZoneRef
 from attrs import evolve as attrs_evolve
@@ -160,12 +162,15 @@ def _aslist(eng, v, node):
     return eng.as_list(v, node)
 
 
+_COUNT = B.FUNCTIONS["count"].run
+
+
 def _count(eng, v, node):
     if v.__class__ is list:
         return len(v)
     if v.__class__ is ZoneRef:
         return len(eng.state.zones.get(v.key, ()))
-    return _BUILTINS["count"](eng, node, [v])
+    return _COUNT(eng, node, [v])
 
 
 def _group_by(eng, items, key):
@@ -283,56 +288,12 @@ RUNTIME = {
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
-    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "MAX_LOOP": MAX_LOOP, "_BUILTIN": _BUILTINS,
+    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()},
     "_Match": Match, "_Group": Group, "_hashable": _hashable,
 }
 
 
-# ---------------------------------------------------------------- scopes
-
-class _Binding:
-    """Where a CGL name lives: its Python variable, whether the engine may leave it unbound
-    (`maybe`), the Python function it belongs to, and whether it is bound inside a loop (a
-    new one each time round, as the tree walker's environments are)."""
-
-    __slots__ = ("var", "maybe", "fn", "loop", "ty")
-
-    def __init__(self, var, maybe, fn, ty=None):
-        self.var, self.maybe, self.fn = var, maybe, fn
-        self.loop = fn is not None and fn.loop > 0
-        self.ty = ty                    # what it always holds, when known (see CodeGen.ty)
-
-
-class Scope:
-    """CGL names visible at a point of the generated code, and the Python names they live in."""
-
-    def __init__(self, parent: Optional["Scope"] = None, fn=None):
-        self.names: dict = {}
-        self.narrow: Optional[dict] = None   # name -> its type here (CodeGen._narrowed)
-        self.parent = parent
-        self.fn = fn if fn is not None else (parent.fn if parent is not None else None)
-
-    def child(self, fn=None) -> "Scope":
-        return Scope(self, fn)
-
-    def find(self, name) -> Optional[_Binding]:
-        s = self
-        while s is not None:
-            b = s.names.get(name)
-            if b is not None:
-                return b
-            s = s.parent
-        return None
-
-    def flat(self) -> dict:
-        out: dict = {}
-        s = self
-        while s is not None:
-            for k, b in s.names.items():
-                out.setdefault(k, b)
-            s = s.parent
-        return out
-
+# ---------------------------------------------------------------- functions being written
 
 class _Fn:
     """One Python function being written."""
@@ -395,19 +356,18 @@ class CodeGen:
         self.const_ids: dict = {}       # id(object) -> python name
         self.defs: list = []            # source lines of module-level functions
         self.runner_src: dict = {}      # function name -> its body as lines a runner can take in (_body_for_runner)
-        self.it_names = compiler_for(rs).it_names
+        self.facts = facts(rs)
+        self.types = TypeChecker(rs)    # the one type checker (lint reads it too)
+        self.it_names = self.facts.it_names
         self.card_vars = set(rs.card_vars())
         self.player_vars = set(rs.player_vars())
-        self.derive_kinds, self.static_defs = _classify(rs)
-        self.card_props = set()
-        if rs.cards_decl is not None and rs.cards:
-            self.card_props = {p.name for p in rs.cards_decl.props if all(p.name in c.props for c in rs.cards)}
+        self.derive_kinds, self.static_defs = self.facts.derive_kinds, self.facts.static_defs
+        self.card_props = self.types.card_props
         self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in _walk(item))
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
         self.patterns: dict = {}        # pattern name -> dict of python names
-        self._types: dict = {}          # "derive:x" / "def:f" -> static type
         self._inlining: list = []       # defs being written in place (no recursion)
         self._sizes: dict = {}          # def -> nodes in its body (small ones are written in place)
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
@@ -515,30 +475,23 @@ class CodeGen:
         """What a bare name means globally (None: nothing)."""
         name = e.id
         rs = self.rs
-        if name in rs.option_values:
+        meaning = name_meaning(rs, name)
+        if meaning == "option":
             v = rs.option_values[name]   # fixed once the ruleset is loaded
             return repr(v) if v is None or isinstance(v, (bool, int, str)) else f"eng.opts[{name!r}]"
-        if name in rs.vars and rs.vars[name].scope == "global":
+        if meaning == "global":
             return f"eng.state.globals[{name!r}]"
-        d = rs.defs.get(name)
-        if d is not None and d.params is None:
+        if meaning == "def":
             return f"{self.def_fn(name)}(eng)"
-        if name in rs.tables:
+        if meaning == "data":
             return self.k(rs.tables[name])
-        if name in rs.zones:
+        if meaning == "zone":
             return self.k(ZoneRef(name, None))
-        if name in rs.enum_members:
+        if meaning == "enum":
             return repr(name)
-        return {
-            "players": "[p for p in eng.players if p.seat not in eng.state.out]",
-            "all_players": "list(eng.players)",
-            "current": "eng.players[eng.state.current]",
-            "all_cards": "list(eng.cards)",
-            "player_count": "eng.n",
-            "round_no": "eng.state.round_no",
-            "turn_no": "eng.state.turn_no",
-            "phase": "eng.state.phase",
-        }.get(name)
+        if meaning == "builtin":
+            return B.VALUES[name].emit
+        return None
 
     def x_Attr(self, e, sc, fn):
         obj = self.x(e.obj, sc, fn)
@@ -560,242 +513,25 @@ class CodeGen:
         return fname
 
     # ------------------------------------------------------------ static types
-    # What an expression always evaluates to, when that can be told from the source:
-    # "card", "player", "event", "zone", "cards" (a list of cards), "players", "strs" (a
-    # list of texts), "list", "str", "int", "bool", "str?" (a text or none); None when
-    # unknown. Used only to leave out checks that cannot fail, never to change what a
-    # rule means. In the `then` of `if x != none then … else …`, a name `x` of type "str?"
-    # is a "str" (`_narrowed`).
-    LISTY = frozenset(("list", "cards", "players", "groups", "strs"))
+    # What an expression always evaluates to, from the one type checker (typecheck.py).
+    # Used only to leave out checks that cannot fail, never to change what a rule means.
+    LISTY = LISTY
 
     def ty(self, e, sc) -> Optional[str]:
-        m = getattr(self, "t_" + type(e).__name__, None)
-        return m(e, sc) if m is not None else None
-
-    def t_Int(self, e, sc):
-        return "int"
-
-    t_Dice = t_Neg = t_Int
-
-    def t_Text(self, e, sc):
-        return "str"
-
-    def t_Const(self, e, sc):
-        v = e.value
-        return "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "str" if isinstance(v, str) else None
-
-    def t_Compare(self, e, sc):
-        return "bool"
-
-    t_In = t_And = t_Or = t_Not = t_Compare
-
-    def t_ListLit(self, e, sc):
-        return "strs" if all(self.ty(i, sc) == "str" for i in e.items) else "list"
-
-    def t_Comprehension(self, e, sc):
-        inner = sc.child()
-        inner.names[e.name] = _Binding("_", False, None, self.elem_ty(self.ty(e.source, sc)))
-        return "strs" if self.ty(e.expr, inner) == "str" else "list"
-
-    def t_GroupBy(self, e, sc):
-        return "groups"
-
-    def t_Where(self, e, sc):
-        src = self.ty(e.source, sc)
-        return "cards" if src in ("cards", "zone") else "players" if src == "players" else \
-            "strs" if src == "strs" else "list"
-
-    t_SortBy = t_Where
-
-    def t_IfExpr(self, e, sc):
-        a, b = self.ty(e.then, self._narrowed(e, sc)), self.ty(e.otherwise, sc)
-        if a == b:
-            return a
-        if {a, b} <= {"str", "str?"} or a == "str" and _is_none(e.otherwise) or b == "str" and _is_none(e.then):
-            return "str?"
-        if a in self.LISTY and b in self.LISTY:
-            return "list"
-        return None
+        return self.types.ty(e, sc)
 
     def _narrowed(self, e, sc):
-        """The scope of the `then` of `if x != none then …`: a name `x` of type "str?" is a
-        text there."""
-        c = e.cond
-        if isinstance(c, A.Compare) and c.op == "!=":
-            x = c.left if _is_none(c.right) else c.right if _is_none(c.left) else None
-            if isinstance(x, A.Name) and self.ty(x, sc) == "str?":
-                inner = sc.child()
-                inner.narrow = {x.id: "str"}
-                return inner
-        return sc
+        return self.types.narrowed(e, sc)
 
-    def t_BinOp(self, e, sc):
-        if e.op != "+":
-            return "int"
-        a, b = self.ty(e.left, sc), self.ty(e.right, sc)
-        if a == b == "int" or a == b == "str" or a == b == "strs":
-            return a
-        if a in self.LISTY | {"zone"} and b in self.LISTY | {"zone"}:
-            if a in ("cards", "zone") and b in ("cards", "zone"):
-                return "cards"
-            return "players" if a == b == "players" else "list"
-        return None
-
-    def t_Name(self, e, sc):
-        name = e.id
-        s = sc
-        while s is not None and name not in s.names:   # narrowed where no binding hides it
-            if s.narrow and name in s.narrow:
-                return s.narrow[name]
-            if "it" in s.names:
-                break   # another `it` from here in: the name may be its property, not the tested one
-            s = s.parent
-        b = sc.find(name)
-        if b is not None:
-            return None if b.maybe else b.ty
-        if name in self.it_names:
-            it = sc.find("it")
-            if it is not None:
-                if it.maybe:
-                    return None
-                if it.ty == "card" and self.card_branch(name, "o") is not None:
-                    return self.card_ty(name)
-                if it.ty == "player" and name in self.player_vars:
-                    return self.var_ty(name, "player")
-                return None
-        rs = self.rs
-        if name in rs.option_values:
-            return self.t_Const(A.Const(rs.option_values[name]), sc)
-        if name in rs.vars:
-            return self.var_ty(name, "global") if rs.vars[name].scope == "global" else None
-        d = rs.defs.get(name)
-        if d is not None and d.params is None:
-            return self.def_ty(name)
-        if name in rs.zones and not rs.zones[name].per_player and not rs.zones[name].per_card:
-            return "zone"
-        if name in rs.enum_members:
-            return "str"
-        return {"players": "players", "all_players": "players", "current": "player", "all_cards": "cards",
-                "player_count": "int", "round_no": "int", "turn_no": "int"}.get(name)
-
-    def t_Attr(self, e, sc):
-        obj = self.ty(e.obj, sc)
-        if obj == "card" and self.card_branch(e.name, "o") is not None:
-            return self.card_ty(e.name)
-        if obj == "group":
-            return {"size": "int", "cards": "list"}.get(e.name)
-        if obj == "player":
-            if e.name in self.player_vars:
-                return self.var_ty(e.name, "player")
-            return {"seat": "int", "name": "str"}.get(e.name)
-        return None
-
-    def var_ty(self, name, scope) -> Optional[str]:
-        """A variable's type when its initial value and every `set` of it agree: a number
-        that is only ever set to numbers (or changed by += and -=), a list only ever set
-        to lists (or grown by +=), a text or a truth value only ever set to its kind."""
-        key = f"var:{scope}:{name}"
-        if key in self._types:
-            return self._types[key]
-        self._types[key] = None
-        v = self.rs.vars.get(name)
-        if v is None or v.scope != scope:
-            return None
-        ty = self.ty(v.init, Scope())
-        ty = "list" if ty in self.LISTY else ty
-        if ty not in ("int", "list", "str", "bool"):
-            return None
-        if not hasattr(self, "_sets"):   # one walk of the rules for every variable
-            self._sets, self._bound = [], set()
-            for item in self.rs.items:
-                for n in _walk(item):
-                    if isinstance(n, A.Set):
-                        self._sets.append(n)
-                    elif isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
-                        self._bound.add(n.name)
-                    elif isinstance(n, A.Action) and n.param:
-                        self._bound.add(n.param)
-        if scope == "global" and name in self._bound:
-            return None     # a local of the same name: `set` may mean either
-        for n in self._sets:
-            t = n.target
-            if scope == "global" and not (isinstance(t, A.Name) and t.id == name):
-                continue
-            if scope != "global" and not (isinstance(t, A.Attr) and t.name == name):
-                continue
-            if n.op == "=":
-                vt = self.ty(n.value, Scope())
-                if (vt in self.LISTY and ty == "list") or vt == ty:
-                    continue
-                return None
-            if n.op == "-=" and ty != "int" or n.op == "+=" and ty not in ("int", "list"):
-                return None
-        for d in [*self.rs.defs.values(), *self.rs.procedures.values(), *self.rs.patterns.values(),
-                  *self.rs.table_decls.values()]:
-            if scope == "global" and name in (getattr(d, "params", None) or ()):
-                return None
-        self._types[key] = ty
-        return ty
-
-    def t_Call(self, e, sc):
-        rs = self.rs
-        name = e.name
-        if name in rs.defs and rs.defs[name].params is not None:
-            return self.def_ty(name)
-        z = rs.zones.get(name)
-        if z is not None and (z.per_player or z.per_card):
-            return "zone"
-        if name in rs.table_decls or name in rs.patterns:
-            return None
-        if name == "unique" and len(e.args) == 1 and name not in rs.defs:
-            return "strs" if self.ty(e.args[0], sc) == "strs" else "list"
-        return {"count": "int", "abs": "int", "sum": "int", "exists": "bool", "text": "str", "unique": "list",
-                "others": "players", "others_after": "players", "next_after": "player", "seat": "player",
-                "top": "cards", "bottom": "cards"}.get(name)
-
-    def card_ty(self, name) -> Optional[str]:
-        """The type of a card's property `name` (read with `card_branch`)."""
-        if name in self.card_vars:
-            return self.var_ty(name, "card")
-        if name in self.rs.derives:
-            return self.derive_ty(name)
-        if name in self.card_props:
-            values = [c.props[name] for c in self.rs.cards]
-            if all(type(v) is str for v in values):
-                return "str"
-            if all(type(v) is int for v in values):
-                return "int"
-            if all(type(v) is list and all(type(x) is str for x in v) for v in values):
-                return "strs"
-            if all(type(v) is list for v in values):
-                return "list"
-            return None
-        return {"name": "str", "id": "int"}.get(name)
-
-    def derive_ty(self, name):
-        key = "derive:" + name
-        if key not in self._types:
-            self._types[key] = None      # recursion: unknown
-            sc = Scope()
-            sc.names["it"] = _Binding("o", False, None, "card")
-            self._types[key] = self.ty(self.rs.derives[name].expr, sc)
-        return self._types[key]
-
-    def def_ty(self, name):
-        key = "def:" + name
-        if key not in self._types:
-            self._types[key] = None
-            self._types[key] = self.ty(self.rs.defs[name].expr, Scope())
-        return self._types[key]
-
-    def elem_ty(self, ty) -> Optional[str]:
-        return {"cards": "card", "zone": "card", "players": "player", "groups": "group", "strs": "str"}.get(ty)
+    @staticmethod
+    def elem_ty(ty) -> Optional[str]:
+        return elem_ty(ty)
 
     def cards_src(self, e, sc, fn, lazy=False) -> Optional[str]:
         """Python for the cards of a zone expression, top first, without making a zone value
         (a shared zone, a player's zone, or a sum of them); None for anything else. `lazy`:
         an iterator over the zone itself is enough (read at once, by a comprehension)."""
-        if isinstance(e, A.Name) and self.t_Name(e, sc) == "zone":
+        if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
             if lazy:
                 return f"map(eng.cards.__getitem__, reversed(eng.state.zones.get({e.id!r}, ())))"
             return f"_cards_at(eng, {e.id!r})"
@@ -927,7 +663,7 @@ class CodeGen:
         f.emit(f"return {self.ev_into(f, d.expr, sc)}")
         self.defs += f.source() + [""]
         if name in self.static_defs:
-            memo = self.k(self.rs.cache.setdefault("def:" + name, {}))
+            memo = self.k(self.facts.memo(name))
             self.defs += [f"def {fname}(eng, *args):", f"    return _static_call({memo}, {body}, eng, args)", ""]
         return fname
 
@@ -953,61 +689,73 @@ class CodeGen:
         return fname
 
     def x_Call(self, e, sc, fn):
-        name = e.name
-        rs = self.rs
+        meaning = call_meaning(self.rs, e.name)
         args = [self.x(a, sc, fn) for a in e.args]
-        d = rs.defs.get(name)
-        if d is not None and d.params is not None:
-            if len(args) != len(d.params):
-                raise Unsupported(f"`{name}` called with {len(args)} arguments")
-            inline = self.inline_def(d, e, sc, fn)
-            if inline is not None:
-                return inline
-            types = [self.ty(a, sc) for a in e.args]
-            return f"{self.def_fn(name, types)}(eng{''.join(', ' + a for a in args)})"
-        t = rs.table_decls.get(name)
-        if t is not None:
-            if len(args) != len(t.params):
-                raise Unsupported(f"`{name}` called with {len(args)} arguments")
-            return f"{self.table_fn(name)}(eng{''.join(', ' + a for a in args)})"
-        p = rs.patterns.get(name)
-        if p is not None:
-            self.pattern(p)
-            types = tuple(self.ty(a, sc) for a in e.args)
-            if any(types) and len(types) == len(p.params):
-                fns = self.pattern(p, types)
-                return f"eng.match_compiled({self.k(p)}, {fns}, [{', '.join(args)}])"
-            return f"eng.match_pattern({self.k(p)}, [{', '.join(args)}])"
-        z = rs.zones.get(name)
-        if z is not None and z.per_card:
-            if not args:
-                raise Unsupported("zone of a card without a card")
-            return f"_zone_of_card(eng, {name!r}, {args[0]}, {self.k(e.args[0])})"
-        if z is not None and z.per_player:
-            if not args:
-                raise Unsupported("zone of a player without a player")
-            cache = self.k({})
-            if self.ty(e.args[0], sc) == "player":
-                return f"({cache}.get({args[0]}.seat) or _zone_of_player(eng, {name!r}, {args[0]}, None, {cache}))"
-            return f"_zone_of_player(eng, {name!r}, {args[0]}, {self.k(e.args[0])}, {cache})"
-        if name in _BUILTINS:
-            if name == "count" and len(args) == 1:
-                arg = e.args[0]
-                if isinstance(arg, A.Call) and arg.name in rs.zones and rs.zones[arg.name].per_player \
-                        and len(arg.args) == 1 and arg.name not in rs.defs:
-                    who = self.x(arg.args[0], sc, fn)
-                    if self.ty(arg.args[0], sc) == "player":
-                        return f"len(eng.state.zones.get({self.zone_keys(arg.name)}[{who}.seat], ()))"
-                    return f"_pz_count(eng, {self.zone_keys(arg.name)}, {who}, {self.k(arg.args[0])})"
-                if isinstance(arg, A.Name) and self.t_Name(arg, sc) == "zone":
-                    return f"len(eng.state.zones.get({arg.id!r}, ()))"
-                if self.ty(arg, sc) in self.LISTY:
-                    return f"len({args[0]})"
-                return f"_count(eng, {args[0]}, {self.k(e)})"
-            if name in ("first", "last") and len(args) == 1 and self.ty(e.args[0], sc) in self.LISTY:
-                return f"_{name}({args[0]})"
-            return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
-        return f"_unknown(eng, {self.k(e)}, 'function')"
+        if meaning is None:
+            return f"_unknown(eng, {self.k(e)}, 'function')"
+        return getattr(self, "call_" + meaning)(e, args, sc, fn)
+
+    def call_def(self, e, args, sc, fn):
+        d = self.rs.defs[e.name]
+        if len(args) != len(d.params):
+            raise Unsupported(f"`{e.name}` called with {len(args)} arguments")
+        inline = self.inline_def(d, e, sc, fn)
+        if inline is not None:
+            return inline
+        types = [self.ty(a, sc) for a in e.args]
+        return f"{self.def_fn(e.name, types)}(eng{''.join(', ' + a for a in args)})"
+
+    def call_table(self, e, args, sc, fn):
+        t = self.rs.table_decls[e.name]
+        if len(args) != len(t.params):
+            raise Unsupported(f"`{e.name}` called with {len(args)} arguments")
+        return f"{self.table_fn(e.name)}(eng{''.join(', ' + a for a in args)})"
+
+    def call_pattern(self, e, args, sc, fn):
+        p = self.rs.patterns[e.name]
+        self.pattern(p)
+        types = tuple(self.ty(a, sc) for a in e.args)
+        if any(types) and len(types) == len(p.params):
+            fns = self.pattern(p, types)
+            return f"eng.match_compiled({self.k(p)}, {fns}, [{', '.join(args)}])"
+        return f"eng.match_pattern({self.k(p)}, [{', '.join(args)}])"
+
+    def call_card_zone(self, e, args, sc, fn):
+        if not args:
+            raise Unsupported("zone of a card without a card")
+        return f"_zone_of_card(eng, {e.name!r}, {args[0]}, {self.k(e.args[0])})"
+
+    def call_player_zone(self, e, args, sc, fn):
+        if not args:
+            raise Unsupported("zone of a player without a player")
+        cache = self.k({})
+        if self.ty(e.args[0], sc) == "player":
+            return f"({cache}.get({args[0]}.seat) or _zone_of_player(eng, {e.name!r}, {args[0]}, None, {cache}))"
+        return f"_zone_of_player(eng, {e.name!r}, {args[0]}, {self.k(e.args[0])}, {cache})"
+
+    def call_builtin(self, e, args, sc, fn):
+        name = e.name
+        if name == "count" and len(args) == 1:
+            count = self.count_of_zone(e.args[0], sc, fn)
+            if count is not None:
+                return count
+        on_list = B.FUNCTIONS[name].on_list
+        if on_list is not None and len(args) == 1 and self.ty(e.args[0], sc) in self.LISTY:
+            return on_list.format(args[0])
+        if name == "count" and len(args) == 1:
+            return f"_count(eng, {args[0]}, {self.k(e)})"
+        return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
+
+    def count_of_zone(self, arg, sc, fn) -> Optional[str]:
+        """`count(hand(p))`, `count(stock)`: the length of the zone's list in the state."""
+        if isinstance(arg, A.Call) and call_meaning(self.rs, arg.name) == "player_zone" and len(arg.args) == 1:
+            who = self.x(arg.args[0], sc, fn)
+            if self.ty(arg.args[0], sc) == "player":
+                return f"len(eng.state.zones.get({self.zone_keys(arg.name)}[{who}.seat], ()))"
+            return f"_pz_count(eng, {self.zone_keys(arg.name)}, {who}, {self.k(arg.args[0])})"
+        if isinstance(arg, A.Name) and self.ty(arg, sc) == "zone":
+            return f"len(eng.state.zones.get({arg.id!r}, ()))"
+        return None
 
     def _inlinable(self, e, sc) -> bool:
         """A call of a small def with local variables (not itself being written in place)."""
@@ -1980,7 +1728,7 @@ class CodeGen:
 
     def generate(self) -> str:
         rs = self.rs
-        fields = set(_emitted_names(rs))
+        fields = set(self.facts.emitted_fields)
         for blk in [rs.setup.body if rs.setup else None,
                     rs.match.start if rs.match else None, rs.match.end if rs.match else None,
                     rs.round.start if rs.round else None, rs.round.end if rs.round else None,
@@ -2074,17 +1822,9 @@ def _no_walrus(src: str) -> str:
     return _WALRUS.sub(lambda m: f"({m.group(2)} if {m.group(2)} is not _MISSING else ", src)
 
 
-def _is_none(e) -> bool:
-    return isinstance(e, A.Const) and e.value is None
-
-
 def _is_literal(src: str) -> bool:
     """A number, a plain text, none, true or false: nothing to evaluate, nothing to fail."""
     return _LITERAL.fullmatch(src) is not None
-
-
-def _emitted_names(rs) -> set:
-    return {k for item in rs.items for n in _walk(item) if isinstance(n, A.Emit) for k, _ in n.fields}
 
 
 _CODE: dict = {}    # (path, generated source) -> code object, for this process
@@ -2135,16 +1875,25 @@ class _Pieces:
 def compiled_for(rs, budget: bool = False) -> Optional[Compiled]:
     """The compiled module of a ruleset (made once), or None when it cannot be compiled.
     With `budget`, the module whose statements check a step budget (made when a game sets
-    `max_steps`; simulations run without one, and so without the check)."""
-    key = "compiled_budget" if budget else "compiled"
-    if key not in rs.cache:
+    `max_steps`; simulations run without one, and so without the check).
+    Only `Unsupported` (a known gap of the generator) falls back to the tree walker, and the
+    reason is kept (`cgl info` shows it); with CGL_STRICT_COMPILE=1 in the environment (the
+    tests set it) it is raised instead. Any other exception is a bug in cgl and propagates."""
+    f = facts(rs)
+    strict = os.environ.get("CGL_STRICT_COMPILE", "") == "1"
+    if budget not in f.compiled:
         try:
-            rs.cache[key] = Compiled(rs, budget)
+            f.compiled[budget] = Compiled(rs, budget)
         except Unsupported as x:
-            rs.cache[key], rs.cache["compiled_why"] = None, str(x)
-        except Exception as x:  # a gap in the generator: the tree walker plays the game instead
-            rs.cache[key], rs.cache["compiled_why"] = None, f"{type(x).__name__}: {x}"
-    return rs.cache[key]
+            if strict:
+                raise Unsupported(f"{rs.path}: the generator cannot compile this ruleset ({x}), and "
+                                  "CGL_STRICT_COMPILE=1 forbids playing it on the tree walker instead") from x
+            f.compiled[budget], f.compiled_why = None, str(x)
+    cx = f.compiled[budget]
+    if cx is None and strict:   # a fall back decided before the variable was set
+        raise Unsupported(f"{rs.path}: the generator cannot compile this ruleset ({f.compiled_why}), and "
+                          "CGL_STRICT_COMPILE=1 forbids playing it on the tree walker instead")
+    return cx
 
 
 # ---------------------------------------------------------------- the engine

@@ -14,9 +14,12 @@ What is decided once instead of at every visit:
 """
 from __future__ import annotations
 
-from . import ast as A
+import operator
+
+from . import builtins as B
+from .resolver import call_meaning, facts, name_meaning
 from .state import Group, Player, ZoneRef
-from .values import _add, _arith, _attr, _in, _order
+from .values import _add, _arith, _attr, _eq, _hashable, _in, _kind, _num, _order, _show
 
 
 class Env:
@@ -59,12 +62,9 @@ class Compiler:
     def __init__(self, rs):
         self.rs = rs
         self.cache: dict = {}
-        self.local_names = _bound_names(rs)
-        card_props = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope in ("card", "player")}
-        if rs.cards_decl:
-            card_props |= {p.name for p in rs.cards_decl.props}
-        self.it_names = card_props | {"name", "id", "zone", "owner", "seat", "shape", "groups", "label", "size",
-                                      "cards", "kind", "from", "to", "forced", "phase"} | _emitted_fields(rs)
+        self.facts = f = facts(rs)
+        self.local_names = f.local_names
+        self.it_names = f.it_names
 
     def __call__(self, e):
         entry = self.cache.get(id(e))
@@ -88,7 +88,6 @@ class Compiler:
         if c is not None:
             return lambda eng, env: c
         parts = [p if isinstance(p, str) else self(p) for p in e.parts]
-        from .engine import _show
 
         def text(eng, env):
             return "".join(p if isinstance(p, str) else _show(p(eng, env)) for p in parts)
@@ -154,38 +153,25 @@ class Compiler:
         """What a bare name means when it is neither a local nor a property of `it`."""
         name = e.id
         rs = self.rs
-        if name in rs.option_values:
+        meaning = name_meaning(rs, name)
+        if meaning == "option":
             return lambda eng, env: eng.opts[name]
-        if name in rs.vars and rs.vars[name].scope == "global":
+        if meaning == "global":
             return lambda eng, env: eng.state.globals[name]
-        d = rs.defs.get(name)
-        if d is not None and d.params is None:
-            body = self(d.expr)
+        if meaning == "def":
+            body = self(rs.defs[name].expr)
             return lambda eng, env: body(eng, Env())
-        if name in rs.tables:
+        if meaning == "data":
             t = rs.tables[name]
             return lambda eng, env: t
-        if name in rs.zones:
+        if meaning == "zone":
             z = ZoneRef(name, None)
             return lambda eng, env: z
-        if name in rs.enum_members:
+        if meaning == "enum":
             return lambda eng, env: name
-        if name == "players":
-            return lambda eng, env: [p for p in eng.players if p.seat not in eng.state.out]
-        if name == "all_players":
-            return lambda eng, env: list(eng.players)
-        if name == "current":
-            return lambda eng, env: eng.players[eng.state.current]
-        if name == "all_cards":
-            return lambda eng, env: list(eng.cards)
-        if name == "player_count":
-            return lambda eng, env: eng.n
-        if name == "round_no":
-            return lambda eng, env: eng.state.round_no
-        if name == "turn_no":
-            return lambda eng, env: eng.state.turn_no
-        if name == "phase":
-            return lambda eng, env: eng.state.phase
+        if meaning == "builtin":
+            run = B.VALUES[name].run
+            return lambda eng, env: run(eng)
 
         def unknown(eng, env):
             raise eng.fail(e, f"unknown name `{name}`")
@@ -199,95 +185,99 @@ class Compiler:
         return lambda eng, env: _attr(eng, obj(eng, env), name, e)
 
     def c_Call(self, e):
+        meaning = call_meaning(self.rs, e.name)
+        if meaning is None:
+            def unknown(eng, env):
+                raise eng.fail(e, f"unknown function `{e.name}`")
+            return unknown
+        return getattr(self, "call_" + meaning)(e, [self(a) for a in e.args])
+
+    def call_def(self, e, args):
         name = e.name
-        rs = self.rs
-        args = [self(a) for a in e.args]
-        d = rs.defs.get(name)
-        if d is not None and d.params is not None:
-            params = d.params
-            # the body is compiled on first call: a def may call itself
-            body_box = []
-            from .engine import _static_defs
-            if name in _static_defs(rs):
-                memo = rs.cache.setdefault("def:" + name, {})
+        d = self.rs.defs[name]
+        params = d.params
+        # the body is compiled on first call: a def may call itself
+        body_box = []
+        if name in self.facts.static_defs:
+            memo = self.facts.memo(name)
 
-                def call_static_def(eng, env):
-                    values = tuple(a(eng, env) for a in args)
-                    try:
-                        return memo[values]
-                    except KeyError:
-                        pass
-                    except TypeError:  # a list argument: nothing to remember it by
-                        return self(d.expr)(eng, Env(dict(zip(params, values))))
-                    if not body_box:
-                        body_box.append(self(d.expr))
-                    memo[values] = result = body_box[0](eng, Env(dict(zip(params, values))))
-                    return result
-                return call_static_def
-
-            def call_def(eng, env):
+            def call_static_def(eng, env):
+                values = tuple(a(eng, env) for a in args)
+                try:
+                    return memo[values]
+                except KeyError:
+                    pass
+                except TypeError:  # a list argument: nothing to remember it by
+                    return self(d.expr)(eng, Env(dict(zip(params, values))))
                 if not body_box:
                     body_box.append(self(d.expr))
-                return body_box[0](eng, Env(dict(zip(params, [a(eng, env) for a in args]))))
-            return call_def
-        t = rs.table_decls.get(name)
-        if t is not None:
-            rows = [(self(c), self(v)) for c, v in t.rows]
-            default = self(t.default) if t.default is not None else None
-            params = t.params
+                memo[values] = result = body_box[0](eng, Env(dict(zip(params, values))))
+                return result
+            return call_static_def
 
-            def call_table(eng, env):
-                local = Env(dict(zip(params, [a(eng, env) for a in args])))
-                for cond, val in rows:
-                    if cond(eng, local):
-                        return val(eng, local)
-                if default is not None:
-                    return default(eng, local)
-                raise eng.fail(e, f"no row of table `{name}` holds, and it has no `| else ->` row")
-            return call_table
-        p = rs.patterns.get(name)
-        if p is not None:
-            return lambda eng, env: eng.match_pattern(p, [a(eng, env) for a in args])
-        z = rs.zones.get(name)
-        if z is not None and z.per_card:
-            if not args:
-                def no_card(eng, env):
-                    raise eng.fail(e, f"`{name}` is a zone of each card: say which, `{name}(c)`")
-                return no_card
-            which = args[0]
+        def call_def(eng, env):
+            if not body_box:
+                body_box.append(self(d.expr))
+            return body_box[0](eng, Env(dict(zip(params, [a(eng, env) for a in args]))))
+        return call_def
 
-            def zone_of_a_card(eng, env):
-                c = which(eng, env)
-                if not hasattr(c, "props"):
-                    from .engine import _kind
-                    raise eng.fail(e.args[0], f"`{name}(…)` takes a card, got {_kind(c)}")
-                return ZoneRef(name, None, c.id, c.name)
-            return zone_of_a_card
-        if z is not None and z.per_player:
-            if not args:
-                def no_owner(eng, env):
-                    raise eng.fail(e, f"`{name}` is a zone of each player: say whose, `{name}(p)`")
-                return no_owner
-            who = args[0]
+    def call_table(self, e, args):
+        name = e.name
+        t = self.rs.table_decls[name]
+        rows = [(self(c), self(v)) for c, v in t.rows]
+        default = self(t.default) if t.default is not None else None
+        params = t.params
 
-            def zone_of_player(eng, env):
-                p = who(eng, env)
-                if not isinstance(p, Player):
-                    from .engine import _kind
-                    raise eng.fail(e.args[0], f"expected a player, got {_kind(p)}")
-                return ZoneRef(name, p.seat)
-            return zone_of_player
-        from .engine import _BUILTINS
-        fn = _BUILTINS.get(name)
-        if fn is not None:
-            if len(args) == 1:
-                a0 = args[0]
-                return lambda eng, env: fn(eng, e, [a0(eng, env)])
-            return lambda eng, env: fn(eng, e, [a(eng, env) for a in args])
+        def call_table(eng, env):
+            local = Env(dict(zip(params, [a(eng, env) for a in args])))
+            for cond, val in rows:
+                if cond(eng, local):
+                    return val(eng, local)
+            if default is not None:
+                return default(eng, local)
+            raise eng.fail(e, f"no row of table `{name}` holds, and it has no `| else ->` row")
+        return call_table
 
-        def unknown(eng, env):
-            raise eng.fail(e, f"unknown function `{name}`")
-        return unknown
+    def call_pattern(self, e, args):
+        p = self.rs.patterns[e.name]
+        return lambda eng, env: eng.match_pattern(p, [a(eng, env) for a in args])
+
+    def call_card_zone(self, e, args):
+        name = e.name
+        if not args:
+            def no_card(eng, env):
+                raise eng.fail(e, f"`{name}` is a zone of each card: say which, `{name}(c)`")
+            return no_card
+        which = args[0]
+
+        def zone_of_a_card(eng, env):
+            c = which(eng, env)
+            if not hasattr(c, "props"):
+                raise eng.fail(e.args[0], f"`{name}(…)` takes a card, got {_kind(c)}")
+            return ZoneRef(name, None, c.id, c.name)
+        return zone_of_a_card
+
+    def call_player_zone(self, e, args):
+        name = e.name
+        if not args:
+            def no_owner(eng, env):
+                raise eng.fail(e, f"`{name}` is a zone of each player: say whose, `{name}(p)`")
+            return no_owner
+        who = args[0]
+
+        def zone_of_player(eng, env):
+            p = who(eng, env)
+            if not isinstance(p, Player):
+                raise eng.fail(e.args[0], f"expected a player, got {_kind(p)}")
+            return ZoneRef(name, p.seat)
+        return zone_of_player
+
+    def call_builtin(self, e, args):
+        fn = B.FUNCTIONS[e.name].run
+        if len(args) == 1:
+            a0 = args[0]
+            return lambda eng, env: fn(eng, e, [a0(eng, env)])
+        return lambda eng, env: fn(eng, e, [a(eng, env) for a in args])
 
     def c_ListLit(self, e):
         items = [self(i) for i in e.items]
@@ -325,7 +315,6 @@ class Compiler:
     def c_Compare(self, e):
         left, right = self(e.left), self(e.right)
         op = e.op
-        from .engine import _eq
         if op == "=":
             def eq(eng, env):
                 a, b = left(eng, env), right(eng, env)
@@ -340,7 +329,6 @@ class Compiler:
                     return a != b
                 return not _eq(a, b)
             return ne
-        import operator
         fn = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}[op]
 
         return lambda eng, env: _order(eng, left(eng, env), right(eng, env), e, fn)
@@ -365,7 +353,6 @@ class Compiler:
 
     def c_Neg(self, e):
         operand = self(e.operand)
-        from .engine import _num
         return lambda eng, env: -_num(operand(eng, env), e.operand, eng)
 
     def c_IfExpr(self, e):
@@ -388,7 +375,6 @@ class Compiler:
 
     def c_GroupBy(self, e):
         src, key = self(e.source), self(e.key)
-        from .engine import _hashable
 
         def group_by(eng, env):
             groups: dict = {}
@@ -421,34 +407,8 @@ class Compiler:
         return sort_by
 
 
-def _bound_names(rs) -> set:
-    """Every name the ruleset can bind locally anywhere (so other names are never locals)."""
-    from .engine import _walk
-    names = {"it", "card", "player", "event", "responder", "actor", "option", "label",
-             "cards", "decklist", "copies"} | _emitted_fields(rs)
-    for item in rs.items:
-        for n in _walk(item):
-            if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
-                names.add(n.name)
-            elif isinstance(n, (A.Def, A.Procedure, A.Table, A.Pattern)):
-                names |= set(n.params or ())
-            elif isinstance(n, A.Action) and n.param:
-                names.add(n.param)
-    return names
-
-
-def _emitted_fields(rs) -> set:
-    from .engine import _walk
-    out = set()
-    for item in rs.items:
-        for n in _walk(item):
-            if isinstance(n, A.Emit):
-                out |= {k for k, _ in n.fields}
-    return out
-
-
 def compiler_for(rs) -> Compiler:
-    c = rs.cache.get("compiler")
-    if c is None:
-        c = rs.cache["compiler"] = Compiler(rs)
-    return c
+    f = facts(rs)
+    if f.compiler is None:
+        f.compiler = Compiler(rs)
+    return f.compiler

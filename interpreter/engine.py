@@ -17,8 +17,8 @@ from typing import Any, Callable, Optional
 import attrs
 
 from . import ast as A
-from .diagnostics import CglError, Diagnostic, did_you_mean, error
-from .names import BUILTIN_FUNCTIONS
+from . import resolver
+from .diagnostics import CglError, Diagnostic, error
 from .patterns import solve_all
 from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, plain
 from .values import _apply, _eq, _explain, _fresh, _hashable, _kind, _label, _num, _show, _truth  # noqa: F401
@@ -123,8 +123,9 @@ class Engine:
         self.compile = compiler_for(rs)
         self.card_getters: dict = {}
         self.derive_cache: dict = {}                                # per game: "card" derives
-        self.static_cache: dict = rs.cache.setdefault("static", {})  # per ruleset: "static" derives
-        self.derive_kinds = _derive_kinds(rs)
+        facts = resolver.facts(rs)
+        self.static_cache: dict = facts.static_derives  # per ruleset: "static" derives
+        self.derive_kinds = facts.derive_kinds
         self.card_derives = [n for n, k in self.derive_kinds.items() if k == "card"]
         self.secret_depth = 0
         self.deferred: Optional[list] = None   # choice bodies waiting for `simultaneously` to end
@@ -140,8 +141,7 @@ class Engine:
         self.quiet_moves = 0          # inside a bulk `move`: cards are logged as one line
         self.max_steps: Optional[int] = None   # a budget of statements (None: no limit)
         self.decks: dict = {}                  # seat -> DeckList, when the ruleset has a `deck` block
-        self.decl_order = rs.cache.get("order") or rs.cache.setdefault(
-            "order", {id(d): i for i, d in enumerate(rs.items)})
+        self.decl_order = facts.decl_order
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
         self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
         self._reactions_by_kind = _index_by_kind(rs.reactions)
@@ -1450,198 +1450,8 @@ def _index_by_kind(decls) -> dict:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def _derive_kinds(rs) -> dict:
-    """How long each derived property's value lasts: "static" (the card's data only: computed
-    once per ruleset), "card" (also the card's own variables: cached until one of them
-    changes) or "dynamic" (anything else: computed at every use)."""
-    return _classify(rs)[0]
-
-
-def _static_defs(rs) -> set:
-    """Functions (`def f(x) = …`) whose value depends only on their arguments and the card
-    data, such as deck statistics: their results are remembered per ruleset."""
-    return _classify(rs)[1]
-
-
-def _classify(rs):
-    if "kinds" in rs.cache:
-        return rs.cache["kinds"]
-    card_vars = set(rs.card_vars())
-    # Names that read the game, not the card data: where cards lie, who plays, how many.
-    # (Per-ruleset caches are shared by games of every player count.)
-    dynamic_names = set(rs.player_vars()) | set(rs.global_vars()) | {
-        "current", "players", "all_players", "player_count", "round_no", "turn_no", "phase",
-        "zone", "owner", "zone_of", "seat", "others", "others_after", "next_after", "random"} | set(rs.zones)
-    rank = {"static": 0, "card": 1, "dynamic": 2}
-    memo: dict = {}
-
-    def kind_of(node, seen) -> str:
-        worst = "static"
-        for n in _walk(node):
-            k = "static"
-            if isinstance(n, A.Dice):
-                k = "dynamic"
-            elif isinstance(n, A.Name):
-                if n.id in card_vars:
-                    k = "card"
-                elif n.id in dynamic_names:
-                    k = "dynamic"
-                elif n.id in rs.derives and n.id not in seen:
-                    k = derive_kind(n.id, seen)
-                elif n.id in rs.defs and rs.defs[n.id].params is None and n.id not in seen:
-                    k = kind_of(rs.defs[n.id].expr, seen | {n.id})
-            elif isinstance(n, A.Attr):
-                if n.name in card_vars:
-                    k = "card" if n.obj == A.Name("it") else "dynamic"
-                elif n.name in rs.player_vars() or n.name in ("zone", "owner", "seat"):
-                    k = "dynamic"
-                elif n.name in rs.derives and n.name not in seen:
-                    dk = derive_kind(n.name, seen)
-                    k = dk if dk == "static" or n.obj == A.Name("it") else "dynamic"
-            elif isinstance(n, A.Call):
-                if n.name in dynamic_names:
-                    k = "dynamic"
-                elif n.name in rs.defs and n.name not in seen:
-                    k = kind_of(rs.defs[n.name].expr, seen | {n.name})
-                    if k == "card":
-                        k = "dynamic"  # a function's parameters are not `it`
-                elif n.name in rs.table_decls and n.name not in seen:
-                    t = rs.table_decls[n.name]
-                    parts = [e for row in t.rows for e in row] + ([t.default] if t.default else [])
-                    k = max((kind_of(e, seen | {n.name}) for e in parts), key=rank.get, default="static")
-                elif n.name in rs.patterns:
-                    k = "dynamic"
-            if rank[k] > rank[worst]:
-                worst = k
-                if worst == "dynamic":
-                    break
-        return worst
-
-    def derive_kind(name, seen=frozenset()) -> str:
-        if name not in memo:
-            memo[name] = "dynamic"  # a derive that refers to itself is never cached
-            memo[name] = kind_of(rs.derives[name].expr, seen | {name})
-        return memo[name]
-
-    derives = {n: derive_kind(n) for n in rs.derives}
-    defs = {n for n, d in rs.defs.items() if d.params is not None and kind_of(d.expr, {n}) == "static"}
-    rs.cache["kinds"] = (derives, defs)
-    return derives, defs
-
-
 _walk = A.walk
 
-
-# ---------------------------------------------------------------- built-in functions
-
-def _b_count(eng, e, a):
-    v = a[0]
-    if isinstance(v, ZoneRef):
-        return len(eng.state.zones.get(v.key, ()))
-    if isinstance(v, (list, tuple, dict, str)):
-        return len(v)
-    raise eng.fail(e, f"`count` needs a list or a zone, got {_kind(v)}")
-
-
-def _b_sum(eng, e, a):
-    return sum(_num(x, e, eng) for x in eng.as_list(a[0], e))
-
-
-def _b_max(eng, e, a):
-    items = eng.as_list(a[0], e)
-    return max(items) if items else None
-
-
-def _b_min(eng, e, a):
-    items = eng.as_list(a[0], e)
-    return min(items) if items else None
-
-
-def _b_first(eng, e, a):
-    items = eng.as_list(a[0], e) if a[0] is not None else []
-    return items[0] if items else None
-
-
-def _b_last(eng, e, a):
-    items = eng.as_list(a[0], e)
-    return items[-1] if items else None
-
-
-def _b_top(eng, e, a):
-    n = _num(a[1], e, eng) if len(a) > 1 else 1
-    return eng.cards_of(a[0], e)[:n]
-
-
-def _b_bottom(eng, e, a):
-    n = _num(a[1], e, eng) if len(a) > 1 else 1
-    cards = eng.cards_of(a[0], e)
-    return cards[::-1][:n]
-
-
-def _b_random(eng, e, a):
-    return eng.pick(eng.as_list(a[0], e))
-
-
-def _b_lookup(eng, e, a):
-    table = a[0]
-    if not isinstance(table, dict):
-        raise eng.fail(e, f"`lookup` needs a data table, got {_kind(table)}")
-    if a[1] in table:
-        return table[a[1]]
-    if len(a) > 2:
-        return a[2]
-    raise eng.fail(e, f"the table has no entry `{_show(a[1])}`",
-                   hint=did_you_mean(str(a[1]), [str(k) for k in table]))
-
-
-def _b_others(eng, e, a):
-    p = eng.as_player(a[0], e)
-    if not eng.state.out:
-        return list(eng._others[p.seat])
-    return [eng.players[s] for s in eng.seat_order(p.seat) if s != p.seat]
-
-
-def _b_next_after(eng, e, a):
-    return eng.players[eng.next_seat(eng.as_player(a[0], e).seat)]
-
-
-def _b_seat(eng, e, a):
-    return eng.players[(_num(a[0], e, eng) - 1) % eng.n]
-
-
-def _b_unique(eng, e, a):
-    out = []
-    for x in eng.as_list(a[0], e):
-        if not any(_eq(x, y) for y in out):
-            out.append(x)
-    return out
-
-
-def _b_owner(eng, e, a):
-    return eng.attr_of(a[0], "owner")[1]
-
-
-def _b_zone_of(eng, e, a):
-    return eng.zone_of_card(a[0]).name
-
-
-def _b_deck_of(eng, e, a):
-    p = eng.as_player(a[0], e)
-    if p.seat not in eng.decks:
-        raise eng.fail(e, "no deck lists in this game: the ruleset has no `deck { … }` block")
-    return eng.decks[p.seat].as_value()
-
-
-_BUILTINS = {
-    "count": _b_count, "sum": _b_sum, "max": _b_max, "min": _b_min, "first": _b_first, "last": _b_last,
-    "top": _b_top, "bottom": _b_bottom, "random": _b_random, "lookup": _b_lookup, "others": _b_others,
-    "others_after": _b_others, "next_after": _b_next_after, "seat": _b_seat,
-    "abs": lambda eng, e, a: abs(_num(a[0], e, eng)), "unique": _b_unique, "owner": _b_owner,
-    "zone_of": _b_zone_of, "exists": lambda eng, e, a: _b_count(eng, e, a) > 0,
-    "text": lambda eng, e, a: _show(a[0]),
-    "deck_of": _b_deck_of,
-}
-assert set(_BUILTINS) == set(BUILTIN_FUNCTIONS), set(_BUILTINS) ^ set(BUILTIN_FUNCTIONS)
 
 _EXEC = {
     A.Move: Engine.x_move, A.Draw: Engine.x_draw, A.Deal: Engine.x_deal, A.Discard: Engine.x_discard,

@@ -124,9 +124,9 @@ class Game:
         the copy is exact because everything random comes from the seeded state.
         """
         twin = Game(self.ruleset, self.players, self.seed, self.engine.check, self.decks)
-        d = twin.start(*self._start_args)
+        twin.start(*self._start_args)
         for a in self.answers:
-            d = twin.answer(a)
+            twin.answer(a)
         return twin
 
     @property

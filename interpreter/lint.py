@@ -13,15 +13,20 @@ its docstring says what it looks for. Codes and their documentation live in
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable, Optional
+from typing import Callable, Optional
 
 import attrs
 
 from . import ast as A
 from .codes import CODES
 from .diagnostics import CglError, Diagnostic, did_you_mean
-from .engine import Engine, Env, _derive_kinds, _walk
+from .compiler import Env
+from .engine import Engine
 from .loader import Ruleset, load
+from .resolver import facts
+from .typecheck import check_types
+
+_walk = A.walk
 
 RULES: dict[str, Callable] = {}
 
@@ -56,7 +61,7 @@ class Context:
         values: Optional[set] = None
         static_props = {p.name for p in rs.cards_decl.props} if rs.cards_decl else set()
         if self.engine is not None and rs.cards and (prop in static_props or prop == "name" or
-                                                     _derive_kinds(rs).get(prop) == "static"):
+                                                     facts(rs).derive_kinds.get(prop) == "static"):
             values = set()
             try:
                 for c in rs.cards:
@@ -359,13 +364,13 @@ def choices_without_options(ctx):
                 except CglError:
                     continue
                 if count < need:
-                    yield Diagnostic("W105", f"no card passes this filter, so the choice never has an option",
+                    yield Diagnostic("W105", "no card passes this filter, so the choice never has an option",
                                      n.domain.span)
 
 
 def _static(expr, rs, seen=frozenset()) -> bool:
     """True when the expression depends only on the card data, options and constants."""
-    kinds = _derive_kinds(rs)
+    kinds = facts(rs).derive_kinds
     static_names = ({p.name for p in rs.cards_decl.props} if rs.cards_decl else set()) | {
         n for n, k in kinds.items() if k == "static"} | set(rs.enum_members) | set(rs.options) | {"it", "name"}
     for n in _walk(expr):
@@ -556,219 +561,8 @@ def deck_too_small_for_the_deal(ctx):
 
 # ---------------------------------------------------------------- types (E008)
 
-INT, BOOL, TEXT, CARD, PLAYER, ZONE, LIST, MATCH, GROUP, NONE, ANY = (
-    "a number", "true/false", "a text", "a card", "a player", "a zone", "a list", "a pattern match",
-    "a group", "none", "any")
-
-_BUILTIN_TYPES = {"count": INT, "sum": INT, "abs": INT, "top": LIST, "bottom": LIST, "others": LIST,
-                  "others_after": LIST, "next_after": PLAYER, "seat": PLAYER, "unique": LIST, "owner": ANY,
-                  "zone_of": TEXT, "exists": BOOL, "text": TEXT}
-_VALUE_TYPES = {"players": LIST, "all_players": LIST, "current": PLAYER, "all_cards": LIST, "player_count": INT,
-                "round_no": INT, "turn_no": INT, "phase": TEXT}
-
-
-class _Types:
-    """A light type inference: enough to catch a zone where a number is needed, or a card
-    compared with a player. Anything it cannot tell is `any` and passes."""
-
-    def __init__(self, rs):
-        self.rs = rs
-        self.found: list = []
-        self.props = {}
-        if rs.cards_decl:
-            for p in rs.cards_decl.props:
-                self.props[p.name] = LIST if p.type.is_list else {"int": INT, "bool": BOOL}.get(p.type.name, TEXT)
-        self.busy: set = set()
-
-    def of_type_ref(self, t):
-        return LIST if t.is_list else {"int": INT, "bool": BOOL}.get(t.name, TEXT)
-
-    def infer(self, e, it=False):
-        m = getattr(self, "t_" + type(e).__name__, None)
-        return m(e, it) if m else ANY
-
-    def t_Int(self, e, it):
-        return INT
-
-    def t_Text(self, e, it):
-        for p in e.parts:
-            if not isinstance(p, str):
-                self.infer(p, it)
-        return TEXT
-
-    def t_Dice(self, e, it):
-        return INT
-
-    def t_Const(self, e, it):
-        return BOOL if isinstance(e.value, bool) else NONE
-
-    def t_Name(self, e, it):
-        rs = self.rs
-        if e.id in _VALUE_TYPES:
-            return _VALUE_TYPES[e.id]
-        if e.id in rs.options:
-            return self.of_type_ref(rs.options[e.id].type)
-        z = rs.zones.get(e.id)
-        if z is not None:
-            return ZONE
-        if e.id in rs.enum_members:
-            return TEXT
-        return ANY
-
-    def t_Call(self, e, it):
-        kinds = [self.infer(a, it) for a in e.args]
-        rs = self.rs
-        if e.name in rs.zones:
-            z = rs.zones[e.name]
-            want = CARD if z.per_card else PLAYER if z.per_player else None
-            if want and kinds and kinds[0] in (CARD, PLAYER, INT, TEXT, ZONE, LIST) and kinds[0] != want:
-                self.report(e.args[0], f"`{e.name}(…)` is a zone of each {'card' if want == CARD else 'player'}, "
-                                       f"and this is {kinds[0]}")
-            return ZONE
-        if e.name in rs.patterns:
-            return ANY  # a match, or none
-        d = rs.defs.get(e.name)
-        if d is not None and e.name not in self.busy:
-            self.busy.add(e.name)
-            try:
-                return self.infer(d.expr)
-            finally:
-                self.busy.discard(e.name)
-        if e.name == "count" and e.args:
-            t = self.infer(e.args[0], it)
-            if t in (INT, BOOL, CARD, PLAYER):
-                self.report(e.args[0], f"`count` needs a list or a zone, and this is {t}")
-        return _BUILTIN_TYPES.get(e.name, ANY)
-
-    def t_ListLit(self, e, it):
-        for i in e.items:
-            self.infer(i, it)
-        return LIST
-
-    def t_Comprehension(self, e, it):
-        self.infer(e.source, it)
-        return LIST
-
-    def t_Attr(self, e, it):
-        self.infer(e.obj, it)
-        if e.name in ("shape",):
-            return TEXT
-        if e.name in ("groups", "cards"):
-            return LIST
-        if e.name == "size":
-            return INT
-        return ANY
-
-    def t_BinOp(self, e, it):
-        a, b = self.infer(e.left, it), self.infer(e.right, it)
-        if e.op == "+":
-            if {a, b} & {ZONE, LIST} and {a, b} & {INT, BOOL}:
-                self.report(e, f"cannot add {a} and {b}")
-                return ANY
-            return LIST if {a, b} & {ZONE, LIST} else (TEXT if TEXT in (a, b) else (INT if a == b == INT else ANY))
-        for side, t in ((e.left, a), (e.right, b)):
-            if t not in (INT, ANY):
-                self.report(side, f"`{e.op}` needs numbers, and this is {t}")
-        return INT
-
-    def t_Compare(self, e, it):
-        a, b = self.infer(e.left, it), self.infer(e.right, it)
-        if e.op in ("<", "<=", ">", ">="):
-            for side, t in ((e.left, a), (e.right, b)):
-                if t in (ZONE, LIST, CARD, PLAYER, BOOL, MATCH, GROUP):
-                    self.report(side, f"`{e.op}` compares numbers, and this is {t}"
-                                + (": count it with `count(…)`" if t in (ZONE, LIST) else ""))
-        elif ANY not in (a, b) and NONE not in (a, b) and a != b and not ({a, b} <= {ZONE, LIST}):
-            self.report(e, f"comparing {a} with {b}: this is never {'true' if e.op == '=' else 'false'}")
-        return BOOL
-
-    def t_In(self, e, it):
-        self.infer(e.left, it)
-        b = self.infer(e.right, it)
-        if b in (INT, BOOL, CARD, PLAYER):
-            self.report(e.right, f"`in` needs a list or a zone on its right, and this is {b}")
-        return BOOL
-
-    def t_And(self, e, it):
-        self.infer(e.left, it)
-        self.infer(e.right, it)
-        return BOOL
-
-    t_Or = t_And
-
-    def t_Not(self, e, it):
-        self.infer(e.operand, it)
-        return BOOL
-
-    def t_Neg(self, e, it):
-        t = self.infer(e.operand, it)
-        if t not in (INT, ANY):
-            self.report(e.operand, f"`-` needs a number, and this is {t}")
-        return INT
-
-    def t_IfExpr(self, e, it):
-        self.infer(e.cond, it)
-        a, b = self.infer(e.then, it), self.infer(e.otherwise, it)
-        return a if a == b else ANY
-
-    def t_Where(self, e, it):
-        t = self.infer(e.source, it)
-        if t in (INT, BOOL, CARD, PLAYER, TEXT):
-            self.report(e.source, f"`where` filters a list or a zone, and this is {t}")
-        self.infer(e.cond, True)
-        return LIST
-
-    def t_GroupBy(self, e, it):
-        self.infer(e.source, it)
-        self.infer(e.key, True)
-        return LIST
-
-    t_SortBy = t_GroupBy
-
-    def report(self, node, message):
-        self.found.append(Diagnostic("E008", message, node.span))
-
-    def stmt_checks(self, item):
-        for n in _walk(item):
-            if isinstance(n, A.Expr):
-                continue
-            if isinstance(n, (A.Draw, A.Repeat, A.Deal)):
-                t = self.infer(n.count)
-                if t not in (INT, ANY):
-                    self.report(n.count, f"this must be a number of cards or times, and it is {t}")
-            if isinstance(n, (A.Move, A.Draw)) and getattr(n, "dest", None) is not None:
-                t = self.infer(n.dest)
-                if t not in (ZONE, ANY):
-                    self.report(n.dest, f"cards move to a zone, and this is {t}")
-            if isinstance(n, A.If):
-                for cond, _ in n.branches:
-                    self.infer(cond)
-            if isinstance(n, A.While):
-                self.infer(n.cond)
-            if isinstance(n, A.Set):
-                self.infer(n.value)
-            if isinstance(n, A.Let):
-                self.infer(n.value)
-
-
 @rule("E008")
 def wrong_types(ctx):
-    """Values of the wrong kind: a zone where a number is needed, a card compared with a player…"""
-    types = _Types(ctx.rs)
-    for item in _own_items(ctx):
-        if isinstance(item, (A.Def, A.Derive)):
-            types.infer(item.expr, isinstance(item, A.Derive))
-        elif isinstance(item, A.Table):
-            for c, v in item.rows:
-                types.infer(c)
-                types.infer(v)
-        elif isinstance(item, (A.Trigger, A.Reaction, A.Rule)):
-            if item.cond is not None:
-                types.infer(item.cond, True)
-        types.stmt_checks(item)
-    seen = set()
-    for d in types.found:
-        key = (d.span.line, d.span.column, d.message) if d.span else d.message
-        if key not in seen:
-            seen.add(key)
-            yield d
+    """Values of the wrong kind: a zone where a number is needed, a card compared with a player,
+    arithmetic on text… (the one type checker of `typecheck.py`, which the code generator reads too)."""
+    yield from check_types(ctx.rs, _own_items(ctx))

@@ -13,7 +13,7 @@ import attrs
 import yaml
 
 from . import ast as A
-from .build import parse, parse_expr
+from .build import parse
 from .diagnostics import CglError, Diagnostic, did_you_mean, error, remember_source
 
 BASE_TYPES = {"int", "text", "bool"}
@@ -69,7 +69,9 @@ class Ruleset:
     deck: Optional[A.DeckDecl]
     items: list              # every merged declaration, in order
     sources: list            # the files read, base first
-    cache: dict = attrs.field(factory=dict, repr=False, eq=False)   # compiled closures, shared by games
+    # what the resolver decided about its names, and the caches both engines keep with it
+    # (a resolve.Facts, made on first use by resolver.facts(rs); shared by every game)
+    analysis: Optional[Any] = attrs.field(default=None, repr=False, eq=False)
 
     @property
     def title(self) -> str:

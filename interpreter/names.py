@@ -8,53 +8,13 @@ from __future__ import annotations
 import attrs
 
 from . import ast as A
-from .diagnostics import CglError, Diagnostic, did_you_mean
+from . import builtins as B
+from .diagnostics import Diagnostic, did_you_mean
 
-#: Built-in functions: name -> (min args, max args, one-line description).
-BUILTIN_FUNCTIONS = {
-    "count": (1, 1, "how many elements (cards of a zone, items of a list)"),
-    "sum": (1, 1, "the sum of a list of numbers"),
-    "max": (1, 1, "the largest of a list (none if empty)"),
-    "min": (1, 1, "the smallest of a list (none if empty)"),
-    "first": (1, 1, "the first element (for a zone: its top card), none if empty"),
-    "last": (1, 1, "the last element (for a zone: its bottom card), none if empty"),
-    "top": (1, 2, "top(zone, n): the n top cards of a zone, topmost first"),
-    "bottom": (1, 2, "bottom(zone, n): the n bottom cards of a zone"),
-    "random": (1, 1, "a random element, from the game's seeded random source"),
-    "lookup": (2, 3, "lookup(table, key[, default]): a value from a data table"),
-    "others": (1, 1, "every other player still in the game, in seat order after the given one"),
-    "others_after": (1, 1, "the same as others(p): the priority order for reactions"),
-    "next_after": (1, 1, "the next player in seat order still in the game"),
-    "seat": (1, 1, "seat(n): the player in seat n (1-based, wraps around)"),
-    "abs": (1, 1, "absolute value"),
-    "unique": (1, 1, "the list without repeats, in first-seen order"),
-    "owner": (1, 1, "the player whose zone holds the card (none for shared zones)"),
-    "zone_of": (1, 1, "the name of the zone that holds the card"),
-    "exists": (1, 1, "true when the list or zone is not empty"),
-    "text": (1, 1, "a value as text"),
-    "deck_of": (1, 1, "the deck list a player brought: its fields, and `.cards` (one per copy)"),
-}
-
-#: Built-in names that are values.
-BUILTIN_VALUES = {
-    "players": "every player still in the game, in seat order",
-    "all_players": "every player, out or not, in seat order",
-    "current": "the player whose turn it is",
-    "all_cards": "every card of the game (the whole deck)",
-    "player_count": "how many players the game has",
-    "round_no": "the number of the current round (1-based)",
-    "turn_no": "the number of the current turn in the round (1-based)",
-    "phase": "the name of the current phase",
-}
-
-#: Attributes every value of a kind has, besides declared properties and variables.
-BUILTIN_ATTRS = {
-    "name", "id", "seat", "zone", "owner",            # cards and players
-    "card", "player", "phase",                        # events
-    "shape", "groups", "cards",                       # pattern matches
-    "label", "size",                                  # groups
-    "kind", "from", "to", "forced",                   # events
-}
+#: Built-in names, from the one registry of built-ins (`builtins.py`).
+BUILTIN_FUNCTIONS = B.FUNCTIONS
+BUILTIN_VALUES = B.VALUES
+BUILTIN_ATTRS = frozenset(B.ATTRS)
 
 
 class _Scope:
@@ -131,7 +91,8 @@ class NameChecker:
         elif t is A.Call:
             if e.name in self.callables:
                 if e.name in BUILTIN_FUNCTIONS:
-                    lo, hi, _ = BUILTIN_FUNCTIONS[e.name]
+                    f = BUILTIN_FUNCTIONS[e.name]
+                    lo, hi = f.lo, f.hi
                     if not lo <= len(e.args) <= hi:
                         self.report(Diagnostic("E009", f"`{e.name}` takes {lo if lo == hi else f'{lo} to {hi}'} "
                                                   f"argument{'s' if hi > 1 else ''}, not {len(e.args)}", e.span))

@@ -7,7 +7,6 @@ The solver is a small backtracking search: hands are small (about 8 to 15 cards)
 """
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Callable, Optional, Sequence
 
 

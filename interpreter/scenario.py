@@ -23,17 +23,16 @@ turns from that position and checks the outcome. See docs/scenarios.md.
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Any
 
 import attrs
-import yaml
 
 from . import ast as A
 from .diagnostics import CglError, Diagnostic, did_you_mean
 from .engine import AnswerError, Decision
 from .game import Game
 from .loader import MarkedDict, load, read_yaml, resolve
-from .state import Player, plain
+from .state import plain
 
 KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "script", "dice",
               "random", "expect", "about"}

@@ -9,6 +9,8 @@ from cgl.interpreter.game import Game, play
 
 from conftest import run_script, texts
 
+pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
+
 ONE_ROUND = """
 match { rounds 1 }
 round { until turn_no >= {turns} }
@@ -558,7 +560,7 @@ def test_a_scenario_round_that_ends_by_until_runs_its_end_block(tmp_path):
 def test_functions_reading_where_cards_lie_are_not_remembered(make_rules):
     """Regression: a def reading `zone`, `zone_of(it)` or `owner(it)` was taken to depend on
     the card data alone, so its first result was remembered and went stale."""
-    from cgl.interpreter.engine import _classify
+    from cgl.interpreter.resolver import facts
     rs = make_rules("""
         def piled(p) = count(all_cards where zone = "pile")
         def held(p) = count(all_cards where owner(it) = p)
@@ -573,7 +575,7 @@ def test_functions_reading_where_cards_lie_are_not_remembered(make_rules):
           say "{piled(1)} {held(current)}"
         } }
     """)
-    assert _classify(rs)[1] == {"reds"}
+    assert facts(rs).static_defs == {"reds"}
     g, _ = run_script(rs, [])
     assert "0 0" in texts(g) and "2 1" in texts(g)
 

@@ -1,0 +1,89 @@
+"""The one type checker (interpreter/typecheck.py): what lint reports as E008, and the
+promise that what it accepts runs. Each mistake below fails mid-game on both engines
+(E010) if lint lets it through, so each case also plays the game to show that."""
+from __future__ import annotations
+
+import pytest
+
+from cgl.interpreter.diagnostics import CglError
+from cgl.interpreter.lint import lint_ruleset
+from cgl.interpreter.typecheck import TypeChecker
+
+from conftest import run_script
+
+PLAYED = """
+var points per player = 0
+var note = "x"
+match {{ rounds 1 }}
+round {{ until turn_no >= 1 }}
+turn {{ phase p {{ {stmt} }} }}
+"""
+
+# (statement, what the E008 message says)
+MISTAKES = [
+    ('set current.points += 1 + "x"', "changes a number by a number, and this is a text"),
+    ('set current.points -= "2"', "changes a number by a number, and this is a text"),
+    ('if count(hand(current)) > "0" { pass }', "cannot compare a number with a text"),
+    ('say "{count(deck) * note}"', "`*` needs numbers, and this is a text"),
+    ('say "{hand(current) + 1}"', "cannot add a number to a list"),
+    ('if hand(current) > 3 { pass }', "`>` compares numbers, and this is a zone"),
+    ('for c in hand(current) { say "{others(c)}" }', "`others` needs a player, and this is a card"),
+    ('draw "two"', "must be a number of cards or times, and it is a text"),
+    ('say "{-note}"', "`-` needs a number, and this is a text"),
+    ('for c in deck { if current = c { pass } }', "comparing a player with a card: this is never true"),
+    ('for p in players { set p.points += note }', "changes a number by a number, and this is a text"),
+]
+
+
+@pytest.mark.parametrize("stmt, message", MISTAKES, ids=[m[0] for m in MISTAKES])
+def test_a_value_of_the_wrong_kind_is_e008_at_lint_time(make_rules, stmt, message):
+    rs = make_rules(PLAYED.format(stmt=stmt))
+    found = [d for d in lint_ruleset(rs) if d.code == "E008"]
+    assert any(message in d.message for d in found), [d.message for d in lint_ruleset(rs)]
+    assert all(d.span.line > 0 for d in found)
+
+
+@pytest.mark.parametrize("stmt", [m[0] for m in MISTAKES[:5]])
+@pytest.mark.parametrize("engine", ["compiled", "tree"])
+def test_what_lint_reports_would_fail_mid_game(make_rules, monkeypatch, stmt, engine):
+    """The reported mistakes are real: played, each stops the game with E010."""
+    monkeypatch.setenv("CGL_ENGINE", engine)
+    rs = make_rules(PLAYED.format(stmt=stmt))
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    assert e.value.diagnostics[0].code == "E010"
+
+
+CORRECT = [
+    'set current.points += 1',
+    'let t = 1 + note  say "{t}"',           # a number and a text make a text
+    'if count(hand(current)) > 0 { pass }',
+    'say "{hand(current) + deck}"',         # zones join
+    'set note = note + "y"',
+    'if first(deck) = none { pass }',
+    'say "{count(note)}"',                   # the length of a text
+    'for p in players { let q = p.points + 1  say "{q}" }',
+]
+
+
+@pytest.mark.parametrize("stmt", CORRECT)
+def test_correct_rules_are_not_reported(make_rules, stmt):
+    rs = make_rules(PLAYED.format(stmt=stmt))
+    assert [d.message for d in lint_ruleset(rs) if d.code == "E008"] == []
+    run_script(rs, [])
+
+
+def test_locals_rebound_in_a_rule_are_not_given_a_type(make_rules):
+    """A loop variable set to something else in its body has no fixed type: nothing to report."""
+    rs = make_rules(PLAYED.format(stmt='for p in players { set p = 3  say "{p + 1}" }'))
+    assert [d for d in lint_ruleset(rs) if d.code == "E008"] == []
+
+
+def test_the_generator_and_lint_read_the_same_types(make_rules):
+    """One checker: the code generator's types are the type checker's."""
+    from cgl.interpreter.codegen import CodeGen
+    rs = make_rules(PLAYED.format(stmt="pass"))
+    gen = CodeGen(rs)
+    assert isinstance(gen.types, TypeChecker)
+    assert gen.types.var_ty("points", "player") == "int"
+    assert gen.types.var_ty("note", "global") == "str"

@@ -626,7 +626,7 @@ class CodeGen:
             self.defs += [f"{fname} = {body}", ""]
         else:
             # "card": one list per game, entries forgotten when the card's variables change
-            # (CompiledEngine.invalidate); "static": one list per ruleset
+            # (CompiledEngine.forget); "static": one list per ruleset
             cache = f"eng.dcache[{name!r}]" if kind == "card" else self.k([_MISSING] * len(self.rs.cards))
             if kind == "static":
                 self._static_caches[name] = cache
@@ -1231,7 +1231,7 @@ class CodeGen:
                 store = f"st.player_vars[{o}.seat]"
             fn.ind += not sure
             new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
-            reading = sorted(self.derives_reading(name)) if name in self.card_vars else []
+            reading = self.facts.derives_reading.get(name, ())
             if reading:
                 old_v = self.fresh("old")
                 fn.emit(f"{old_v} = {store}[{name!r}]")
@@ -1251,36 +1251,6 @@ class CodeGen:
             fn.ind -= 1
             return
         self.call(fn, s, general, gen=False)
-
-    def derives_reading(self, var) -> set:
-        """The cached ("card") derived properties whose value can depend on card variable `var`."""
-        if not hasattr(self, "_reads"):
-            rs = self.rs
-
-            def names_in(node, seen):
-                out = set()
-                for n in _walk(node):
-                    ref = n.id if isinstance(n, A.Name) else n.name if isinstance(n, (A.Attr, A.Call)) else None
-                    if ref is None:
-                        continue
-                    if ref in self.card_vars:
-                        out.add(ref)
-                    if ref in seen:
-                        continue
-                    seen.add(ref)
-                    if ref in rs.derives:
-                        out |= names_in(rs.derives[ref].expr, seen)
-                    if ref in rs.defs:
-                        out |= names_in(rs.defs[ref].expr, seen)
-                    if ref in rs.table_decls:
-                        tb = rs.table_decls[ref]
-                        for c, val in tb.rows:
-                            out |= names_in(c, seen) | names_in(val, seen)
-                        if tb.default is not None:
-                            out |= names_in(tb.default, seen)
-                return out
-            self._reads = {d: names_in(rs.derives[d].expr, {d}) for d, k in self.derive_kinds.items() if k == "card"}
-        return {d for d, vs in self._reads.items() if var in vs}
 
     def fallback_set(self, fn, s, sc):
         raise Unsupported("`set` of a name that may or may not be local")
@@ -1912,9 +1882,9 @@ class CompiledEngine(Engine):
         self._deck = self._pile = None
         self._hands = [None] * self.n
 
-    def invalidate(self, card) -> None:
-        for c in self.dcache.values():
-            c[card.id] = _MISSING
+    def forget(self, card, derives) -> None:
+        for name in derives:
+            self.dcache[name][card.id] = _MISSING
 
     # ------------------------------------------------------------ events
     def _handlers(self, ev: Event):
@@ -2040,23 +2010,6 @@ class CompiledEngine(Engine):
             return resp if isinstance(resp, list) else [resp]
         actor = self._event_player(ev)
         return [self.players[p] for p in self.seat_order(actor.seat if actor else self.state.current)[1:]]
-
-    def _window(self, r: A.Reaction, c, ev: Event):
-        """A reaction window (as `open_window`): each responder in turn may respond. (A
-        runner writes this in; see `_runner`.)"""
-        ruled = r.name in self._forbidden
-        for who in self._responders(c, ev):
-            if c.eligible is not None and not c.eligible(self, ev, who):
-                continue
-            if ruled and not self.allowed(r.name, self._event_env(ev).child({"responder": who})):
-                continue
-            prompt = c.ask(self, ev, who) if c.ask is not None else f"Respond with {r.name}?"
-            yes = yield from self.ask_yes_no(who.seat, prompt, r.span, tag=r.name)
-            if not yes:
-                continue
-            yield from self._fire_compiled("reaction:" + r.name, r.name, c.body(self, ev, who))
-            if r.once:
-                return
 
     def s_act(self, s, who, env_fn):
         """`act by who` with the actions compiled (as `x_act` does it)."""
@@ -2262,7 +2215,7 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
         if c.cond is not None:
             pre, cond = test(c.cond_src, f"_rD{i}(eng, ev)")
             lines += pre
-        lines.append(f"    if {cond}:")       # the window, as `CompiledEngine._window`
+        lines.append(f"    if {cond}:")       # the window, as `Engine.open_window`
         lines.append(f"        _ruled = _rRN{i} in eng._forbidden")
         lines.append(f"        for e_responder in eng._responders(_rQ{i}, ev):")
         if c.eligible is not None:

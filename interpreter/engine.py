@@ -126,6 +126,7 @@ class Engine:
         facts = resolver.facts(rs)
         self.static_cache: dict = facts.static_derives  # per ruleset: "static" derives
         self.derive_kinds = facts.derive_kinds
+        self.derives_reading = facts.derives_reading
         self.card_derives = [n for n, k in self.derive_kinds.items() if k == "card"]
         self.secret_depth = 0
         self.deferred: Optional[list] = None   # choice bodies waiting for `simultaneously` to end
@@ -187,9 +188,9 @@ class Engine:
                     st.card_vars[c][name] = _fresh(init)
         return st
 
-    def invalidate(self, card) -> None:
-        """Forget cached derived properties of `card` (its variables changed)."""
-        for name in self.card_derives:
+    def forget(self, card, derives) -> None:
+        """Forget the cached derived properties `derives` of `card` (a variable they read changed)."""
+        for name in derives:
             self.derive_cache.pop((card.id, name), None)
 
     def fail(self, node, message, code="E010", hint=None):
@@ -680,16 +681,21 @@ class Engine:
     def s_set_attr(self, s, obj, value):
         """`set obj.name op value` for a card's or player's variable."""
         t = s.target
-        if hasattr(obj, "props") and t.name in self.card_var_names:
+        card = hasattr(obj, "props") and t.name in self.card_var_names
+        if card:
             store = self.state.card_vars[obj.id]
         elif isinstance(obj, Player) and t.name in self.player_var_names:
             store = self.state.player_vars[obj.seat]
         else:
             raise self.fail(t, f"cannot set `{t.name}` of {_kind(obj)}",
                             hint="only variables declared with `var … per card` or `per player` can change")
-        store[t.name] = _apply(s.op, store[t.name], value, s, self)
-        if hasattr(obj, "props") and self.card_derives:
-            self.invalidate(obj)
+        old = store[t.name]
+        store[t.name] = new = _apply(s.op, old, value, s, self)
+        if card and new is not old:
+            # the derived properties that read this variable, unless it holds the very same value
+            reading = self.derives_reading.get(t.name)
+            if reading:
+                self.forget(obj, reading)
 
     def x_let(self, s, env):
         env.vars[s.name] = self.ev(s.value, env)
@@ -1124,12 +1130,6 @@ class Engine:
             yield from self._fire("reaction", r.name, r.body, local)
             if r.once:
                 return
-
-    def _public(self, zone: Optional[ZoneRef]) -> bool:
-        if zone is None:
-            return True
-        z = self.rs.zones.get(zone.name)
-        return z is None or z.visibility == "public"
 
     def _matching(self, index, ev: Event) -> list:
         out = []

@@ -84,6 +84,9 @@ class Facts:
     derive_kinds: dict              # derive -> "static" | "card" | "dynamic"
     static_defs: frozenset          # defs whose value depends only on their arguments and the card data
     decl_order: dict                # id(declaration) -> its place in the ruleset
+    # card variable -> the cached ("card") derived properties whose value can depend on it:
+    # what a `set` of the variable makes both engines forget (unless the value is the same)
+    derives_reading: dict
     # The engines' caches, kept with the ruleset (every game of it shares them):
     static_derives: dict = attrs.field(factory=dict)   # "static" derived properties: name -> {card id: value}
     def_memos: dict = attrs.field(factory=dict)        # static def -> {arguments: value}
@@ -123,7 +126,38 @@ def _make_facts(rs) -> Facts:
     derive_kinds, static_defs = _lifetimes(rs)
     return Facts(local_names=frozenset(local), it_names=frozenset(card_props | B.IT_ATTRS | emitted),
                  emitted_fields=emitted, derive_kinds=derive_kinds, static_defs=frozenset(static_defs),
-                 decl_order={id(d): i for i, d in enumerate(rs.items)})
+                 decl_order={id(d): i for i, d in enumerate(rs.items)},
+                 derives_reading=_derives_reading(rs, derive_kinds))
+
+
+def _derives_reading(rs, derive_kinds) -> dict:
+    """card variable -> the "card" derived properties whose value can depend on it."""
+    card_vars = set(rs.card_vars())
+
+    def names_in(node, seen):
+        out = set()
+        for n in A.walk(node):
+            ref = n.id if isinstance(n, A.Name) else n.name if isinstance(n, (A.Attr, A.Call)) else None
+            if ref is None:
+                continue
+            if ref in card_vars:
+                out.add(ref)
+            if ref in seen:
+                continue
+            seen.add(ref)
+            if ref in rs.derives:
+                out |= names_in(rs.derives[ref].expr, seen)
+            if ref in rs.defs:
+                out |= names_in(rs.defs[ref].expr, seen)
+            if ref in rs.table_decls:
+                tb = rs.table_decls[ref]
+                for c, val in tb.rows:
+                    out |= names_in(c, seen) | names_in(val, seen)
+                if tb.default is not None:
+                    out |= names_in(tb.default, seen)
+        return out
+    reads = {d: names_in(rs.derives[d].expr, {d}) for d, k in derive_kinds.items() if k == "card"}
+    return {v: tuple(sorted(d for d, vs in reads.items() if v in vs)) for v in card_vars}
 
 
 # ---------------------------------------------------------------- how long a value lasts

@@ -1,0 +1,90 @@
+"""What the engines and their drivers share: the limits, the exceptions that unwind the
+rules (`end turn`, a decided game), and the decision API (:class:`Decision`,
+:class:`ActionChoice`, :class:`AnswerError`)."""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import attrs
+
+from . import ast as A
+
+MAX_EVENT_DEPTH = 60      # nested events before a trigger chain counts as runaway
+MAX_LOOP = 10_000         # iterations of one `while` / `repeat`
+MAX_TURNS = 100_000       # turns in one round
+MAX_ROUNDS = 10_000
+
+
+# ---------------------------------------------------------------- control flow
+
+class _EndScope(Exception):
+    """`end turn|phase|round|game` unwinding to the matching level."""
+
+    def __init__(self, scope: str):
+        self.scope = scope
+
+
+class _GameOver(Exception):
+    """`win`/`lose` decided the game."""
+
+
+# ---------------------------------------------------------------- decisions
+
+@attrs.define
+class Decision:
+    """A point where a player must decide. Answer with :meth:`Game.answer`.
+
+    - kind "choose": pick `lo`..`hi` of `options` (an index, or a list of indices when
+      `hi` > 1); when `optional`, None declines.
+    - kind "may": answer True or False.
+    - kind "action": pick one of `options` (legal actions) by index.
+    """
+
+    player: int                  # 0-based seat
+    kind: str
+    prompt: str
+    options: list                # values (cards, players, texts, actions)
+    _labels: Any                 # how each option reads (or a function that tells, called once when read)
+    lo: int = 1
+    hi: int = 1
+    optional: bool = False
+    tag: Optional[str] = None
+    secret: bool = False
+    span: Optional[A.Span] = None
+    _scores: Optional[Callable] = None
+    _view: Optional[Callable] = None
+
+    @property
+    def labels(self) -> list:
+        """How each option reads."""
+        if callable(self._labels):
+            self._labels = self._labels()
+        return self._labels
+
+    def scores(self) -> Optional[list]:
+        """The ruleset's `prefer` values for each option (bigger is better), if it gave any."""
+        return self._scores() if self._scores else None
+
+    def view(self) -> dict:
+        """What the deciding player can see."""
+        return self._view() if self._view else {}
+
+    def describe(self) -> str:
+        return f"P{self.player + 1} {self.kind}: {self.prompt}"
+
+
+@attrs.define
+class ActionChoice:
+    """One legal action instance offered by `act`."""
+
+    decl: A.Action
+    value: Any
+    label: str
+
+
+OTHERWISE = object()   # what `c_decide` returns when the `otherwise` block runs
+
+
+class AnswerError(Exception):
+    """An answer that does not fit the decision (a human's typo, a buggy bot)."""
+

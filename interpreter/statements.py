@@ -1,0 +1,555 @@
+"""The statements of the tree walker: one method per statement kind, as a mixin of
+:class:`~cgl.interpreter.engine.Engine`.
+
+Each statement is split in two: `x_…` evaluates its expressions (tree walking) and `s_…`
+does the work with the values; compiled rulesets (codegen) call `s_…` directly. Statements
+are generators: they may stop for a decision.
+"""
+from __future__ import annotations
+
+from functools import partial
+from typing import Optional
+
+from . import ast as A
+from .compiler import Env
+from .diagnostics import CglError, Diagnostic
+from .protocol import MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision, _EndScope, _GameOver
+from .state import Event, Player, ZoneRef
+from .values import _apply, _kind, _num, _show, _truth
+
+
+class Statements:
+    """`x_move`, `s_move`, … (see the module doc); the engine's other methods come with it."""
+
+    def x_move(self, s, env):
+        return self.s_move(s, self.ev(s.cards, env), self.ev(s.dest, env))
+
+    # Each statement is split in two: `x_…` evaluates its expressions (tree walking) and
+    # `s_…` does the work with the values; compiled rulesets (codegen.py) call `s_…` directly.
+    def s_move(self, s, cards, dest):
+        cards = self.cards_of(cards, s.cards)
+        dest = self.as_zone(dest, s.dest)
+        zdecl = self.rs.zones[dest.name]
+        if dest.owner is None and zdecl.per_player:
+            raise self.fail(s.dest, f"`{dest.name}` is a zone of each player: say whose, `{dest.name}(p)`")
+        if dest.card is None and zdecl.per_card:
+            raise self.fail(s.dest, f"`{dest.name}` is a zone of each card: say which, `{dest.name}(c)`")
+        cards = list(cards)
+        bulk = len(cards) > 3
+        if bulk:  # one line for the log instead of one per card
+            moved = sum(1 for c in cards if self.state.where[c.id] != dest.key)
+            if moved:
+                self.log("move", f"{moved} card{'s' if moved != 1 else ''} move to {dest}", count=moved)
+        self.quiet_moves += bulk
+        try:
+            yield from self._move_each(cards, dest, s)
+        finally:
+            self.quiet_moves -= bulk
+
+    def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
+        """True when a card event of this kind between these zones is known to need no
+        event at all: nothing waits for it, and nothing logs or checks it."""
+        return False
+
+    def _move_each(self, cards, dest, s):
+        quiet = set()   # source zones a move from which nothing hears (nothing runs between such moves)
+        where = self.state.where
+        for c in cards:
+            key = where[c.id]
+            if key == dest.key:
+                continue  # already there: no move, no event
+            if key in quiet:
+                self._place(c, dest, s.position)
+                continue
+            src = self.zone_of_card(c)
+            if self._unheard("move", src, dest):
+                quiet.add(key)
+                self._place(c, dest, s.position)
+                continue
+            who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
+            ev = Event("move", None, c, self.players[who], src, dest)
+            if self._instead_by_kind and (yield from self._replace(ev)):
+                continue
+            hit = self._moved(ev, s.position)
+            if hit is not None:
+                yield from self.event_run(ev, hit)
+
+    def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
+        """Card event `ev` happens: its card goes to `ev.dest`, counted under `stat` + its
+        name; the triggers and reactions waiting for it (`event_begin`), or None."""
+        self._place(ev.card, ev.dest, position)
+        if stat is not None:
+            stats = self.state.stats
+            key = stat + ev.card.name
+            stats[key] = stats.get(key, 0) + 1
+        return self.event_begin(ev)
+
+    def _replace(self, ev: Event):
+        """Run the first `instead` trigger that replaces this card move; True if one did."""
+        if not self._instead_by_kind:
+            return False
+        ev.phase = ev.phase or self.state.phase
+        for tr in self._matching(self._instead_by_kind, ev):
+            env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+            if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
+                continue
+            if len(self.event_chain) >= MAX_EVENT_DEPTH:
+                chain = " -> ".join(self.event_chain[-12:])
+                raise CglError(Diagnostic("E011", f"replacements run away ({len(self.event_chain)} deep): {chain}",
+                                          tr.span, hint="a replacement must not make the move it replaces"))
+            yield from self._fire("instead", tr.name, tr.body, env)
+            return True
+        return False
+
+    def _default_zone(self, role, node, owner=None) -> ZoneRef:
+        ref = self._role_zones.get((role, owner))
+        if ref is None:
+            z = self.rs.zone_with_role(role)
+            if z is None:
+                raise self.fail(node, f"no zone is marked `as {role}`, so say which zone",
+                                hint=f"declare e.g. `zone stock: shared, hidden, as {role}`")
+            ref = self._role_zones[(role, owner)] = ZoneRef(z.name, owner if z.per_player else None)
+        return ref
+
+    def x_draw(self, s, env):
+        return self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
+                           self.ev(s.dest, env) if s.dest else None)
+
+    def s_draw(self, s, n, src, dest):
+        n = _num(n, s.count, self)
+        src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
+        dest = (self.as_zone(dest, s.dest) if s.dest
+                else self._default_zone("hand", s, self.state.current))
+        who = dest.owner if dest.owner is not None else self.state.current
+        zones = self.state.zones
+        for _ in range(n):
+            ids = zones.get(src.key)
+            if not ids:
+                if ids is None:
+                    zones[src.key] = []
+                self.log("empty", f"{src} is empty", zone=src.name)
+                break
+            card = self.cards[ids[-1]]
+            ev = Event("draw", None, card, self.players[who], src, dest)
+            if self._instead_by_kind and (yield from self._replace(ev)):
+                continue
+            hit = self._moved(ev, "top", "card drawn:")
+            if hit is not None:
+                yield from self.event_run(ev, hit)
+
+    def x_deal(self, s, env):
+        return self.s_deal(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None)
+
+    def s_deal(self, s, n, src):
+        n = _num(n, s.count, self)
+        src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
+        order = self.seat_order(self.state.current)
+        dests = [ZoneRef(s.zone, p) for p in order]
+        zones = self.state.zones
+        for _ in range(n):
+            for p, dest in zip(order, dests):
+                ids = zones.get(src.key)
+                if not ids:
+                    if ids is None:
+                        zones[src.key] = []
+                    self.log("empty", f"{src} is empty", zone=src.name)
+                    return
+                card = self.cards[ids[-1]]
+                ev = Event("deal", None, card, self.players[p], src, dest)
+                if self._instead_by_kind and (yield from self._replace(ev)):
+                    continue
+                hit = self._moved(ev, "top", "card dealt:")
+                if hit is not None:
+                    yield from self.event_run(ev, hit)
+
+    def x_discard(self, s, env):
+        return self.s_discard(s, self.ev(s.cards, env), self.ev(s.dest, env) if s.dest else None)
+
+    def s_discard(self, s, cards, dest):
+        cards = self.cards_of(cards, s.cards)
+        dest = self.as_zone(dest, s.dest) if s.dest else self._default_zone("discard", s)
+        for c in list(cards):
+            src = self.zone_of_card(c)
+            who = src.owner if src.owner is not None else self.state.current
+            ev = Event("discard", None, c, self.players[who], src, dest, s.forced)
+            if self._instead_by_kind and (yield from self._replace(ev)):
+                continue
+            hit = self._moved(ev, "top", "card discarded:")
+            if hit is not None:
+                yield from self.event_run(ev, hit)
+
+    def x_shuffle(self, s, env):
+        return self.s_shuffle(s, self.ev(s.zone, env))
+
+    def s_shuffle(self, s, z):
+        z = self.as_zone(z, s.zone)
+        ids = self.state.zones.setdefault(z.key, [])
+        self.state.rng.shuffle(ids)
+        self.log("shuffle", f"{z} is shuffled", zone=z.name)
+        return
+        yield
+
+    def x_reveal(self, s, env):
+        what = self.ev(s.what, env)
+        cards = self.cards_of(what, s.what)
+        return self.s_reveal(s, cards, self.ev(s.to, env) if s.to is not None else None)
+
+    def s_reveal(self, s, cards, to):
+        names = [c.name for c in cards]
+        if s.to is not None:
+            seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
+            self.log("reveal", f"{', '.join(f'P{x + 1}' for x in seats)} sees: {', '.join(names) or 'nothing'}",
+                     visible_to=seats, cards=names)
+        else:
+            self.log("reveal", f"revealed: {', '.join(names) or 'nothing'}", cards=names)
+        return
+        yield
+
+    def x_set(self, s, env):
+        value = self.ev(s.value, env)
+        t = s.target
+        if isinstance(t, A.Name):
+            found, old = env.lookup(t.id)
+            if not found:
+                if t.id not in self.state.globals:
+                    raise self.fail(t, f"`{t.id}` is not a variable")
+                old = self.state.globals[t.id]
+            new = _apply(s.op, old, value, s, self)
+            if not env.assign(t.id, new):
+                self.state.globals[t.id] = new
+        else:
+            self.s_set_attr(s, self.ev(t.obj, env), value)
+        return
+        yield
+
+    def s_set_attr(self, s, obj, value):
+        """`set obj.name op value` for a card's or player's variable."""
+        t = s.target
+        card = hasattr(obj, "props") and t.name in self.card_var_names
+        if card:
+            store = self.state.card_vars[obj.id]
+        elif isinstance(obj, Player) and t.name in self.player_var_names:
+            store = self.state.player_vars[obj.seat]
+        else:
+            raise self.fail(t, f"cannot set `{t.name}` of {_kind(obj)}",
+                            hint="only variables declared with `var … per card` or `per player` can change")
+        old = store[t.name]
+        store[t.name] = new = _apply(s.op, old, value, s, self)
+        if card and new is not old:
+            # the derived properties that read this variable, unless it holds the very same value
+            reading = self.derives_reading.get(t.name)
+            if reading:
+                self.forget(obj, reading)
+
+    def x_let(self, s, env):
+        env.vars[s.name] = self.ev(s.value, env)
+        return
+        yield
+
+    def x_choose(self, s, env):
+        options = self.c_options(s, self.ev(s.domain, env), lambda: env)
+        chooser = self.as_player(self.ev(s.by, env), s.by) if s.by else self.players[self.state.current]
+
+        def scores(opts, env=env, s=s):
+            return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
+        value = yield from self.c_decide(s, options, chooser, lambda: self.ev(s.prompt, env),
+                                         scores if s.prefer is not None else None)
+        if value is OTHERWISE:
+            yield from self.run_block(s.otherwise, env)
+        elif self.deferred is not None:  # inside `simultaneously`: the body waits for the others
+            self.deferred.append(lambda: self.run_block(s.body, env.child({s.name: value})))
+        else:
+            yield from self.run_block(s.body, env.child({s.name: value}))
+
+    def c_options(self, s, domain, env_fn) -> list:
+        """The options of a `choose`: its domain, less those a rule forbids (`env_fn()` gives
+        the environment the rules' conditions see)."""
+        options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, s.domain))
+        if s.tag:
+            env = env_fn()
+            options = [o for o in options if self.allowed(s.tag, env.child({s.name: o, "it": o, "option": o}))]
+        return options
+
+    def c_decide(self, s, options, chooser, prompt_fn, scores_fn):
+        """Ask `chooser` (a generator): the value chosen, or OTHERWISE when there are too few
+        options or an optional choice is declined. `scores_fn(options)` gives `prefer` values;
+        `prompt_fn()` the prompt (or `prompt_fn` is the prompt, a text)."""
+        lo, hi = s.lo, s.hi
+        one = lo is None and hi is None
+        if one:
+            lo = hi = 1
+        elif lo is None:
+            lo = 1
+        elif hi is None:
+            hi = 1
+        n = len(options)
+        if n < lo:
+            return OTHERWISE
+        if hi > n:
+            hi = n
+        if prompt_fn.__class__ is str:
+            prompt = prompt_fn
+        else:
+            prompt = prompt_fn() if s.prompt else f"Choose {s.name}"
+        if n == lo == hi and not s.optional:
+            picked = list(range(n))  # one legal answer: nothing to ask
+        else:
+            seat = chooser.seat
+            view = None if self.record else self._views.get(seat)
+            # (partials, not lambdas: no closure cells for this generator's locals)
+            d = Decision(seat, "choose", prompt, options, partial(self.show_options, options),
+                         lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span,
+                         None if scores_fn is None else partial(scores_fn, options),
+                         view or self._viewer(seat))
+            answer = yield d
+            v = self._validated
+            picked = v[2] if v is not None and v[0] is d and v[1] is answer else self.validate_answer(d, answer)
+            if picked is None:
+                self.log("decision", f"{chooser} declines: {prompt}", visible_to=None if not d.secret else [chooser.seat],
+                         player=chooser.seat + 1, answer=None)
+                return OTHERWISE
+            if self.record or self.listeners:
+                self._log_choice(d, chooser, picked, prompt)
+        if one:
+            return options[picked[0]]
+        return list(map(options.__getitem__, picked))   # (no comprehension: no closure cells here)
+
+    def _log_choice(self, d: Decision, chooser, picked: list, prompt: str):
+        options = d.options
+        labels = d._labels if not callable(d._labels) else None
+        chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
+        self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
+                 visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
+                 player=chooser.seat + 1, answer=chosen_labels)
+
+    def _private_choice(self, options) -> bool:
+        """A choice among cards in a zone others cannot see stays private."""
+        for o in options:
+            if hasattr(o, "props"):
+                z = self.rs.zones.get(self.zone_of_card(o).name)
+                if z is not None and z.visibility != "public":
+                    return True
+        return False
+
+    def validate_answer(self, d: Decision, answer):
+        """Indices picked, or None for a declined optional decision. Bad answers raise."""
+        if answer is None:
+            if d.optional:
+                return None
+            raise AnswerError("this decision must be answered")
+        if d.kind == "may":
+            return answer
+        if type(answer) is int and 0 <= answer < len(d.options) and d.lo <= 1 <= d.hi:
+            return [answer]   # the usual answer: one option's index
+        if isinstance(answer, bool):
+            raise AnswerError("answer with an option's number")
+        if isinstance(answer, int):
+            picked = [answer]
+        elif isinstance(answer, (list, tuple)):
+            picked = list(answer)
+        else:
+            raise AnswerError(f"cannot use `{answer}` as an answer")
+        if not all(isinstance(i, int) and 0 <= i < len(d.options) for i in picked):
+            raise AnswerError(f"options are numbered 1 to {len(d.options)}")
+        if len(set(picked)) != len(picked):
+            raise AnswerError("the same option twice")
+        if not d.lo <= len(picked) <= d.hi:
+            raise AnswerError(f"choose {d.lo if d.lo == d.hi else f'{d.lo} to {d.hi}'}, not {len(picked)}")
+        return sorted(picked)
+
+    def ask_yes_no(self, seat: int, prompt: str, span, tag=None):
+        d = Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag, self.secret_depth > 0,
+                     span, None, self._viewer(seat))
+        answer = yield d
+        if not isinstance(answer, bool):
+            raise AnswerError("answer yes or no")
+        # private: the prompt may name a card only this player has seen; others see the effect
+        if self.record or self.listeners:
+            self.log("decision", f"P{seat + 1} says {'yes' if answer else 'no'}: {prompt}", visible_to=[seat],
+                     player=seat + 1, answer=answer)
+        return answer
+
+    def x_may(self, s, env):
+        seat = self._asker(s.by, env)
+        prompt = self.ev(s.prompt, env) if s.prompt else "Do it?"
+        yes = yield from self.ask_yes_no(seat, prompt, s.span)
+        yield from self.run_block(s.body if yes else s.otherwise, env)
+
+    def _asker(self, by, env) -> int:
+        if by is not None:
+            return self.as_player(self.ev(by, env), by).seat
+        found, p = env.lookup("player")
+        if found and isinstance(p, Player):
+            return p.seat
+        return self.state.current
+
+    def x_simul(self, s, env):
+        """Every choice inside is made before any choice's body runs, so no answer (nor
+        anything its body changes) can be seen by a player still to choose."""
+        mark = len(self.state.log)
+        self.secret_depth += 1
+        outer, self.deferred = self.deferred, []
+        try:
+            yield from self.run_block(s.body, env)
+            waiting = self.deferred
+        finally:
+            self.deferred = outer
+            self.secret_depth -= 1
+        yield from self.s_simul_end(mark, waiting)
+
+    def s_simul_end(self, mark, waiting):
+        """After the choices of `simultaneously`: reveal them, then run the waiting bodies."""
+        if self.secret_depth == 0:
+            shown = [e for e in self.state.log[mark:] if e["type"] == "decision" and e.get("to")]
+            for e in shown:
+                e = dict(e)
+                self.log("decision", e["text"] + " (revealed)", player=e.get("player"), answer=e.get("answer"),
+                         revealed=True)
+        for body in waiting:
+            yield from body()
+
+    def x_if(self, s, env):
+        for cond, body in s.branches:
+            if _truth(self.ev(cond, env)):
+                yield from self.run_block(body, env)
+                return
+        yield from self.run_block(s.otherwise, env)
+
+    def x_for(self, s, env):
+        for x in list(self.as_list(self.ev(s.source, env), s.source)):
+            yield from self.run_block(s.body, env.child({s.name: x}))
+
+    def x_repeat(self, s, env):
+        n = _num(self.ev(s.count, env), s.count, self)
+        if n > MAX_LOOP:
+            raise self.fail(s, f"`repeat {n}` is more than {MAX_LOOP} times", code="E011")
+        for _ in range(n):
+            yield from self.run_block(s.body, env)
+
+    def x_while(self, s, env):
+        n = 0
+        while _truth(self.ev(s.cond, env)):
+            n += 1
+            if n > MAX_LOOP:
+                raise self.fail(s, f"this `while` ran {MAX_LOOP} times without its condition turning false",
+                                code="E011")
+            yield from self.run_block(s.body, env)
+
+    def x_end(self, s, env):
+        raise _EndScope(s.scope)
+        yield
+
+    def x_win(self, s, env):
+        return self.s_win(s, self.ev(s.who, env))
+
+    def s_win(self, s, who):
+        seats = [self.as_player(p, s.who).seat for p in (who if isinstance(who, list) else [who])]
+        self.finish(seats, "win")
+        raise _GameOver()
+        yield
+
+    def x_lose(self, s, env):
+        return self.s_lose(s, self.ev(s.who, env))
+
+    def s_lose(self, s, who):
+        for p in (who if isinstance(who, list) else [who]):
+            seat = self.as_player(p, s.who).seat
+            if seat not in self.state.out:
+                self.state.out.append(seat)
+                self.log("lose", f"P{seat + 1} is out", player=seat + 1)
+        alive = [p for p in range(self.n) if p not in self.state.out]
+        if len(alive) <= 1:
+            self.finish(alive, "last player standing" if alive else "everyone lost")
+            raise _GameOver()
+        return
+        yield
+
+    def x_say(self, s, env):
+        text = self.ev(s.text, env)
+        return self.s_say(s, text, self.ev(s.to, env) if s.to is not None else None)
+
+    def s_say(self, s, text, to):
+        if s.to is not None:
+            seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
+            self.log("say", text, visible_to=seats)
+        else:
+            self.log("say", text)
+        return
+        yield
+
+    def x_emit(self, s, env):
+        return self.s_emit(s, {k: self.ev(v, env) for k, v in s.fields})
+
+    def s_emit(self, s, fields):
+        player = fields.get("player")
+        card = fields.get("card")
+        self.bump(f"event:{s.name}")
+        yield from self.raise_event(Event("custom", name=s.name, card=card,
+                                          player=player if isinstance(player, Player) else None, fields=fields))
+
+    def x_call(self, s, env):
+        proc = self.rs.procedures.get(s.name)
+        if proc is None:
+            raise self.fail(s, f"unknown procedure `{s.name}`")
+        args = [self.ev(a, env) for a in s.args]
+        yield from self.run_block(proc.body, Env(dict(zip(proc.params, args))))
+
+    def x_give(self, s, env):
+        self.s_give(s, self.ev(s.player, env))
+        return
+        yield
+
+    def s_give(self, s, who):
+        self.state.next_player = self.as_player(who, s.player).seat
+
+    def x_act(self, s, env):
+        who = self.as_player(self.ev(s.by, env), s.by)
+        choices = []
+        with_actor = env.child({"actor": who})
+        for a in self.rs.actions:
+            values = [None]
+            if a.param:
+                values = list(self.as_list(self.ev(a.domain, with_actor), a.domain))
+            for v in values:
+                local = Env({a.param: v} if a.param else {}, env)
+                local.vars["actor"] = who
+                if a.when is not None and not _truth(self.ev(a.when, local)):
+                    continue
+                if not self.allowed(a.name, local):
+                    continue
+                label = self.ev(a.label, local) if a.label else (a.name if v is None else f"{a.name} {_show(v)}")
+                choices.append(ActionChoice(a, v, label))
+
+        def prefer(c):
+            return self.ev(c.decl.prefer, Env({c.decl.param: c.value, "it": c.value, "actor": who}
+                                              if c.decl.param else {"actor": who}, env))
+
+        def run(c):
+            local = Env({c.decl.param: c.value} if c.decl.param else {}, env)
+            local.vars["actor"] = who
+            return self.run_block(c.decl.body, local)
+        yield from self.c_act(s, who, choices, prefer, run)
+
+    def c_act(self, s, who, choices, prefer, run):
+        """Offer the legal actions (`choices`) to `who`; run the one chosen. `prefer(choice)`
+        gives an action's `prefer` score, `run(choice)` its body (a generator)."""
+        if not choices:
+            self.log("act", f"{who} has no legal action")
+            return
+        if len(choices) == 1:
+            idx = 0
+        else:
+            def scores(choices=choices):
+                return [0 if c.decl.prefer is None else prefer(c) for c in choices]
+            d = Decision(who.seat, "action", f"{who}: choose an action", choices, [c.label for c in choices],
+                         1, 1, False, None, False, s.span, scores, self._viewer(who.seat))
+            answer = yield d
+            idx = self.validate_answer(d, answer)[0]
+        c = choices[idx]
+        self.bump(f"action:{c.decl.name}")
+        self.log("action", f"{who}: {c.label}", player=who.seat + 1, action=c.decl.name)
+        yield from run(c)
+
+    def x_pass(self, s, env):
+        return
+        yield

@@ -1,0 +1,109 @@
+"""The shape of the house: no import cycle between cgl's modules, no module or function
+grown past what one reader holds in mind (STYLE.md, "one job per module")."""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = {"interpreter": "cgl.interpreter", "cli": "cgl.cli", "grammar": "cgl.grammar"}
+
+MAX_MODULE_LINES = 1000
+MAX_FUNCTION_LINES = 80
+
+# Known to be over the limits, each with the size it may not grow past; the refactor of
+# issue "One meaning per construct" splits them (and then removes them from here).
+OVERSIZED_MODULES = {"interpreter/codegen.py": 2245, "interpreter/simulate.py": 1269}
+OVERSIZED_FUNCTIONS = {"interpreter/names.py:check": 84, "interpreter/simulate.py:summarize": 198,
+                       "interpreter/simulate.py:format_summary": 156, "interpreter/simulate.py:compare": 87}
+
+
+def _modules():
+    for folder, pkg in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT / folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            yield ".".join([pkg, *parts]), path
+
+
+def _imports(name, path, known) -> set:
+    """The modules of cgl that `path` imports anywhere (at the top or inside a function)."""
+    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = pkg
+            for _ in range(node.level - 1):
+                base = base.rsplit(".", 1)[0]
+            target = (f"{base}.{node.module}" if node.module else base) if node.level else (node.module or "")
+            candidates = [target] + [f"{target}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            candidates = [a.name for a in node.names]
+        else:
+            continue
+        out |= {c for c in candidates if c in known and c != name}
+    return out
+
+
+def _cycles(graph) -> list:
+    """Strongly connected groups of more than one module (Tarjan)."""
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle():
+    mods = dict(_modules())
+    graph = {name: _imports(name, path, mods) for name, path in mods.items()}
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_modules_and_functions_stay_small():
+    too_big = []
+    for _, path in _modules():
+        rel = str(path.relative_to(ROOT))
+        text = path.read_text(encoding="utf-8")
+        lines = text.count("\n")
+        if lines > OVERSIZED_MODULES.get(rel, MAX_MODULE_LINES):
+            too_big.append(f"{rel}: {lines} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > OVERSIZED_FUNCTIONS.get(f"{rel}:{node.name}", MAX_FUNCTION_LINES):
+                    too_big.append(f"{rel}:{node.lineno} {node.name}: {n} lines")
+    assert too_big == [], "split these (one job per module, one screen per function)"
+
+
+def test_the_known_exceptions_are_still_needed():
+    """An entry of the lists above that is back within the limits is taken off them."""
+    sizes = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8").count("\n") for _, p in _modules()}
+    assert [m for m in OVERSIZED_MODULES if sizes.get(m, 0) <= MAX_MODULE_LINES] == []

@@ -13,9 +13,8 @@ MAX_FUNCTION_LINES = 80
 
 # Known to be over the limits, each with the size it may not grow past; the refactor of
 # issue "One meaning per construct" splits them (and then removes them from here).
-OVERSIZED_MODULES = {"interpreter/codegen.py": 2245, "interpreter/simulate.py": 1269}
-OVERSIZED_FUNCTIONS = {"interpreter/names.py:check": 84, "interpreter/simulate.py:summarize": 198,
-                       "interpreter/simulate.py:format_summary": 156, "interpreter/simulate.py:compare": 87}
+OVERSIZED_MODULES = {"interpreter/codegen.py": 2245}
+OVERSIZED_FUNCTIONS = {"interpreter/names.py:check": 84}
 
 
 def _modules():

@@ -1,0 +1,233 @@
+"""Comparing two versions of a game: two batches played on the same seeds, every metric
+side by side with the difference B − A, its 95% interval and its test (:func:`compare`),
+and the text report of it (:func:`format_compare`).
+
+Proportions are tested with the two-proportion z-test (Newcombe's interval), means with
+Welch's t-test, and distributions over categories with the chi-square test of homogeneity.
+"""
+from __future__ import annotations
+
+import statistics
+from typing import Optional
+
+from .stats import ALPHA, _r, chi2_homogeneity, newcombe, two_prop_z, welch
+from .summary_text import _agents_text, _names, _p, _pct, _sig, _table
+
+
+def compare(sa: dict, ra: list, sb: dict, rb: list) -> dict:
+    """Differences B - A of two batches played on the same seeds, each with its test."""
+    rows = _proportion_rows(sa, sb) + _mean_rows(sa, ra, sb, rb)
+    tables = _tables(sa, sb)
+    tests = len(rows) + sum(1 for t in tables if t["test"])
+    return _r({
+        "a": _side(sa), "b": _side(sb), "seed": sa["seed"], "agents": sa["agents"],
+        "paired": "both versions play game i with the same seed; the tests treat the two batches as independent "
+                  "samples (once the rules differ the games diverge, so pairing adds little)",
+        "rows": rows, "tables": tables, "never": _never(sa, sb),
+        "tests": tests, "significant": sum(1 for x in rows if x["significant"]) + sum(1 for t in tables
+                                                                                    if t["significant"]),
+        "metrics_a": sa, "metrics_b": sb,
+    })
+
+
+# ---------------------------------------------------------------- proportions
+
+def _proportion(metric: str, xa: float, na: int, xb: float, nb: int) -> Optional[dict]:
+    """The row of a proportion (None when a side has no games to count in)."""
+    if not na or not nb:
+        return None
+    _, p = two_prop_z(xb, nb, xa, na)
+    lo, hi = newcombe(xb, nb, xa, na)
+    return {"metric": metric, "kind": "proportion", "a": xa / na, "b": xb / nb, "diff": xb / nb - xa / na,
+            "ci95": [lo, hi], "p": p, "significant": p < ALPHA,
+            "test": "two-proportion z-test (pooled); CI: Newcombe hybrid score"}
+
+
+def _proportion_rows(sa: dict, sb: dict) -> list:
+    """Win rates by seat, the first seat's share, and how often games are decided or not."""
+    na = sa["games"] - sa["results"]["failed"]
+    nb = sb["games"] - sb["results"]["failed"]
+    ra_, rb_ = sa["results"], sb["results"]
+    wanted = [(f"P{st_a['seat']} win rate", st_a["wins"], na, st_b["wins"], nb)
+              for st_a, st_b in zip(ra_["seats"], rb_["seats"])]
+    if ra_["decided"] and rb_["decided"]:
+        wanted.append(("P1 share of decided games", ra_["seats"][0]["wins"], ra_["decided"],
+                       rb_["seats"][0]["wins"], rb_["decided"]))
+    for key, metric in (("decided", "decided games"), ("shared_win", "shared wins"), ("no_winner", "no winner"),
+                        ("everyone_lost", "everyone lost")):
+        wanted.append((metric, ra_[key], na, rb_[key], nb))
+    return [row for row in (_proportion(*w) for w in wanted) if row is not None]
+
+
+# ---------------------------------------------------------------- means
+
+def _mean(metric: str, a: list, b: list) -> Optional[dict]:
+    """The row of a mean per game (None when a side has no values)."""
+    if not a or not b:
+        return None
+    w = welch(a, b)
+    return {"metric": metric, "kind": "mean", "a": statistics.fmean(a), "b": statistics.fmean(b),
+            "diff": w["diff"], "ci95": w["ci95"], "p": w["p"],
+            "significant": w["p"] is not None and w["p"] < ALPHA,
+            "test": "Welch t-test (Welch–Satterthwaite df)", "df": w["df"]}
+
+
+def _col(records, key):
+    return [r[key] for r in records if not r["error"]]
+
+
+def _per_game_ratio(records, num, den):
+    return [r[num] / r[den] for r in records if not r["error"] and r[den]]
+
+
+def _options_mean(records):
+    out = []
+    for r in records:
+        if r["error"] or not r["decisions"]:
+            continue
+        out.append(sum(int(k) * c for k, c in r["options"].items()) / r["decisions"])
+    return out
+
+
+def _seat_average(records, var):
+    return [statistics.fmean(r["scores"][var]) for r in records if not r["error"] and var in r["scores"]]
+
+
+def _event_counts(records, name):
+    return [r["stats"].get(f"event:{name}", 0) for r in records if not r["error"]]
+
+
+def _shared_events(sa: dict, sb: dict) -> list:
+    """The custom events both versions have, in A's order."""
+    return [e for e in sa["endings"]["events"] if e in sb["endings"]["events"]]
+
+
+def _mean_rows(sa: dict, ra: list, sb: dict, rb: list) -> list:
+    """Length, decisions, lead changes, scores and custom events per game."""
+    wanted = [(f"{key} per game", _col(ra, key), _col(rb, key)) for key in ("turns", "rounds", "decisions")]
+    wanted.append(("decisions per turn", _per_game_ratio(ra, "decisions", "turns"),
+                   _per_game_ratio(rb, "decisions", "turns")))
+    wanted.append(("options per decision", _options_mean(ra), _options_mean(rb)))
+    if sa["lead_changes"] and sb["lead_changes"] and sa["lead_changes"]["variable"] == sb["lead_changes"]["variable"]:
+        wanted.append((f"lead changes ({sa['lead_changes']['variable']})", _col(ra, "lead_changes"),
+                       _col(rb, "lead_changes")))
+    for var in [v for v in sa["scores"] if v in sb["scores"]]:
+        wanted.append((f"{var} at the end (seat average)", _seat_average(ra, var), _seat_average(rb, var)))
+    for name in _shared_events(sa, sb):
+        wanted.append((f"event {name} per game", _event_counts(ra, name), _event_counts(rb, name)))
+    return [row for row in (_mean(*w) for w in wanted) if row is not None]
+
+
+# ---------------------------------------------------------------- distributions, sides, dead rules
+
+def _category_table(title: str, ca: dict, cb: dict) -> dict:
+    """Counts by category in A and B, with the chi-square test that they share one distribution."""
+    cats = sorted(set(ca) | set(cb), key=lambda k: (-(ca.get(k, 0) + cb.get(k, 0)), str(k)))
+    test = chi2_homogeneity([[ca.get(k, 0) for k in cats], [cb.get(k, 0) for k in cats]])
+    return {"title": title, "categories": [str(k) for k in cats], "a": [ca.get(k, 0) for k in cats],
+            "b": [cb.get(k, 0) for k in cats],
+            "test": "chi-square test of homogeneity" if test else None,
+            "chi2": test["chi2"] if test else None, "df": test["df"] if test else None,
+            "p": test["p"] if test else None, "significant": bool(test and test["p"] < ALPHA),
+            "small_expected": test["small_expected"] if test else 0}
+
+
+def _tables(sa: dict, sb: dict) -> list:
+    """How games end, and each field of each custom event both versions have."""
+    tables = [_category_table("how games end (reason)", sa["endings"]["reasons"], sb["endings"]["reasons"])]
+    for name in _shared_events(sa, sb):
+        fa = sa["endings"]["events"][name]["by_field"] or {}
+        fb = sb["endings"]["events"][name]["by_field"] or {}
+        for field in sorted(set(fa) & set(fb)):
+            tables.append(_category_table(f"event {name} by {field}", fa[field], fb[field]))
+    return tables
+
+
+def _side(s: dict) -> dict:
+    return {"title": s["ruleset"]["title"], "version": s["ruleset"]["version"], "file": s["ruleset"]["file"],
+            "options": s["ruleset"]["options"], "players": s["players"], "games": s["games"],
+            "failed": s["results"]["failed"]}
+
+
+def _never(sa: dict, sb: dict) -> dict:
+    never = {}
+    for key in ("triggers", "reactions", "rules", "actions"):
+        never[key] = {"a": [d["name"] for d in sa["never"][key]], "b": [d["name"] for d in sb["never"][key]]}
+    never["events"] = {"a": sa["never"]["events"], "b": sb["never"]["events"]}
+    never["dead_cards"] = {"a": sa["never"]["dead_cards"], "b": sb["never"]["dead_cards"]}
+    return never
+
+
+# ---------------------------------------------------------------- the text report
+
+def format_compare(c: dict) -> str:
+    """The side-by-side report of :func:`compare`."""
+    a, b = c["a"], c["b"]
+    L = [f"A: {_version_name(a)}", f"B: {_version_name(b)}"]
+    L.append(f"{a['games']} games each, on the same seeds (seed {c['seed']}) · players A {a['players']}, "
+             f"B {b['players']} · agents: {_agents_text(c['agents'])}")
+    if a["failed"] or b["failed"]:
+        L.append(f"failed games (left out): A {a['failed']}, B {b['failed']}")
+    L.append("")
+    L += _table([["metric", "A", "B", "B − A", "95% CI of B − A", "p", ""]] + [_row_cells(r) for r in c["rows"]],
+                ["<", ">", ">", ">", ">", ">", "<"])
+    for t in c["tables"]:
+        L += _category_lines(t)
+    L += _dead_lines(c["never"])
+    L.append("")
+    L.append(f"* significant at 5% (p < 0.05). Proportions: two-proportion z-test (pooled), CI by Newcombe's hybrid "
+             f"score method; means: Welch's t-test (t distribution, Welch–Satterthwaite df); end causes and event "
+             f"fields: chi-square test of homogeneity. The batches are treated as independent samples (same seeds, "
+             f"but the games diverge). {c['tests']} tests: at 5% about {c['tests'] / 20:.1f} may come out "
+             f"significant by chance alone.")
+    return "\n".join(L)
+
+
+def _version_name(x: dict) -> str:
+    return f"{x['title']} {x['version'] or ''}".strip() + f" ({x['file']}" + (
+        "; " + ", ".join(f"{k}={v}" for k, v in x["options"].items()) if x["options"] else "") + ")"
+
+
+def _row_cells(r: dict) -> list:
+    """One metric's row: proportions in percent and points, means with a few significant digits."""
+    if r["kind"] == "proportion":
+        fa, fb = _pct(r["a"]), _pct(r["b"])
+        fd = f"{r['diff'] * 100:+.1f} pts"
+        ci = f"[{r['ci95'][0] * 100:+.1f}, {r['ci95'][1] * 100:+.1f}]"
+    else:
+        fa, fb = _sig(r["a"]), _sig(r["b"])
+        fd = _sig(r["diff"], sign=True)
+        ci = f"[{_sig(r['ci95'][0], sign=True)}, {_sig(r['ci95'][1], sign=True)}]"
+    p = "-" if r["p"] is None else ("<0.001" if r["p"] < 0.001 else f"{r['p']:.3f}")
+    return [r["metric"], fa, fb, fd, ci, p, "*" if r["significant"] else ""]
+
+
+def _category_lines(t: dict) -> list:
+    L = [""]
+    if t["test"]:
+        sig = "  *" if t["significant"] else ""
+        L.append(f"{t['title']}: chi-square test of homogeneity, χ² = {t['chi2']:.2f}, df {t['df']}, "
+                 f"{_p(t['p'])}{sig}" + ("  (some expected counts < 5: rough)" if t["small_expected"] else ""))
+    else:
+        L.append(f"{t['title']}: (one category only: no test)")
+    ta, tb = sum(t["a"]) or 1, sum(t["b"]) or 1
+    trows = [["", "A", "", "B", ""]]
+    for k, x, y in zip(t["categories"], t["a"], t["b"]):
+        trows.append([k, x, _pct(x / ta), y, _pct(y / tb)])
+    return L + _table(trows)
+
+
+def _dead_lines(never: dict) -> list:
+    """What never fired in one version only."""
+    dead = []
+    for key, v in never.items():
+        if v["a"] != v["b"]:
+            only_a = [x for x in v["a"] if x not in v["b"]]
+            only_b = [x for x in v["b"] if x not in v["a"]]
+            if only_a:
+                dead.append(f"  {key} dead in A only: {_names(only_a, 12)}")
+            if only_b:
+                dead.append(f"  {key} dead in B only: {_names(only_b, 12)}")
+    if not dead:
+        return []
+    return ["", "Never fired (in one version only)"] + dead

@@ -13,7 +13,7 @@ MAX_FUNCTION_LINES = 80
 
 # Known to be over the limits, each with the size it may not grow past; the refactor of
 # issue "One meaning per construct" splits them (and then removes them from here).
-OVERSIZED_MODULES = {"interpreter/codegen.py": 2245}
+OVERSIZED_MODULES: dict = {}
 OVERSIZED_FUNCTIONS = {"interpreter/names.py:check": 84}
 
 

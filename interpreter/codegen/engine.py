@@ -1,0 +1,299 @@
+"""The engine with the ruleset's bodies and expressions compiled: `CompiledEngine`, and
+`make_engine`, which chooses between it and the tree walker."""
+from __future__ import annotations
+
+import os
+from functools import partial
+from typing import Optional
+
+from .. import ast as A
+from ..compiler import Env
+from ..diagnostics import CglError, Diagnostic
+from ..engine import ActionChoice, Engine
+from ..loader import Card
+from ..resolver import facts
+from ..state import Event, Player, ZoneRef
+from ..values import _hashable, _show, _truth
+from .module import _strict, compiled_for
+from .runners import _runner
+from .runtime import _CARD_EVENTS, _MISSING, NO_LIMIT, Unsupported
+
+# ---------------------------------------------------------------- the engine
+
+class CompiledEngine(Engine):
+    """The engine with the ruleset's bodies and expressions compiled (see the module doc)."""
+
+    def __init__(self, rs, players: int, seed: int, check_invariants: bool = False, compiled=None):
+        self.cx = compiled or compiled_for(rs)
+        self.step_limit = NO_LIMIT
+        super().__init__(rs, players, seed, check_invariants)
+        self.dcache = {name: [_MISSING] * len(self.cards) for name in self.card_derives}
+        self._use(self.cx)
+        self._forbidden = {r.forbid for r in rs.rules}
+        # the zones of the roles `draw 1` and `discard c` use, found once (see s_draw1)
+        self._deck = self._pile = None
+        self._hands = [None] * self.n
+
+    def forget(self, card, derives) -> None:
+        for name in derives:
+            self.dcache[name][card.id] = _MISSING
+
+    # ------------------------------------------------------------ events
+    def _handlers(self, ev: Event):
+        """The triggers and reactions waiting for this kind of event, each with its compiled
+        pieces; remembered per (kind, name, from, to, phase), which is all `_matching` reads."""
+        src, dest = ev.source, ev.dest
+        key = (ev.kind, ev.name, None if src is None else src.name, None if dest is None else dest.name, ev.phase)
+        hit = self._dispatch.get(key, _MISSING)
+        if hit is _MISSING:
+            triggers = [(tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev)]
+            reactions = [(r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev)]
+            what = f" {ev.kind} {key[2]}>{key[3]}"   # its name in tracebacks and profiles
+            hit = self._dispatch[key] = (_runner(triggers, reactions, self.cx.ns, what) if triggers or reactions
+                                              else None)
+        return hit
+
+    def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
+        """`Engine._moved` (place the card, count it, `event_begin`) with `event_begin` and
+        the dispatch written in: a card event is the commonest thing a game does."""
+        st = self.state
+        card, dest = ev.card, ev.dest
+        self._place(card, dest, position)
+        if stat is not None:
+            stats = st.stats
+            key = stat + card.name
+            stats[key] = stats.get(key, 0) + 1
+        phase = ev.phase
+        if phase is None:
+            phase = ev.phase = st.phase  # the phase it happened in
+        if self.record or self.listeners:
+            self._log_card_event(ev)
+        if self.check:
+            self.check_card(ev)
+        src = ev.source
+        hit = self._dispatch.get((ev.kind, ev.name, None if src is None else src.name, dest.name, phase), _MISSING)
+        return self._handlers(ev) if hit is _MISSING else hit
+
+    # The commonest moves, `draw 1` and `discard c` (one card, to the discard zone), as
+    # plain calls: the card moves at once, and what waits for the event is returned, as a
+    # generator to run (None: nothing does). Anything else goes the general way, unstarted.
+    def s_draw1(self, s, dest):
+        """`s_draw(s, 1, None, dest)`."""
+        if self._instead_by_kind:
+            return self.s_draw(s, 1, None, dest)
+        st = self.state
+        src = self._deck or self._default_zone("deck", s)
+        ids = st.zones.get(src.key)
+        if not ids:
+            return self.s_draw(s, 1, None, dest)  # the stock is empty: logged there
+        self._deck = src
+        if s.dest:
+            dest = self.as_zone(dest, s.dest)
+        else:
+            dest = self._hands[st.current] or self._default_zone("hand", s, st.current)
+            self._hands[st.current] = dest
+        ev = Event("draw", None, self.cards[ids[-1]], self.players[st.current if dest.owner is None else dest.owner],
+                   src, dest)
+        hit = self._moved(ev, "top", "card drawn:")
+        return None if hit is None else hit(self, ev)
+
+    def s_discard1(self, s, card):
+        """`s_discard(s, card, None)`."""
+        if card.__class__ is not Card or self._instead_by_kind:
+            return self.s_discard(s, card, None)
+        src = self._zone_refs.get(self.state.where[card.id]) or self.zone_of_card(card)
+        dest = self._pile = self._pile or self._default_zone("discard", s)
+        ev = Event("discard", None, card, self.players[self.state.current if src.owner is None else src.owner],
+                   src, dest, s.forced)
+        hit = self._moved(ev, "top", "card discarded:")
+        return None if hit is None else hit(self, ev)
+
+    def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
+        if self.record or self.listeners or self.check or self._instead_by_kind:
+            return False
+        return self._dispatch.get((kind, None, src.name, dest.name, self.state.phase), _MISSING) is None
+
+    def _event_player(self, ev: Event):
+        """What `player` means to a trigger of this event (a custom event's field wins)."""
+        if ev.kind == "custom" and "player" in ev.fields:
+            return ev.fields["player"]
+        return ev.player
+
+    def event_begin(self, ev: Event):
+        if ev.phase is None:
+            ev.phase = self.state.phase  # the phase it happened in
+        if ev.card is not None and (self.record or self.listeners) and ev.kind in _CARD_EVENTS:
+            self._log_card_event(ev)
+        if self.check and ev.card is not None:
+            self.check_card(ev)
+        return self._handlers(ev)
+
+    def event_run(self, ev: Event, hit):
+        return hit(self, ev)   # the runner `_runner` made for this kind of event
+
+    def _runaway(self):
+        chain = " -> ".join(self.event_chain[-12:])
+        return CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",
+                                   None, hint="give one of these triggers a condition that stops it"))
+
+    def _may(self, tr, c, ev: Event):
+        """Ask whether an optional (`may`) trigger is used."""
+        if c.ask_by is not None:
+            seat = self.as_player(c.ask_by(self, ev), tr.ask_by).seat
+        else:
+            p = self._event_player(ev)
+            seat = p.seat if isinstance(p, Player) else self.state.current
+        prompt = c.prompt(self, ev) if c.prompt is not None else f"Use {tr.name}?"
+        return (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name))
+
+    def _fire_compiled(self, key, name, body):
+        stats = self.state.stats
+        stats[key] = stats.get(key, 0) + 1
+        self.event_chain.append(name)
+        try:
+            yield from body
+        finally:
+            self.event_chain.pop()
+
+    def _responders(self, c, ev: Event) -> list:
+        """Who may respond to `ev` with the reaction `c`, in order (as `open_window`)."""
+        if c.responders is not None:
+            resp = c.responders(self, ev)
+            return resp if isinstance(resp, list) else [resp]
+        actor = self._event_player(ev)
+        return [self.players[p] for p in self.seat_order(actor.seat if actor else self.state.current)[1:]]
+
+    def s_act(self, s, who, env_fn):
+        """`act by who` with the actions compiled (as `x_act` does it)."""
+        who = self.as_player(who, s.by)
+        choices = []
+        for a in self.rs.actions:
+            c = self.cx.actions[id(a)]
+            values = [None]
+            if a.param:
+                values = list(self.as_list(c.domain(self, who), a.domain))
+            for v in values:
+                if c.when is not None and not c.when(self, who, v):
+                    continue
+                if a.name in self._forbidden:
+                    local = Env({a.param: v} if a.param else {}, env_fn())
+                    local.vars["actor"] = who
+                    if not self.allowed(a.name, local):
+                        continue
+                label = c.label(self, who, v) if c.label else (a.name if v is None else f"{a.name} {_show(v)}")
+                choices.append(ActionChoice(a, v, label))
+        pieces = self.cx.actions
+        yield from self.c_act(s, who, choices, lambda ch: pieces[id(ch.decl)].prefer(self, who, ch.value),
+                              lambda ch: pieces[id(ch.decl)].body(self, who, ch.value))
+
+    def _event_env(self, ev: Event) -> Env:
+        """The tree walker's environment of an event (for rule conditions, which it evaluates)."""
+        env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+        env.vars.update(ev.fields)
+        return env
+
+    @property
+    def max_steps(self):
+        return None if self.step_limit == NO_LIMIT else self.step_limit
+
+    @max_steps.setter
+    def max_steps(self, value):
+        """A budget of statements. Set it before the game starts: the module that checks it
+        takes over from then on (code already running keeps counting without checking)."""
+        self.step_limit = NO_LIMIT if value is None else value
+        if value is not None and not self.cx.budget:
+            cx = compiled_for(self.rs, budget=True)
+            if cx is not None:
+                self._use(cx)
+
+    def _use(self, cx):
+        """Play with compiled module `cx`."""
+        self.cx = cx
+        # (kind, name, from, to, phase) -> the event's runner (None: nothing waits for it);
+        # the same for every game of the ruleset
+        self._dispatch = cx.dispatch
+        self._display = cx.derives.get("display") if "display" not in self.card_var_names else None
+
+    def block_fn(self, block):
+        fn = self.cx.blocks.get(id(block)) if block is not None else None
+        return Engine.block_fn(self, block) if fn is None else partial(fn, self)
+
+    def run_block(self, block, env):
+        fn = self.cx.blocks.get(id(block)) if block is not None else None
+        if fn is None:
+            return Engine.run_block(self, block, env)
+        return fn(self, env)
+
+    def expr_fn(self, e):
+        return self.cx.exprs.get(id(e)) or self.compile(e)
+
+    def show_card(self, c) -> str:
+        fn = self._display
+        if fn is None:
+            return Engine.show_card(self, c)
+        try:
+            return str(fn(self, c))
+        except CglError:
+            return c.name
+
+    def _card_getter(self, name):
+        fn = self.cx.derives.get(name) if name not in self.card_var_names else None
+        if fn is None:
+            return Engine._card_getter(self, name)
+        return lambda c: (True, fn(self, c))
+
+    def _shape_needs(self, p: A.Pattern) -> list:
+        needs = self.cx.shape_needs.get(p.name)
+        if needs is None:
+            needs = self.cx.shape_needs[p.name] = [
+                (sum(part.size for part in shape.parts),
+                 sorted((part.size for part in shape.parts if not part.any), reverse=True)) for shape in p.shapes]
+        return needs
+
+    def match_pattern(self, p: A.Pattern, args: list):
+        fns = self.cx.patterns.get(p.name)
+        if fns is None:
+            return Engine.match_pattern(self, p, args)
+        return self.match_compiled(p, fns, args)
+
+    def match_compiled(self, p: A.Pattern, fns: dict, args: list):
+        scanned = fns["scan"](self, *args)
+        if scanned is None:  # no shape can fit (the scan's own first cut)
+            return None
+        cards, raw, counts = scanned
+        fixed_fn = fns.get("fixed")
+        # The solver's quick rejection, before anything else is computed: each shape's
+        # largest groups need as many different labels with enough cards (card by card,
+        # the counts can only be larger than the solver's, so nothing it finds is lost;
+        # a label twice on one card counts twice: still an upper bound).
+        largest = sorted(counts.values(), reverse=True)
+        n = len(cards)
+        for total, need in self._shape_needs(p):
+            if total != n or len(need) > len(largest):
+                continue
+            for want, have in zip(need, largest):
+                if want > have:
+                    break
+            else:
+                break   # this shape may fit: solve
+        else:
+            return None
+        labels = [[_hashable(x) for x in (labs if isinstance(labs, list) else [labs]) if x is not None]
+                  for labs in raw]
+        fixed = [_hashable(fixed_fn(self, *args, c)) if fixed_fn is not None else None for c in cards]
+        best_fn = fns.get("best")
+        return self.best_reading(
+            p, cards, labels, fixed,
+            lambda i, j, part: (lambda cond: lambda label: _truth(cond(self, *args, label)))(fns[f"cond_{i}_{j}"]),
+            lambda m: best_fn(self, *args, m))
+
+
+def make_engine(rs, players: int, seed: int, check_invariants: bool = False) -> Engine:
+    """The compiled engine when the ruleset compiles (and CGL_ENGINE is not "tree"), else the tree walker."""
+    if os.environ.get("CGL_ENGINE", "").lower() != "tree":
+        cx = compiled_for(rs)
+        if cx is not None:
+            return CompiledEngine(rs, players, seed, check_invariants, cx)
+        if _strict():   # a fall back remembered from before the variable was set
+            raise Unsupported(f"{facts(rs).compiled_why} (CGL_STRICT_COMPILE=1 forbids the tree walker's fall back)")
+    return Engine(rs, players, seed, check_invariants)

@@ -1,0 +1,647 @@
+"""The generator's expressions: each CGL expression node as a Python expression."""
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import ast as A
+from .. import builtins as B
+from ..engine import _walk
+from ..resolver import call_meaning, name_meaning
+from ..state import ZoneRef
+from ..typecheck import LISTY, Scope, elem_ty
+from ..typecheck import Binding as _Binding
+from .runtime import _MISSING, Unsupported
+from .writer import _Fn, _no_walrus
+
+
+class Expressions:
+    """`x_<Node>` for every expression node (a mixin of CodeGen)."""
+
+    # ------------------------------------------------------------ expressions
+    def x(self, e, sc: Scope, fn: _Fn) -> str:
+        return getattr(self, "x_" + type(e).__name__)(e, sc, fn)
+
+    def x_Int(self, e, sc, fn):
+        return repr(e.value)
+
+    def x_Const(self, e, sc, fn):
+        v = e.value
+        if v is None or isinstance(v, (bool, int, str)):
+            return repr(v)
+        return self.k(v)
+
+    def x_Text(self, e, sc, fn):
+        if e.constant is not None:
+            return repr(e.constant)
+        parts = [repr(p) if isinstance(p, str) else f"_show({self.x(p, sc, fn)})" for p in e.parts]
+        return '"".join((' + ", ".join(parts) + ",))"
+
+    def x_Dice(self, e, sc, fn):
+        if e.count <= 0:
+            return "0"
+        return "(" + " + ".join([f"eng.roll({e.sides})"] * e.count) + ")"
+
+    def x_Name(self, e, sc, fn):
+        name = e.id
+        b = sc.find(name)
+        if b is not None:
+            self.use(b, fn)
+            if not b.maybe:
+                return b.var
+            return f"({b.var} if {b.var} is not _MISSING else {self.it_or_global(e, sc, fn)})"
+        return self.it_or_global(e, sc, fn)
+
+    def use(self, b: _Binding, fn: _Fn):
+        """Note a read of a loop-bound variable of an enclosing function: a waiting choice
+        body (`simultaneously`) must see the value of its own time round the loop."""
+        if b.loop and b.fn is not fn:
+            f = fn
+            while f is not None and f is not b.fn:
+                f.captures.add(b.var)
+                f = f.parent
+
+    def it_or_global(self, e, sc, fn):
+        name = e.id
+        glob = self.glob(e, sc, fn)
+        if name in self.it_names:
+            b = sc.find("it")
+            if b is not None:
+                it = b.var if not b.maybe else f"({b.var} if {b.var} is not _MISSING else None)"
+                if glob is None:
+                    slow = f"_it_or_unknown(eng, {it}, {name!r}, {self.k(e)})"
+                else:
+                    slow = f"_it_or(eng, {it}, {name!r}, lambda: {glob})"
+                if b.maybe:
+                    return slow
+                return self.fast_attr(b.var, name, slow, b.ty, fn)
+        return glob if glob is not None else f"_unknown(eng, {self.k(e)})"
+
+    def fast_attr(self, var, name, slow, ty=None, fn=None) -> str:
+        """`var.name` for a variable: the card's (or player's, or event's) own property
+        read in place, else `slow` (the general lookup)."""
+        card = self.card_branch(name, var, fn)
+        if card is not None and ty == "card":
+            return card
+        player = f"eng.state.player_vars[{var}.seat][{name!r}]" if name in self.player_vars else None
+        if player is not None and ty == "player":
+            if fn is not None and fn.pure and fn.inloop and var in fn.params:
+                h = f"_h_{var}_{name}"    # read once (a pure function's parameter: it cannot change)
+                fn.hoists[h] = player
+                return h
+            return player
+        if ty == "event" and name in ("card", "player", "forced", "kind", "phase", "name"):
+            return f"{var}.{name}"
+        if ty == "group" and name in ("label", "size", "cards"):
+            return {"label": f"{var}.label", "size": f"len({var}.cards)", "cards": f"list({var}.cards)"}[name]
+        if player is not None:
+            slow = f"({player} if {var}.__class__ is Player else {slow})"
+        if card is not None:
+            return f"({card} if {var}.__class__ is Card else {slow})"
+        return slow
+
+    def glob(self, e, sc, fn) -> Optional[str]:
+        """What a bare name means globally (None: nothing)."""
+        name = e.id
+        rs = self.rs
+        meaning = name_meaning(rs, name)
+        if meaning == "option":
+            v = rs.option_values[name]   # fixed once the ruleset is loaded
+            return repr(v) if v is None or isinstance(v, (bool, int, str)) else f"eng.opts[{name!r}]"
+        if meaning == "global":
+            return f"eng.state.globals[{name!r}]"
+        if meaning == "def":
+            return f"{self.def_fn(name)}(eng)"
+        if meaning == "data":
+            return self.k(rs.tables[name])
+        if meaning == "zone":
+            return self.k(ZoneRef(name, None))
+        if meaning == "enum":
+            return repr(name)
+        if meaning == "builtin":
+            return B.VALUES[name].emit
+        return None
+
+    def x_Attr(self, e, sc, fn):
+        obj = self.x(e.obj, sc, fn)
+        ty = self.ty(e.obj, sc)
+        if obj.isidentifier():
+            return self.fast_attr(obj, e.name, f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})", ty, fn)
+        if ty == "card" and self.card_branch(e.name, "o") is not None:
+            return f"{self.card_getter(e.name)}(eng, {obj})"
+        if ty == "player" and e.name in self.player_vars:
+            return f"eng.state.player_vars[{obj}.seat][{e.name!r}]"
+        return f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})"
+
+    def card_getter(self, name) -> str:
+        """The module function reading property `name` of a value that is always a card."""
+        fname = "GC_" + name
+        if fname not in self.done:
+            self.done.add(fname)
+            self.defs += [f"def {fname}(eng, o):", f"    return {self.card_branch(name, 'o')}", ""]
+        return fname
+
+    # ------------------------------------------------------------ static types
+    # What an expression always evaluates to, from the one type checker (typecheck.py).
+    # Used only to leave out checks that cannot fail, never to change what a rule means.
+    LISTY = LISTY
+
+    def ty(self, e, sc) -> Optional[str]:
+        return self.types.ty(e, sc)
+
+    def _narrowed(self, e, sc):
+        return self.types.narrowed(e, sc)
+
+    @staticmethod
+    def elem_ty(ty) -> Optional[str]:
+        return elem_ty(ty)
+
+    def cards_src(self, e, sc, fn, lazy=False) -> Optional[str]:
+        """Python for the cards of a zone expression, top first, without making a zone value
+        (a shared zone, a player's zone, or a sum of them); None for anything else. `lazy`:
+        an iterator over the zone itself is enough (read at once, by a comprehension)."""
+        if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
+            if lazy:
+                return f"map(eng.cards.__getitem__, reversed(eng.state.zones.get({e.id!r}, ())))"
+            return f"_cards_at(eng, {e.id!r})"
+        if isinstance(e, A.Call) and len(e.args) == 1:
+            z = self.rs.zones.get(e.name)
+            if z is not None and z.per_player and not (e.name in self.rs.defs or e.name in self.rs.table_decls):
+                keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
+                if lazy:
+                    if self.ty(e.args[0], sc) == "player":
+                        ids = f"eng.state.zones.get({keys}[{who}.seat], ())"
+                    else:
+                        ids = f"_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])})"
+                    return f"map(eng.cards.__getitem__, reversed({ids}))"
+                if self.ty(e.args[0], sc) == "player":
+                    return f"list(map(eng.cards.__getitem__, reversed(eng.state.zones.get({keys}[{who}.seat], ()))))"
+                return f"_pz_cards(eng, {keys}, {who}, {self.k(e.args[0])})"
+        if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e, sc) == "cards":
+            a, b = self.cards_src(e.left, sc, fn, lazy), self.cards_src(e.right, sc, fn, lazy)
+            if a is not None and b is not None:
+                return f"_chain({a}, {b})" if lazy else f"({a} + {b})"
+        return None
+
+    def zone_keys(self, name) -> str:
+        """A module constant: the state keys of per-player zone `name`, by seat."""
+        return self.k([f"{name}:{p}" for p in range(max(self.rs.game.max_players, 1))])
+
+    def seq(self, e, sc, fn, lazy=False) -> str:
+        """Python for `e` as a list to iterate over (the tree walker's `as_list`); with `lazy`,
+        anything to iterate over once, at once."""
+        cards = self.cards_src(e, sc, fn, lazy)
+        if cards is not None:
+            return cards
+        src = self.x(e, sc, fn)
+        if self.ty(e, sc) in self.LISTY:
+            return src
+        return f"_aslist(eng, {src}, {self.k(e)})"
+
+    def getter(self, name) -> str:
+        """The module function reading property `name` of any value."""
+        fname = "GA_" + name
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        lines = [f"def {fname}(eng, o, node):"]
+        card = self.card_branch(name, "o")
+        if card is not None:
+            lines += ["    if o.__class__ is Card:", f"        return {card}"]
+        if name in self.player_vars:
+            lines += ["    if o.__class__ is Player:", f"        return eng.state.player_vars[o.seat][{name!r}]"]
+        lines += [f"    return _attr(eng, o, {name!r}, node)"]
+        self.defs += lines + [""]
+        return fname
+
+    def card_branch(self, name, o, fn=None) -> Optional[str]:
+        """How property `name` of card `o` is read, in the tree walker's order of precedence."""
+        if name in self.card_vars:
+            return f"eng.state.card_vars[{o}.id][{name!r}]"
+        if name in self.rs.derives:
+            dv = self.derive_fn(name)
+            if o.isidentifier() and self.derive_kinds[name] == "static":
+                cache = self._static_caches[name]
+                w = self.fresh("w")
+                return f"({w} if ({w} := {cache}[{o}.id]) is not _MISSING else {dv}(eng, {o}))"
+            if o.isidentifier() and self.derive_kinds[name] == "card" and fn is not None:
+                fn.caches.add(name)  # the game's list of values, fetched as the function starts
+                cache, w = "_dc_" + name, self.fresh("w")
+                return f"({w} if ({w} := {cache}[{o}.id]) is not _MISSING else {dv}(eng, {o}))"
+            return f"{dv}(eng, {o})"
+        if name in self.card_props:
+            return f"{o}.props[{name!r}]"
+        if name == "name":
+            return f"{o}.name"
+        if name == "id":
+            return f"{o}.id"
+        return None
+
+    def derive_fn(self, name) -> str:
+        """The module function giving derived property `name` of a card (cached as the tree walker caches)."""
+        fname = "DV_" + name
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        body = "DB_" + name
+        sc = Scope(fn=None)
+        f = _Fn(self, f"def {body}(eng, v_it):")
+        sc.fn = f
+        sc.names["it"] = _Binding("v_it", False, f, "card")
+        f.emit(f"return {self.x(self.rs.derives[name].expr, sc, f)}")
+        self.defs += f.source() + [""]
+        kind = self.derive_kinds[name]
+        if kind == "dynamic":
+            self.defs += [f"{fname} = {body}", ""]
+        else:
+            # "card": one list per game, entries forgotten when the card's variables change
+            # (CompiledEngine.forget); "static": one list per ruleset
+            cache = f"eng.dcache[{name!r}]" if kind == "card" else self.k([_MISSING] * len(self.rs.cards))
+            if kind == "static":
+                self._static_caches[name] = cache
+            self.defs += [f"def {fname}(eng, o):",
+                          f"    c = {cache}",
+                          "    v = c[o.id]",
+                          "    if v is _MISSING:",
+                          f"        v = c[o.id] = {body}(eng, o)",
+                          "    return v", ""]
+        return fname
+
+    @staticmethod
+    def variant(types) -> str:
+        """The name suffix of a function specialised for its arguments' static types."""
+        if not types or not any(types):
+            return ""
+        return "__" + "_".join(t or "x" for t in types)
+
+    def def_fn(self, name, types=()) -> str:
+        d = self.rs.defs[name]
+        params = list(d.params or ())
+        types = tuple(types) if len(types) == len(params) else (None,) * len(params)
+        fname = "D_" + name + self.variant(types)
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        sc = Scope()
+        body = "DB_" + name + self.variant(types) if name in self.static_defs else fname
+        f = _Fn(self, f"def {body}(eng{''.join(', v_' + p for p in params)}):")
+        f.pure = True
+        sc.fn = f
+        for p, ty in zip(params, types):
+            sc.names[p] = _Binding("v_" + p, False, f, ty)
+        f.emit(f"return {self.ev_into(f, d.expr, sc)}")
+        self.defs += f.source() + [""]
+        if name in self.static_defs:
+            memo = self.k(self.facts.memo(name))
+            self.defs += [f"def {fname}(eng, *args):", f"    return _static_call({memo}, {body}, eng, args)", ""]
+        return fname
+
+    def table_fn(self, name) -> str:
+        t = self.rs.table_decls[name]
+        fname = "T_" + name
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        sc = Scope()
+        f = _Fn(self, f"def {fname}(eng{''.join(', v_' + p for p in t.params)}):")
+        sc.fn = f
+        for p in t.params:
+            sc.names[p] = _Binding("v_" + p, False, f)
+        for cond, val in t.rows:
+            f.emit(f"if {self.x(cond, sc, f)}:")
+            f.emit(f"    return {self.x(val, sc, f)}")
+        if t.default is not None:
+            f.emit(f"return {self.x(t.default, sc, f)}")
+        else:
+            f.emit(f"raise eng.fail({self.k(t)}, {'no row of table `' + name + '` holds, and it has no `| else ->` row'!r})")
+        self.defs += f.source() + [""]
+        return fname
+
+    def x_Call(self, e, sc, fn):
+        meaning = call_meaning(self.rs, e.name)
+        args = [self.x(a, sc, fn) for a in e.args]
+        if meaning is None:
+            return f"_unknown(eng, {self.k(e)}, 'function')"
+        return getattr(self, "call_" + meaning)(e, args, sc, fn)
+
+    def call_def(self, e, args, sc, fn):
+        d = self.rs.defs[e.name]
+        if len(args) != len(d.params):
+            raise Unsupported(f"`{e.name}` called with {len(args)} arguments")
+        inline = self.inline_def(d, e, sc, fn)
+        if inline is not None:
+            return inline
+        types = [self.ty(a, sc) for a in e.args]
+        return f"{self.def_fn(e.name, types)}(eng{''.join(', ' + a for a in args)})"
+
+    def call_table(self, e, args, sc, fn):
+        t = self.rs.table_decls[e.name]
+        if len(args) != len(t.params):
+            raise Unsupported(f"`{e.name}` called with {len(args)} arguments")
+        return f"{self.table_fn(e.name)}(eng{''.join(', ' + a for a in args)})"
+
+    def call_pattern(self, e, args, sc, fn):
+        p = self.rs.patterns[e.name]
+        self.pattern(p)
+        types = tuple(self.ty(a, sc) for a in e.args)
+        if any(types) and len(types) == len(p.params):
+            fns = self.pattern(p, types)
+            return f"eng.match_compiled({self.k(p)}, {fns}, [{', '.join(args)}])"
+        return f"eng.match_pattern({self.k(p)}, [{', '.join(args)}])"
+
+    def call_card_zone(self, e, args, sc, fn):
+        if not args:
+            raise Unsupported("zone of a card without a card")
+        return f"_zone_of_card(eng, {e.name!r}, {args[0]}, {self.k(e.args[0])})"
+
+    def call_player_zone(self, e, args, sc, fn):
+        if not args:
+            raise Unsupported("zone of a player without a player")
+        cache = self.k({})
+        if self.ty(e.args[0], sc) == "player":
+            return f"({cache}.get({args[0]}.seat) or _zone_of_player(eng, {e.name!r}, {args[0]}, None, {cache}))"
+        return f"_zone_of_player(eng, {e.name!r}, {args[0]}, {self.k(e.args[0])}, {cache})"
+
+    def call_builtin(self, e, args, sc, fn):
+        name = e.name
+        if name == "count" and len(args) == 1:
+            count = self.count_of_zone(e.args[0], sc, fn)
+            if count is not None:
+                return count
+        on_list = B.FUNCTIONS[name].on_list
+        if on_list is not None and len(args) == 1 and self.ty(e.args[0], sc) in self.LISTY:
+            return on_list.format(args[0])
+        if name == "count" and len(args) == 1:
+            return f"_count(eng, {args[0]}, {self.k(e)})"
+        return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
+
+    def count_of_zone(self, arg, sc, fn) -> Optional[str]:
+        """`count(hand(p))`, `count(stock)`: the length of the zone's list in the state."""
+        if isinstance(arg, A.Call) and call_meaning(self.rs, arg.name) == "player_zone" and len(arg.args) == 1:
+            who = self.x(arg.args[0], sc, fn)
+            if self.ty(arg.args[0], sc) == "player":
+                return f"len(eng.state.zones.get({self.zone_keys(arg.name)}[{who}.seat], ()))"
+            return f"_pz_count(eng, {self.zone_keys(arg.name)}, {who}, {self.k(arg.args[0])})"
+        if isinstance(arg, A.Name) and self.ty(arg, sc) == "zone":
+            return f"len(eng.state.zones.get({arg.id!r}, ()))"
+        return None
+
+    def _inlinable(self, e, sc) -> bool:
+        """A call of a small def with local variables (not itself being written in place)."""
+        d = self.rs.defs.get(e.name)
+        if d is None or d.params is None or d.name in self.static_defs or d.name in self._inlining:
+            return False
+        size = self._sizes.get(d.name)
+        if size is None:
+            size = self._sizes[d.name] = sum(1 for _ in _walk(d.expr))
+        if size > 40 or len(e.args) != len(d.params):
+            return False
+        for arg in e.args:
+            b = sc.find(arg.id) if isinstance(arg, A.Name) else None
+            if b is None or b.maybe:
+                return False
+        return True
+
+    def _inline_scope(self, d, e, sc, fn) -> Scope:
+        """A new scope holding just the def's parameters, as the tree walker evaluates a def."""
+        inner = Scope()
+        inner.fn = fn
+        for param, arg in zip(d.params, e.args):
+            inner.names[param] = sc.find(arg.id)
+        return inner
+
+    def inline_def(self, d, e, sc, fn) -> Optional[str]:
+        """A small function called with local variables: its body, written in place."""
+        if not self._inlinable(e, sc):
+            return None
+        inner = self._inline_scope(d, e, sc, fn)
+        self._inlining.append(d.name)
+        try:
+            return self.x(d.expr, inner, fn)
+        finally:
+            self._inlining.pop()
+
+    def x_ListLit(self, e, sc, fn):
+        return "[" + ", ".join(self.x(i, sc, fn) for i in e.items) + "]"
+
+    def x_Comprehension(self, e, sc, fn):
+        v = self.fresh("c")
+        inner = sc.child()
+        inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
+        src = _no_walrus(self.seq(e.source, sc, fn, lazy=True))
+        fn.inloop += 1
+        body = self.x(e.expr, inner, fn)
+        cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
+        fn.inloop -= 1
+        return f"[{body} for {v} in {src}{cond}]"
+
+    def x_BinOp(self, e, sc, fn):
+        ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
+        if e.op == "+" and ta in self.LISTY | {"zone"} and tb in self.LISTY | {"zone"}:
+            return f"({self.seq(e.left, sc, fn)} + {self.seq(e.right, sc, fn)})"
+        a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
+        if ta == tb == "int" and e.op in ("+", "-", "*"):
+            return f"({a} {e.op} {b})"
+        if e.op == "+":
+            return f"_add(eng, {a}, {b}, {self.k(e)})"
+        if e.op == "-":
+            return f"_sub(eng, {a}, {b}, {self.k(e)})"
+        return f"_arith(eng, {a}, {b}, {self.k(e)})"
+
+    def x_Compare(self, e, sc, fn):
+        a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
+        op = e.op
+        if op in ("=", "!="):
+            const = None
+            if isinstance(e.right, A.Const) and isinstance(e.right.value, str) or (
+                    isinstance(e.right, A.Text) and e.right.constant is not None):
+                const = b
+            elif isinstance(e.right, A.Name) and e.right.id in self.rs.enum_members and \
+                    self.x(e.right, sc, fn) == repr(e.right.id):
+                const = b
+            if const is not None:  # `x = "text"`: `_eq` is `==` when one side is a text
+                return f"({a} {'==' if op == '=' else '!='} {const})"
+            if isinstance(e.right, A.Const) and e.right.value is None:
+                return f"({a} {'is' if op == '=' else 'is not'} None)"
+            ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
+            if "str" in (ta, tb) or ta == tb == "int":
+                return f"({a} {'==' if op == '=' else '!='} {b})"
+            return f"{'_eqs' if op == '=' else '_ne'}({a}, {b})"
+        if self.ty(e.left, sc) == self.ty(e.right, sc) == "int":
+            return f"({a} {op} {b})"
+        fname = {"<": "_lt", "<=": "_le", ">": "_gt", ">=": "_ge"}[op]
+        return f"{fname}(eng, {a}, {b}, {self.k(e)})"
+
+    def x_In(self, e, sc, fn):
+        a = self.x(e.left, sc, fn)
+        ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
+        if tb == "zone" and isinstance(e.right, A.Name) and ta == "card":
+            test = f"(eng.state.where[{a}.id] == {e.right.id!r})"
+        elif tb in self.LISTY and ta == "str":
+            test = f"({a} in {self.x(e.right, sc, fn)})"
+        elif tb in self.LISTY and a.isidentifier():
+            b = self.x(e.right, sc, fn)   # (written twice, evaluated once)
+            test = f"({a} in {b} if {a}.__class__ is str else _in_list({a}, {b}))"
+        elif tb in self.LISTY:
+            test = f"_in_list({a}, {self.x(e.right, sc, fn)})"
+        else:
+            test = f"_in(eng, {a}, {self.x(e.right, sc, fn)}, {self.k(e)})"
+        return f"(not {test})" if e.negated else test
+
+    def _bool(self, e, sc, fn):
+        src = self.x(e, sc, fn)
+        return src if self.ty(e, sc) == "bool" else f"bool({src})"
+
+    def x_And(self, e, sc, fn):
+        return f"({self._bool(e.left, sc, fn)} and {self._bool(e.right, sc, fn)})"
+
+    def x_Or(self, e, sc, fn):
+        return f"({self._bool(e.left, sc, fn)} or {self._bool(e.right, sc, fn)})"
+
+    def x_Not(self, e, sc, fn):
+        return f"(not {self.x(e.operand, sc, fn)})"
+
+    def x_Neg(self, e, sc, fn):
+        if self.ty(e.operand, sc) == "int":
+            return f"(-{self.x(e.operand, sc, fn)})"
+        return f"(-_num({self.x(e.operand, sc, fn)}, {self.k(e.operand)}, eng))"
+
+    def x_IfExpr(self, e, sc, fn):
+        then = self.x(e.then, self._narrowed(e, sc), fn)
+        return f"({then} if {self.x(e.cond, sc, fn)} else {self.x(e.otherwise, sc, fn)})"
+
+    def _it_scope(self, e, sc, fn):
+        v = self.fresh("i")
+        inner = sc.child()
+        inner.names["it"] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
+        return v, inner
+
+    def x_Where(self, e, sc, fn):
+        src = _no_walrus(self.seq(e.source, sc, fn, lazy=True))
+        v, inner = self._it_scope(e, sc, fn)
+        fn.inloop += 1
+        cond = self.x(e.cond, inner, fn)
+        fn.inloop -= 1
+        return f"[{v} for {v} in {src} if {cond}]"
+
+    def x_GroupBy(self, e, sc, fn):
+        src = self.seq(e.source, sc, fn, lazy=True)
+        v, inner = self._it_scope(e, sc, fn)
+        return f"_group_by(eng, {src}, lambda {v}: {self.x(e.key, inner, fn)})"
+
+    def x_SortBy(self, e, sc, fn):
+        src = self.seq(e.source, sc, fn)
+        v, inner = self._it_scope(e, sc, fn)
+        return f"_sort_by(eng, {src}, lambda {v}: {self.x(e.key, inner, fn)}, {self.k(e)})"
+
+    # ------------------------------------------------------------ patterns
+    def pattern(self, p: A.Pattern, types=None):
+        """Compile a pattern's pieces: each is a function of the pattern's parameters.
+        With `types` (of the arguments), a specialised set, named by the module dict returned."""
+        suffix = self.variant(types)
+        key = p.name + suffix
+        if key in self.patterns:
+            return "PV_" + key
+        names = self.patterns[key] = {}
+        params = list(p.params)
+        types = types or (None,) * len(params)
+        psc = Scope()
+        for q, ty in zip(params, types):
+            psc.names[q] = _Binding("v_" + q, False, None, ty)
+        it_ty = self.elem_ty(self.ty(p.cards, psc))
+        extra_ty = {"it": it_ty}
+
+        def piece(key, expr, extra):
+            fname = f"PT_{p.name}{suffix}_{key}"
+            sc = Scope()
+            args = "".join(", v_" + q for q in params) + "".join(", " + v for _, v in extra)
+            f = _Fn(self, f"def {fname}(eng{args}):")
+            f.pure = True
+            sc.fn = f
+            for q, ty in zip(params, types):
+                sc.names[q] = _Binding("v_" + q, False, f, ty)
+            for name, v in extra:
+                sc.names[name] = _Binding(v, False, f, extra_ty.get(name) if key in ("labels", "fixed") else None)
+            f.emit("try:")
+            f.emit(f"    return {self.x(expr, sc, f)}")
+            f.emit(f"except _PE as _x: raise _everr(eng, {self.k(expr)}, _x) from None")
+            self.defs += f.source() + [""]
+            names[key] = fname
+
+        piece("cards", p.cards, [])
+        piece("labels", p.labels, [("it", "v_it")])
+        if p.fixed is not None:
+            piece("fixed", p.fixed, [("it", "v_it")])
+        for i, shape in enumerate(p.shapes):
+            for j, part in enumerate(shape.parts):
+                if part.cond is not None:
+                    piece(f"cond_{i}_{j}", part.cond, [("label", "v_label")])
+        if p.best is not None:
+            piece("best", p.best, [("it", "v_it")])
+        self.pattern_scan(p, suffix, params, types, it_ty, names)
+        self.defs += [f"PV_{p.name}{suffix} = {{" + ", ".join(f"{k!r}: {v}" for k, v in names.items()) + "}", ""]
+        return "PV_" + p.name + suffix
+
+    def pattern_scan(self, p, suffix, params, types, it_ty, names):
+        """One function for the first pass of a match: the cards, each card's labels, and how
+        many cards carry each label, the labels expression written inline in the loop."""
+        fname = f"PT_{p.name}{suffix}_scan"
+        f = _Fn(self, f"def {fname}(eng{''.join(', v_' + q for q in params)}):")
+        f.pure = True
+        sc = Scope(fn=f)
+        for q, ty in zip(params, types):
+            sc.names[q] = _Binding("v_" + q, False, f, ty)
+        cards = self.cards_src(p.cards, sc, f)
+        if cards is None:
+            cards = f"eng.as_list({self.x(p.cards, sc, f)}, {self.k(p.cards)})"
+        f.emit("try:")
+        f.emit(f"    _cards = {cards}")
+        f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.cards)}, _x) from None")
+        f.emit("_labels = []")
+        f.emit("_counts = {}")
+        f.emit("_get = _counts.get")
+        inner = sc.child()
+        inner.names["it"] = _Binding("v_it", False, f, it_ty)
+        f.emit("try:")
+        f.emit("    for v_it in _cards:")
+        f.ind += 2
+        f.inloop += 1
+        f.emit(f"_labs = {self.ev_into(f, p.labels, inner)}")
+        f.inloop -= 1
+        f.ind -= 2
+        f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
+        listy = self.ty(p.labels, inner) in self.LISTY   # a list for sure: no test of what it is
+        f.ind += 2
+        if not listy:
+            f.emit("if _labs.__class__ is list:")
+            f.ind += 1
+        f.emit("for _l in _labs:")
+        f.emit("    if _l.__class__ is str:")
+        f.emit("        _counts[_l] = _get(_l, 0) + 1")
+        f.emit("    elif _l is not None:")
+        f.emit("        _l = _hashable(_l)")
+        f.emit("        _counts[_l] = _get(_l, 0) + 1")
+        if not listy:
+            f.ind -= 1
+            f.emit("elif _labs is not None:")
+            f.emit("    _l = _hashable(_labs)")
+            f.emit("    _counts[_l] = _get(_l, 0) + 1")
+        f.ind -= 2
+        f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
+        # The first cut of the solver's quick rejection (`match_compiled` makes the rest): a
+        # shape can fit only if it takes this many cards and some label is on enough of them.
+        fits = []
+        for shape in p.shapes:
+            total = sum(part.size for part in shape.parts)
+            need = sorted((part.size for part in shape.parts if not part.any), reverse=True)
+            test = f"_n == {total}"
+            if need:
+                test += f" and _top >= {need[0]} and len(_counts) >= {len(need)}"
+            if test not in fits:
+                fits.append(test)
+        f.emit("_n = len(_cards)")
+        f.emit("_top = max(_counts.values()) if _counts else 0")
+        f.emit(f"if not ({' or '.join(f'({t})' for t in fits) or 'False'}):")
+        f.emit("    return None")
+        f.emit("return _cards, _labels, _counts")
+        self.defs += f.source() + [""]
+        names["scan"] = fname

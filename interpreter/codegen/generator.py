@@ -1,0 +1,232 @@
+"""The code generator: the bodies of a ruleset (setup, rounds, phases, procedures,
+triggers, reactions, actions) as one Python module's source."""
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import ast as A
+from ..engine import _walk
+from ..resolver import facts
+from ..typecheck import Binding as _Binding
+from ..typecheck import Scope, TypeChecker
+from .expressions import Expressions
+from .runners import _body_for_runner
+from .runtime import _CARD_EVENTS
+from .statements import Statements
+from .writer import _drop_unused, _Fn
+
+# ---------------------------------------------------------------- the generator
+
+class CodeGen(Expressions, Statements):
+    """Generates and compiles the Python module of one ruleset."""
+
+    def __init__(self, rs, budget: bool = False):
+        self.rs = rs
+        # With `budget`, each statement checks the engine's step budget (`max_steps`); without,
+        # it only counts its step (the module a game without a budget runs: see compiled_for).
+        self.budget = budget
+        self.n = 0
+        self.consts: dict = {}          # python name -> object
+        self.const_ids: dict = {}       # id(object) -> python name
+        self.defs: list = []            # source lines of module-level functions
+        self.runner_src: dict = {}      # function name -> its body as lines a runner can take in (_body_for_runner)
+        self.facts = facts(rs)
+        self.types = TypeChecker(rs)    # the one type checker (lint reads it too)
+        self.it_names = self.facts.it_names
+        self.card_vars = set(rs.card_vars())
+        self.player_vars = set(rs.player_vars())
+        self.derive_kinds, self.static_defs = self.facts.derive_kinds, self.facts.static_defs
+        self.card_props = self.types.card_props
+        self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in _walk(item))
+        self.done: set = set()          # module-level functions already generated
+        self.blocks: dict = {}          # id(block) -> python name of its entry function
+        self.exprs: dict = {}           # id(expr) -> python name of its entry function
+        self.patterns: dict = {}        # pattern name -> dict of python names
+        self._inlining: list = []       # defs being written in place (no recursion)
+        self._sizes: dict = {}          # def -> nodes in its body (small ones are written in place)
+        self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
+        self._static_caches: dict = {}  # static derive -> module constant of its per-card values
+        self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
+        self.actions: dict = {}         # id(action) -> {piece: python name or None}
+        self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}
+
+    # ------------------------------------------------------------ names
+    def fresh(self, base="t") -> str:
+        self.n += 1
+        return f"_{base}{self.n}"
+
+    def k(self, obj) -> str:
+        """A module constant holding `obj` (an AST node, a table, …)."""
+        name = self.const_ids.get(id(obj))
+        if name is None:
+            name = self.const_ids[id(obj)] = f"K{len(self.consts)}"
+            self.consts[name] = obj
+        return name
+
+    # ------------------------------------------------------------ bodies
+    def procedure(self, proc: A.Procedure, types=()) -> str:
+        types = tuple(types) if len(types) == len(proc.params) else (None,) * len(proc.params)
+        fname = "P_" + proc.name + self.variant(types)
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        f = _Fn(self, f"def {fname}(eng{''.join(', v_' + p for p in proc.params)}):")
+        sc = Scope(fn=f)
+        for p, ty in zip(proc.params, types):
+            sc.names[p] = _Binding("v_" + p, False, f, ty)
+        f.emit("st = eng.state")
+        if self.budget:
+            f.emit("_lim = eng.step_limit")
+        f.emit("if 0: yield")
+        self.block(f, proc.body, sc)
+        self.defs += f.source() + [""]
+        if any(types):
+            return fname
+        # the entry the engine uses (`run_block(body, Env(params))`)
+        entry = "B_" + proc.name
+        self.defs += [f"def {entry}(eng, env):",
+                      f"    return {fname}(eng{''.join(f', _entry(env, {p!r})' for p in proc.params)})", ""]
+        self.blocks[id(proc.body)] = entry
+        return fname
+
+    def body(self, blk, sure=(), maybe=()) -> str:
+        """Compile a block the engine runs with `run_block(blk, env)`; `sure` names are always
+        in `env`, `maybe` names sometimes."""
+        if blk is None:
+            return None
+        fname = self.fresh("B")
+        f = _Fn(self, f"def {fname}(eng, env):")
+        sc = Scope(fn=f)
+        f.emit("st = eng.state")
+        if self.budget:
+            f.emit("_lim = eng.step_limit")
+        f.emit("if 0: yield")
+        self.env_entry(f, sc, sure, maybe)
+        self.block(f, blk, sc)
+        self.defs += f.source() + [""]
+        self.blocks[id(blk)] = fname
+        return fname
+
+    def env_entry(self, f, sc, sure, maybe):
+        for name in list(sure) + [m for m in maybe if m not in sure]:
+            v = "e_" + name
+            sc.names[name] = _Binding(v, name not in sure, f)
+            f.emit(f"{v} = _entry(env, {name!r})")
+
+    def entry_expr(self, e, sure=(), maybe=()) -> Optional[str]:
+        """Compile an expression the engine evaluates with `ev(e, env)`."""
+        if e is None:
+            return None
+        fname = self.fresh("X")
+        f = _Fn(self, f"def {fname}(eng, env):")
+        sc = Scope(fn=f)
+        self.env_entry(f, sc, sure, maybe)
+        f.emit(f"return {self.x(e, sc, f)}")
+        self.defs += f.source() + [""]
+        self.exprs[id(e)] = fname
+        return fname
+
+    # Triggers and reactions: their pieces take the event itself (and the responder), and
+    # bind what the tree walker's event environment binds: event, card, player, it, and
+    # the fields of a custom event (which may rename any of them).
+    def event_entry(self, f, sc, custom, fields, responder, kind_of_event=None):
+        names = ("event", "card", "player", "it")
+        if custom:
+            f.emit("_F = ev.fields")
+        defaults = {"event": "ev", "card": "ev.card", "player": "ev.player", "it": "ev.card"}
+        card_event = not custom and kind_of_event in _CARD_EVENTS
+        tys = {"event": "event", "card": "card" if card_event else None, "it": "card" if card_event else None,
+               "player": "player" if not custom else None}
+        for name in names:
+            sc.names[name] = _Binding("e_" + name, False, f, tys[name])
+            d = defaults[name]
+            f.emit(f"e_{name} = _F[{name!r}] if {name!r} in _F else {d}" if custom and name in fields
+                   else f"e_{name} = {d}")
+        for name in fields if custom else ():
+            if name not in names and name != "responder":
+                sc.names[name] = _Binding("e_" + name, True, f)
+                f.emit(f"e_{name} = _F.get({name!r}, _MISSING)")
+        if responder:
+            sc.names["responder"] = _Binding("e_responder", False, f, "player" if responder == "player" else None)
+
+    def event_fn(self, kind, node, custom, fields, responder=False, env_adapter=True, event=None) -> Optional[str]:
+        """A trigger's or reaction's condition, prompt or body as a function of the event."""
+        if node is None:
+            return None
+        fname = self.fresh("E")
+        args = "eng, ev, e_responder" if responder else "eng, ev"
+        f = _Fn(self, f"def {fname}({args}):")
+        f.pure = kind != "body"
+        sc = Scope(fn=f)
+        if kind == "body":
+            f.emit("st = eng.state")
+            if self.budget:
+                f.emit("_lim = eng.step_limit")
+            f.emit("if 0: yield")
+        self.event_entry(f, sc, custom, fields, responder, event)
+        entries = len(f.lines)
+        if kind == "body":
+            self.block(f, node, sc)
+        else:  # errors point at the expression, as `Engine.ev` has them
+            f.emit("try:")
+            f.ind += 1
+            f.emit(f"return {self.ev_into(f, node, sc)}")
+            f.ind -= 1
+            f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
+        _drop_unused(f, entries)
+        src = f.source()
+        self.defs += src + [""]
+        if kind != "body":
+            self.runner_src[fname] = _body_for_runner(src)
+        if env_adapter:  # for the engine's `run_block(body, env)` / `ev(expr, env)`
+            adapter = self.fresh("A")
+            extra = ", _entry(env, 'responder')" if responder else ""
+            self.defs += [f"def {adapter}(eng, env):", f"    return {fname}(eng, _entry(env, 'event'){extra})", ""]
+            (self.blocks if kind == "body" else self.exprs)[id(node)] = adapter
+        return fname
+
+    def generate(self) -> str:
+        rs = self.rs
+        fields = set(self.facts.emitted_fields)
+        for blk in [rs.setup.body if rs.setup else None,
+                    rs.match.start if rs.match else None, rs.match.end if rs.match else None,
+                    rs.round.start if rs.round else None, rs.round.end if rs.round else None,
+                    rs.turn.start if rs.turn else None, rs.turn.end if rs.turn else None]:
+            self.body(blk)
+        if rs.turn:
+            for ph in rs.turn.phases:
+                self.body(ph.body)
+        for e in [rs.match.rounds if rs.match else None, rs.round.first if rs.round else None,
+                  rs.round.until if rs.round else None, rs.turn.order if rs.turn else None]:
+            self.entry_expr(e)
+        for tr in rs.triggers:
+            custom = tr.event.kind == "custom" and not tr.instead
+            self.triggers[id(tr)] = {k: self.event_fn("body" if k == "body" else "expr", getattr(tr, k), custom, fields,
+                                                      event=tr.event.kind)
+                                     for k in ("cond", "prompt", "ask_by", "body")}
+        for r in rs.reactions:
+            custom = r.event.kind == "custom"
+            pieces = {k: self.event_fn("expr", getattr(r, k), custom, fields, event=r.event.kind)
+                      for k in ("cond", "responders")}
+            # responders are players when the engine picks them, or when the rules say so
+            resp = True
+            if r.responders is None:
+                resp = "player"
+            else:
+                rsc = Scope()
+                self.event_entry(_Fn(self, ""), rsc, custom, fields, False, r.event.kind)
+                if self.ty(r.responders, rsc) == "players":
+                    resp = "player"
+            pieces.update({k: self.event_fn("body" if k == "body" else "expr", getattr(r, k), custom, fields, resp,
+                                            event=r.event.kind)
+                           for k in ("eligible", "ask", "body")})
+            self.reactions[id(r)] = pieces
+        for a in rs.actions:
+            self.actions[id(a)] = self.action_pieces(a)
+        for proc in rs.procedures.values():
+            self.procedure(proc)
+        for name in rs.derives:
+            self.derive_fn(name)
+        for p in rs.patterns.values():
+            self.pattern(p)
+        return "\n".join(self.defs) + "\n"

@@ -1,0 +1,77 @@
+"""A ruleset's generated module, compiled once per ruleset (and once more for games
+with a step budget)."""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ..resolver import facts
+from .generator import CodeGen
+from .runtime import RUNTIME, Unsupported
+
+_CODE: dict = {}    # (path, generated source) -> code object, for this process
+
+
+class Compiled:
+    """The generated module of a ruleset."""
+
+    def __init__(self, rs, budget: bool = False):
+        gen = CodeGen(rs, budget)
+        self.budget = budget
+        self.source = gen.generate()
+        ns = dict(RUNTIME)
+        ns.update(gen.consts)
+        key = (rs.path, self.source)
+        code = _CODE.get(key)
+        if code is None:  # the same rules loaded again make the same source: compiled once
+            if len(_CODE) >= 64:
+                _CODE.clear()
+            code = _CODE[key] = compile(self.source, f"<cgl compiled {os.path.basename(rs.path)}>", "exec")
+        exec(code, ns)
+        self.ns = ns
+        self.blocks = {k: ns[v] for k, v in gen.blocks.items()}
+        self.exprs = {k: ns[v] for k, v in gen.exprs.items()}
+        self.derives = {name: ns["DV_" + name] for name in rs.derives}
+        self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items() if name in rs.patterns}
+        self.triggers = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.triggers.items()}
+        self.shape_needs: dict = {}
+        self.dispatch: dict = {}        # see CompiledEngine._handlers
+        self.reactions = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.reactions.items()}
+        self.actions = {k: _Pieces(d, ns) for k, d in gen.actions.items()}
+
+
+class _Pieces:
+    """The compiled pieces of one trigger or reaction (None where it has none)."""
+
+    __slots__ = ("cond", "prompt", "ask_by", "body", "responders", "eligible", "ask", "domain", "when", "label",
+                 "prefer", "cond_src", "eligible_src")
+
+    def __init__(self, names: dict, ns: dict, inline: Optional[dict] = None):
+        for k in self.__slots__[:-2]:
+            setattr(self, k, ns[names[k]] if names.get(k) else None)
+        # the condition's (eligibility's) body, for a runner to write in place of a call (None: call it)
+        self.cond_src = inline.get(names.get("cond")) if inline else None
+        self.eligible_src = inline.get(names.get("eligible")) if inline else None
+
+
+def compiled_for(rs, budget: bool = False) -> Optional[Compiled]:
+    """The compiled module of a ruleset (made once), or None when the generator has a known
+    gap for it (`Unsupported`: the tree walker plays, and `cgl info` says why). With
+    `budget`, the module whose statements check a step budget (made when a game sets
+    `max_steps`; simulations run without one, and so without the check).
+
+    Under CGL_STRICT_COMPILE=1 (the tests set it) a gap is an error, not a fall back; any
+    other exception is a bug in cgl and is never swallowed."""
+    f = facts(rs)
+    if budget not in f.compiled:
+        try:
+            f.compiled[budget] = Compiled(rs, budget)
+        except Unsupported as x:
+            if _strict():
+                raise
+            f.compiled[budget], f.compiled_why = None, str(x)
+    return f.compiled[budget]
+
+
+def _strict() -> bool:
+    return os.environ.get("CGL_STRICT_COMPILE", "") == "1"

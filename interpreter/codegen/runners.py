@@ -1,0 +1,105 @@
+"""Event runners: one generated function per kind of event, running what waits for it,
+with the triggers' conditions and the reaction windows written in."""
+from __future__ import annotations
+
+import re
+
+from ..engine import MAX_EVENT_DEPTH
+
+_HOISTABLE = re.compile(r"    (_F = ev\.fields|e_\w+ = (ev(\.\w+)?|_F\b.*)|_dc_\w+ = eng\.dcache\[[^\]]+\]"
+                        r"|(_cv|_pv|_zs) = eng\.state\.(card_vars|player_vars|zones))")
+
+
+def _body_for_runner(src: list):
+    """An event condition's function (`def _E…(eng, ev):` and its lines) as a runner can
+    write it in place of calling it: (entry lines, which read only the event and the
+    engine and so can be read once at the runner's start; the rest, with its `return X`
+    turned into `_ok = X`), or None when it cannot be taken in (a nested function, more
+    than one return)."""
+    if not re.fullmatch(r"def \w+\(eng, ev(, e_responder)?\):", src[0]):
+        return None
+    body = src[1:]
+    text = "\n".join(body)
+    if len(re.findall(r"\breturn\b", text)) != 1 or re.search(r"\b(def|yield|nonlocal|global|class)\b", text):
+        return None
+    entry, rest, opened = [], [], False
+    for line in body:
+        if not opened and line == "    try:":
+            opened = True
+        if not opened and _HOISTABLE.fullmatch(line):
+            entry.append(line)
+            continue
+        m = re.fullmatch(r"(\s+)return (.*)", line)
+        rest.append(f"{m.group(1)}_ok = {m.group(2)}" if m else line)
+    return entry, rest
+
+
+def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
+    """One generator function running the triggers and reactions that wait for one kind of
+    event, in order (what `Engine.event_run` does with the lists): each condition, then the
+    question of a `may`, the body, the reaction windows. Conditions are written in (their
+    entry lines once, at the start), not called; `module` is the ruleset's generated module,
+    whose names they read."""
+    ns: dict = dict(module)
+    ns["MAX_EVENT_DEPTH"] = MAX_EVENT_DEPTH
+    head = ["def run(eng, ev):",
+            "    if len(eng.event_chain) >= MAX_EVENT_DEPTH: raise eng._runaway()",
+            "    if 0: yield"]
+    entry: dict = {}      # name -> its entry line, read once at the start
+    lines: list = []
+
+    def test(src, call):
+        """Lines computing the condition into `_ok` ([] and `call` when it is called instead)."""
+        if src is None:
+            return [], call
+        first, rest = src
+        targets = {ln.split(" = ", 1)[0].strip(): ln for ln in first}
+        if any(entry.get(t, ln) != ln for t, ln in targets.items()):
+            return [], call  # the same name read another way (never seen): call it
+        entry.update(targets)
+        return rest, "_ok"
+
+    for i, (tr, c) in enumerate(triggers):
+        ns.update({f"_rT{i}": tr, f"_rP{i}": c, f"_rC{i}": c.cond, f"_rB{i}": c.body,
+                   f"_rK{i}": "trigger:" + tr.name, f"_rN{i}": tr.name})
+        conds = []
+        if c.cond is not None:
+            pre, cond = test(c.cond_src, f"_rC{i}(eng, ev)")
+            lines += pre
+            conds.append(cond)
+        if tr.optional:
+            conds.append(f"(yield from eng._may(_rT{i}, _rP{i}, ev))")
+        lines.append(f"    if {' and '.join(conds) or 'True'}:")
+        lines += ["        stats = eng.state.stats",                     # as `_fire_compiled`
+                  f"        stats[_rK{i}] = stats.get(_rK{i}, 0) + 1",
+                  f"        eng.event_chain.append(_rN{i})",
+                  "        try:",
+                  f"            yield from _rB{i}(eng, ev)",
+                  "        finally:",
+                  "            eng.event_chain.pop()"]
+    for i, (r, c) in enumerate(reactions):
+        ns.update({f"_rR{i}": r, f"_rQ{i}": c, f"_rD{i}": c.cond, f"_rE{i}": c.eligible, f"_rA{i}": c.ask,
+                   f"_rW{i}": c.body, f"_rRK{i}": "reaction:" + r.name, f"_rRN{i}": r.name,
+                   f"_rS{i}": f"Respond with {r.name}?"})
+        cond = "True"
+        if c.cond is not None:
+            pre, cond = test(c.cond_src, f"_rD{i}(eng, ev)")
+            lines += pre
+        lines.append(f"    if {cond}:")       # the window, as `Engine.open_window`
+        lines.append(f"        _ruled = _rRN{i} in eng._forbidden")
+        lines.append(f"        for e_responder in eng._responders(_rQ{i}, ev):")
+        if c.eligible is not None:
+            pre, ok = test(c.eligible_src, f"_rE{i}(eng, ev, e_responder)")
+            lines += ["        " + ln for ln in pre]
+            lines.append(f"            if not {ok}: continue")
+        lines += [f"            if _ruled and not eng.allowed(_rRN{i}, eng._event_env(ev).child({{'responder': e_responder}})):",
+                  "                continue",
+                  f"            _yes = yield from eng.ask_yes_no(e_responder.seat, "
+                  f"{f'_rA{i}(eng, ev, e_responder)' if c.ask is not None else f'_rS{i}'}, _rR{i}.span, tag=_rRN{i})",
+                  "            if not _yes: continue",
+                  f"            yield from eng._fire_compiled(_rRK{i}, _rRN{i}, _rW{i}(eng, ev, e_responder))"]
+        if r.once:
+            lines.append("            break")
+    source = "\n".join(head + list(entry.values()) + lines)
+    exec(compile(source, f"<cgl event runner{what}>", "exec"), ns)
+    return ns["run"]

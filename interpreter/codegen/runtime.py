@@ -1,0 +1,251 @@
+"""Run-time helpers of generated code: each does what the tree walker's closure for that
+node does (`RUNTIME` is the namespace a generated module runs in)."""
+from __future__ import annotations
+
+from itertools import chain
+
+from .. import builtins as B
+from ..compiler import Env
+from ..engine import MAX_LOOP, OTHERWISE, _EndScope, _GameOver
+from ..loader import Card
+from ..state import Event, Group, Match, Player, ZoneRef
+from ..values import (
+    _add,
+    _apply,
+    _arith,
+    _attr,
+    _eq,
+    _hashable,
+    _in,
+    _kind,
+    _num,
+    _order,
+    _show,
+    _truth,
+)
+
+PYERR = (RecursionError,)
+_MISSING = object()
+NO_LIMIT = 1 << 62
+_CARD_EVENTS = frozenset(("draw", "discard", "deal", "move"))
+
+
+class Unsupported(Exception):
+    """Something the generator does not compile (the ruleset then runs on the tree walker)."""
+
+
+# ---------------------------------------------------------------- run-time helpers
+# (called by the generated code; each does what the tree walker's closure for that node does)
+
+def _everr(eng, node, x):
+    return eng.fail(node, "the rules call themselves without end", code="E011")
+
+
+_runerr = _everr
+
+
+def _toolong(eng, node):
+    return eng.fail(node, f"the game ran {eng.max_steps} statements without ending", code="E011")
+
+
+def _it_attr(eng, it, name):
+    """`name` as a property of `it`, or _MISSING."""
+    if it is None:
+        return _MISSING
+    ok, v = eng.attr_of(it, name)
+    return v if ok else _MISSING
+
+
+def _it_or(eng, it, name, glob):
+    v = _it_attr(eng, it, name)
+    return glob() if v is _MISSING else v
+
+
+def _it_or_unknown(eng, it, name, node):
+    v = _it_attr(eng, it, name)
+    if v is _MISSING:
+        raise eng.fail(node, f"unknown name `{name}`")
+    return v
+
+
+def _unknown(eng, node, what="name"):
+    raise eng.fail(node, f"unknown {what} `{node.id if what == 'name' else node.name}`")
+
+
+def _sub(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a - b
+    return _arith(eng, a, b, node)
+
+
+def _ne(a, b):
+    if type(a) is str and type(b) is str:
+        return a != b
+    return not _eq(a, b)
+
+
+def _eqs(a, b):
+    if type(a) is str and type(b) is str:
+        return a == b
+    return _eq(a, b)
+
+
+def _lt(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a < b
+    return _order(eng, a, b, node, lambda x, y: x < y)
+
+
+def _le(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a <= b
+    return _order(eng, a, b, node, lambda x, y: x <= y)
+
+
+def _gt(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a > b
+    return _order(eng, a, b, node, lambda x, y: x > y)
+
+
+def _ge(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a >= b
+    return _order(eng, a, b, node, lambda x, y: x >= y)
+
+
+def _aslist(eng, v, node):
+    if v.__class__ is list:
+        return v
+    return eng.as_list(v, node)
+
+
+_COUNT = B.FUNCTIONS["count"].run
+
+
+def _count(eng, v, node):
+    if v.__class__ is list:
+        return len(v)
+    if v.__class__ is ZoneRef:
+        return len(eng.state.zones.get(v.key, ()))
+    return _COUNT(eng, node, [v])
+
+
+def _group_by(eng, items, key):
+    groups: dict = {}
+    for x in items:
+        k = key(x)
+        hk = _hashable(k)
+        if hk not in groups:
+            groups[hk] = (k, [])
+        groups[hk][1].append(x)
+    if not groups:
+        return []   # (an empty zone, often: no comprehension to run)
+    return [Group(k, tuple(xs)) for k, xs in groups.values()]
+
+
+def _sort_by(eng, items, key, node):
+    keyed = [(key(x), i, x) for i, x in enumerate(items)]
+    try:
+        keyed.sort(key=lambda t: (t[0] is None, t[0] if t[0] is not None else 0, t[1]))
+    except TypeError:
+        raise eng.fail(node, "these values cannot be put in order") from None
+    return [x for _, _, x in keyed]
+
+
+def _zone_of_player(eng, name, p, node, cache):
+    if p.__class__ is Player:
+        z = cache.get(p.seat)
+        if z is None:
+            z = cache[p.seat] = ZoneRef(name, p.seat)
+        return z
+    raise eng.fail(node, f"expected a player, got {_kind(p)}")
+
+
+def _cards_at(eng, key):
+    """The cards of a zone, top first (`Engine.cards_of`)."""
+    return list(map(eng.cards.__getitem__, reversed(eng.state.zones.get(key, ()))))
+
+
+def _pz_cards(eng, keys, p, node):
+    """The cards of a player's zone (`hand(p)`), top first."""
+    if p.__class__ is Player:
+        return list(map(eng.cards.__getitem__, reversed(eng.state.zones.get(keys[p.seat], ()))))
+    raise eng.fail(node, f"expected a player, got {_kind(p)}")
+
+
+def _pz_ids(eng, keys, p, node):
+    """The card ids of a player's zone, bottom first (the state's own list: read, never kept)."""
+    if p.__class__ is Player:
+        return eng.state.zones.get(keys[p.seat], ())
+    raise eng.fail(node, f"expected a player, got {_kind(p)}")
+
+
+def _first(items):
+    return items[0] if items else None
+
+
+def _last(items):
+    return items[-1] if items else None
+
+
+def _in_list(a, b):
+    if a.__class__ is str:
+        return a in b
+    return any(_eq(a, x) for x in b)
+
+
+def _pz_count(eng, keys, p, node):
+    return len(_pz_ids(eng, keys, p, node))
+
+
+def _zone_of_card(eng, name, c, node):
+    if not hasattr(c, "props"):
+        raise eng.fail(node, f"`{name}(…)` takes a card, got {_kind(c)}")
+    return ZoneRef(name, None, c.id, c.name)
+
+
+def _seat_of(eng, p, node):
+    if p.__class__ is Player:
+        return p.seat
+    return eng.as_player(p, node).seat
+
+
+def _asker_seat(eng, player):
+    return player.seat if isinstance(player, Player) else eng.state.current
+
+
+def _mkenv(d):
+    return Env({k: v for k, v in d.items() if v is not _MISSING})
+
+
+def _static_call(memo, body, eng, args):
+    try:
+        return memo[args]
+    except KeyError:
+        pass
+    except TypeError:  # a list argument: nothing to remember it by
+        return body(eng, *args)
+    memo[args] = result = body(eng, *args)
+    return result
+
+
+def _entry(env, name):
+    """A name the engine bound before running a body (event, card, parameters, …)."""
+    found, value = env.lookup(name)
+    return value if found else _MISSING
+
+
+RUNTIME = {
+    "_everr": _everr, "_runerr": _runerr, "_toolong": _toolong, "_attr": _attr, "_it_attr": _it_attr,
+    "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_arith": _arith,
+    "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
+    "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
+    "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
+    "_pz_ids": _pz_ids, "_first": _first, "_last": _last, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
+    "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
+    "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
+    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()},
+    "_Match": Match, "_Group": Group, "_hashable": _hashable,
+}

@@ -1,0 +1,571 @@
+"""The generator's statements: each CGL statement as Python statements."""
+from __future__ import annotations
+
+from attrs import evolve as attrs_evolve
+
+from .. import ast as A
+from ..engine import _walk
+from ..typecheck import Binding as _Binding
+from ..typecheck import Scope
+from .runtime import Unsupported
+from .writer import _by_ids, _Fn, _is_literal
+
+
+class Statements:
+    """`s_<Node>` for every statement node (a mixin of CodeGen)."""
+
+    # ------------------------------------------------------------ expressions as statements
+    # Python 3.11 runs each list comprehension in a frame of its own; where an expression is
+    # evaluated by a statement anyway, its comprehensions are written as loops instead. The
+    # order of evaluation and the short-circuits stay those of the expression.
+    def has_loop(self, e) -> bool:
+        key = id(e)
+        v = self._loops.get(key)
+        if v is None:
+            self._loops[key] = False   # a def calling itself: no loop found through the cycle
+            v = self._loops[key] = any(
+                isinstance(n, (A.Comprehension, A.Where))
+                # a def written in place (`inline_def`) brings its loops with it
+                or isinstance(n, A.Call) and n.name in self.rs.defs and self.rs.defs[n.name].params is not None
+                and self.has_loop(self.rs.defs[n.name].expr)
+                for n in _walk(e))
+        return v
+
+    def ev_into(self, fn: _Fn, e, sc) -> str:
+        """Write statements computing `e` (at fn's indent); a Python expression for its value."""
+        if not self.has_loop(e) and not (isinstance(e, A.Call) and self._inlinable(e, sc)):
+            return self.x(e, sc, fn)
+        if isinstance(e, (A.Comprehension, A.Where)):
+            return self.loop_into(fn, e, sc)
+        if isinstance(e, A.IfExpr):
+            t = self.fresh()
+            fn.emit(f"if {self.ev_into(fn, e.cond, sc)}:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self.ev_into(fn, e.then, self._narrowed(e, sc))}")
+            fn.ind -= 1
+            fn.emit("else:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self.ev_into(fn, e.otherwise, sc)}")
+            fn.ind -= 1
+            return t
+        if isinstance(e, (A.And, A.Or)):
+            t = self.fresh()
+            fn.emit(f"{t} = {self._bool_src(self.ev_into(fn, e.left, sc), e.left, sc)}")
+            fn.emit(f"if {t}:" if isinstance(e, A.And) else f"if not {t}:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self._bool_src(self.ev_into(fn, e.right, sc), e.right, sc)}")
+            fn.ind -= 1
+            return t
+        if isinstance(e, A.Not):
+            return f"(not {self.ev_into(fn, e.operand, sc)})"
+        if isinstance(e, (A.Compare, A.In)) and not self.has_loop(e.right):
+            left = self.ev_into(fn, e.left, sc)
+            if not left.isidentifier():
+                t = self.fresh()
+                fn.emit(f"{t} = {left}")
+                left = t
+            b = _Binding(left, False, fn, self.ty(e.left, sc))
+            inner = sc.child()
+            inner.names["\0left"] = b
+            return self.x(attrs_evolve(e, left=A.Name("\0left")), inner, fn)
+        if isinstance(e, A.Call):
+            d = self.rs.defs.get(e.name)
+            if d is not None and d.params is not None and self._inlinable(e, sc):
+                inner = self._inline_scope(d, e, sc, fn)
+                self._inlining.append(d.name)
+                try:
+                    return self.ev_into(fn, d.expr, inner)
+                finally:
+                    self._inlining.pop()
+            if e.name in ("first", "last", "count") and len(e.args) == 1 and e.name not in self.rs.defs \
+                    and isinstance(e.args[0], (A.Comprehension, A.Where)):
+                items = self.loop_into(fn, e.args[0], sc, count=e.name == "count")
+                return items if e.name == "count" else f"_{e.name}({items})"
+        return self.x(e, sc, fn)
+
+    def _bool_src(self, src, e, sc):
+        return src if self.ty(e, sc) == "bool" else f"bool({src})"
+
+    def loop_into(self, fn: _Fn, e, sc, count=False) -> str:
+        """A comprehension or filter as a loop; the name of the list it makes (with `count`,
+        of the number of its items)."""
+        out, v = self.fresh("r"), self.fresh("c")
+        inner = sc.child()
+        ty = self.elem_ty(self.ty(e.source, sc))
+        inner.names[e.name if isinstance(e, A.Comprehension) else "it"] = _Binding(v, False, fn, ty)
+        src = self.seq(e.source, sc, fn, lazy=True)
+        fn.emit(f"{out} = 0" if count else f"{out} = []")
+        fn.emit(f"for {v} in {src}:")
+        start = len(fn.lines)
+        fn.ind += 1
+        fn.inloop += 1
+        cond = e.cond
+        if cond is not None:
+            fn.emit(f"if {self.ev_into(fn, cond, inner)}:")
+            fn.ind += 1
+        value = v if isinstance(e, A.Where) else self.ev_into(fn, e.expr, inner)
+        if count and value != v and not value.isidentifier():
+            fn.emit(value)   # evaluated all the same (it may fail), then counted
+        fn.emit(f"{out} += 1" if count else f"{out}.append({value})")
+        fn.inloop -= 1
+        fn.ind -= 2 if cond is not None else 1
+        _by_ids(fn, start, v, src)
+        return out
+
+    # ------------------------------------------------------------ statements
+    def guard(self, fn: _Fn, e, sc, what="t") -> str:
+        """Evaluate `e` into a temporary, with errors pointing at `e` (as `Engine.ev` does)."""
+        if self.has_loop(e):
+            t = self.fresh(what)
+            fn.emit("try:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self.ev_into(fn, e, sc)}")
+            fn.ind -= 1
+            fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
+            return t
+        src = self.x(e, sc, fn)
+        if src.isidentifier() or _is_literal(src):
+            return src
+        t = self.fresh(what)
+        fn.emit("try:")
+        fn.emit(f"    {t} = {src}")
+        fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
+        return t
+
+    def call(self, fn: _Fn, s, line: str, gen=True):
+        """A call into the engine, with errors pointing at statement `s` (as `Engine.run` does)."""
+        fn.emit("try:")
+        fn.emit(("    yield from " if gen else "    ") + line)
+        fn.emit(f"except _PE as _x: raise _runerr(eng, {self.k(s)}, _x) from None")
+
+    def block(self, fn: _Fn, blk, sc: Scope):
+        inner = sc.child()
+        if blk is None or not blk.stmts:
+            fn.emit("pass")
+            return
+        for s in blk.stmts:
+            self.stmt(fn, s, inner)
+
+    def stmt(self, fn: _Fn, s, sc: Scope):
+        method = getattr(self, "s_" + type(s).__name__, None)
+        if method is None or isinstance(s, A.CallStmt) and not self._callable(s):
+            self.fallback(fn, s, sc)  # the tree walker's `run` counts the step
+            return
+        ks = self.k(s)
+        fn.emit("st.steps += 1")
+        if self.budget:
+            fn.emit(f"if st.steps > _lim: raise _toolong(eng, {ks})")
+        method(fn, s, sc, ks)
+
+    def _callable(self, s) -> bool:
+        proc = self.rs.procedures.get(s.name)
+        return proc is not None and len(proc.params) == len(s.args)
+
+    def assign(self, fn: _Fn, sc: Scope, name: str, value: str):
+        """Assign a local CGL name (which is bound)."""
+        b = sc.find(name)
+        if b.fn is not fn:
+            fn.nonlocals.add(b.var)
+        fn.emit(f"{b.var} = {value}")
+
+    def fallback(self, fn: _Fn, s, sc: Scope):
+        """Run one statement on the tree walker, with the locals handed over and back."""
+        flat = sc.flat()
+        env = self.fresh("env")
+        items = ", ".join(f"{k!r}: {b.var}" for k, b in flat.items())
+        fn.emit(f"{env} = _mkenv({{{items}}})")
+        fn.emit(f"yield from eng.run({self.k(s)}, {env})")
+        assigned = {n.target.id for n in _walk(s) if isinstance(n, A.Set) and isinstance(n.target, A.Name)}
+        for name in sorted(assigned & set(flat)):
+            self.assign(fn, sc, name, f"{env}.vars.get({name!r}, _MISSING)" if flat[name].maybe
+                        else f"{env}.vars[{name!r}]")
+
+    def s_Pass(self, fn, s, sc, ks):
+        pass
+
+    def s_Let(self, fn, s, sc, ks):
+        v = self.guard(fn, s.value, sc)
+        b = sc.names.get(s.name)
+        if b is None:
+            b = sc.names[s.name] = _Binding(self.fresh("v_" + s.name + "_"), False, fn)
+        fn.emit(f"{b.var} = {v}")
+
+    def s_Set(self, fn, s, sc, ks):
+        v = self.guard(fn, s.value, sc)
+        t = s.target
+        if isinstance(t, A.Name):
+            b = sc.find(t.id)
+            if b is not None and not b.maybe:
+                if s.op == "=":
+                    self.assign(fn, sc, t.id, v)
+                else:
+                    new = self.fresh()
+                    fn.emit(f"{new} = _apply({s.op!r}, {b.var}, {v}, {ks}, eng)")
+                    self.assign(fn, sc, t.id, new)
+                return
+            if b is not None or t.id not in self.rs.vars or self.rs.vars[t.id].scope != "global":
+                self.fallback_set(fn, s, sc)
+                return
+            g = f"st.globals[{t.id!r}]"
+            fn.emit(f"{g} = {v}" if s.op == "=" else f"{g} = _apply({s.op!r}, {g}, {v}, {ks}, eng)")
+            return
+        o = self.guard(fn, t.obj, sc)
+        name = t.name
+        general = f"eng.s_set_attr({ks}, {o}, {v})"
+        if name in self.card_vars or name in self.player_vars:
+            # a card's or player's variable, set in place (what `s_set_attr` does)
+            oty = self.ty(t.obj, sc)
+            if name in self.card_vars:
+                sure = oty == "card"
+                if not sure:
+                    fn.emit(f"if {o}.__class__ is Card:")
+                store = f"st.card_vars[{o}.id]"
+            else:
+                sure = oty == "player"
+                if not sure:
+                    fn.emit(f"if {o}.__class__ is Player:")
+                store = f"st.player_vars[{o}.seat]"
+            fn.ind += not sure
+            new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
+            reading = self.facts.derives_reading.get(name, ())
+            if reading:
+                old_v = self.fresh("old")
+                fn.emit(f"{old_v} = {store}[{name!r}]")
+            self.call(fn, s, f"{store}[{name!r}] = {new}", gen=False)
+            if reading:
+                # forget the cached derived properties that read this variable, unless it
+                # holds the very same value as before
+                fn.emit(f"if {store}[{name!r}] is not {old_v}:")
+                for d in reading:
+                    fn.emit(f"    eng.dcache[{d!r}][{o}.id] = _MISSING")
+            if sure:
+                return
+            fn.ind -= 1
+            fn.emit("else:")
+            fn.ind += 1
+            self.call(fn, s, general, gen=False)
+            fn.ind -= 1
+            return
+        self.call(fn, s, general, gen=False)
+
+    def fallback_set(self, fn, s, sc):
+        raise Unsupported("`set` of a name that may or may not be local")
+
+    def s_If(self, fn, s, sc, ks):
+        depth = 0
+        for cond, body in s.branches:
+            c = self.guard(fn, cond, sc)
+            fn.emit(f"if {c}:")
+            fn.ind += 1
+            self.block(fn, body, sc)
+            fn.ind -= 1
+            fn.emit("else:")
+            fn.ind += 1
+            depth += 1
+        self.block(fn, s.otherwise, sc)
+        fn.ind -= depth
+
+    def s_For(self, fn, s, sc, ks):
+        src = self.guard(fn, s.source, sc)
+        items = self.fresh()
+        src_ty = self.ty(s.source, sc)
+        if src_ty in self.LISTY:
+            self.call(fn, s, f"{items} = list({src})", gen=False)
+        else:
+            self.call(fn, s, f"{items} = list(_aslist(eng, {src}, {self.k(s.source)}))", gen=False)
+        inner = sc.child()
+        v = self.fresh("v_" + s.name + "_")
+        fn.loop += 1
+        # the loop variable has its items' type unless the body sets it to something else
+        set_in_body = any(isinstance(n, A.Set) and isinstance(n.target, A.Name) and n.target.id == s.name
+                          for n in _walk(s.body))
+        inner.names[s.name] = _Binding(v, False, fn, None if set_in_body else self.elem_ty(src_ty))
+        fn.loop -= 1
+        fn.emit(f"for {v} in {items}:")
+        self.loop_body(fn, s.body, inner)
+
+    def loop_body(self, fn, body, sc):
+        """The body of a loop: indented, its bindings marked as new each time round."""
+        fn.ind += 1
+        fn.loop += 1
+        self.block(fn, body, sc)
+        fn.loop -= 1
+        fn.ind -= 1
+
+    def s_Repeat(self, fn, s, sc, ks):
+        c = self.guard(fn, s.count, sc)
+        n = self.fresh()
+        self.call(fn, s, f"{n} = _num({c}, {self.k(s.count)}, eng)", gen=False)
+        fn.emit(f"if {n} > MAX_LOOP: raise eng.fail({ks}, f'`repeat {{{n}}}` is more than {{MAX_LOOP}} times', code='E011')")
+        fn.emit(f"for _ in range({n}):")
+        self.loop_body(fn, s.body, sc)
+
+    def s_While(self, fn, s, sc, ks):
+        n = self.fresh()
+        fn.emit(f"{n} = 0")
+        fn.emit("while True:")
+        fn.ind += 1
+        c = self.guard(fn, s.cond, sc)
+        fn.emit(f"if not {c}: break")
+        fn.emit(f"{n} += 1")
+        fn.emit(f"if {n} > MAX_LOOP: raise eng.fail({ks}, f'this `while` ran {{MAX_LOOP}} times without its "
+                "condition turning false', code='E011')")
+        fn.ind -= 1
+        self.loop_body(fn, s.body, sc)
+
+    def s_End(self, fn, s, sc, ks):
+        fn.emit(f"raise _EndScope({s.scope!r})")
+
+    def s_Move(self, fn, s, sc, ks):
+        a = self.guard(fn, s.cards, sc)
+        b = self.guard(fn, s.dest, sc)
+        self.call(fn, s, f"eng.s_move({ks}, {a}, {b})")
+
+    def s_Draw(self, fn, s, sc, ks):
+        n = self.guard(fn, s.count, sc)
+        src = self.guard(fn, s.source, sc) if s.source else "None"
+        dest = self.guard(fn, s.dest, sc) if s.dest else "None"
+        if n == "1" and src == "None":  # the commonest draw: see CompiledEngine.s_draw1
+            self.run_moved(fn, s, f"eng.s_draw1({ks}, {dest})")
+        else:
+            self.call(fn, s, f"eng.s_draw({ks}, {n}, {src}, {dest})")
+
+    def run_moved(self, fn, s, line):
+        """Call a one-card move that runs at once (`s_draw1`, `s_discard1`), then what waits
+        for it, if anything, with errors pointing at statement `s`."""
+        g = self.fresh("g")
+        fn.emit("try:")
+        fn.emit(f"    {g} = {line}")
+        fn.emit(f"    if {g} is not None: yield from {g}")
+        fn.emit(f"except _PE as _x: raise _runerr(eng, {self.k(s)}, _x) from None")
+
+    def s_Deal(self, fn, s, sc, ks):
+        n = self.guard(fn, s.count, sc)
+        src = self.guard(fn, s.source, sc) if s.source else "None"
+        self.call(fn, s, f"eng.s_deal({ks}, {n}, {src})")
+
+    def s_Discard(self, fn, s, sc, ks):
+        a = self.guard(fn, s.cards, sc)
+        if s.dest is None:
+            self.run_moved(fn, s, f"eng.s_discard1({ks}, {a})")
+        else:
+            self.call(fn, s, f"eng.s_discard({ks}, {a}, {self.guard(fn, s.dest, sc)})")
+
+    def s_Shuffle(self, fn, s, sc, ks):
+        z = self.guard(fn, s.zone, sc)
+        self.call(fn, s, f"eng.s_shuffle({ks}, {z})")
+
+    def s_Reveal(self, fn, s, sc, ks):
+        w = self.guard(fn, s.what, sc)
+        cards = self.fresh()
+        self.call(fn, s, f"{cards} = eng.cards_of({w}, {self.k(s.what)})", gen=False)
+        to = self.guard(fn, s.to, sc) if s.to is not None else "None"
+        self.call(fn, s, f"eng.s_reveal({ks}, {cards}, {to})")
+
+    def s_Say(self, fn, s, sc, ks):
+        text = self.guard(fn, s.text, sc)
+        to = self.guard(fn, s.to, sc) if s.to is not None else "None"
+        self.call(fn, s, f"eng.s_say({ks}, {text}, {to})")
+
+    def s_Win(self, fn, s, sc, ks):
+        w = self.guard(fn, s.who, sc)
+        self.call(fn, s, f"eng.s_win({ks}, {w})")
+
+    def s_Lose(self, fn, s, sc, ks):
+        w = self.guard(fn, s.who, sc)
+        self.call(fn, s, f"eng.s_lose({ks}, {w})")
+
+    def s_Give(self, fn, s, sc, ks):
+        w = self.guard(fn, s.player, sc)
+        self.call(fn, s, f"eng.s_give({ks}, {w})", gen=False)
+
+    def s_Emit(self, fn, s, sc, ks):
+        vals = [(k, self.guard(fn, v, sc)) for k, v in s.fields]
+        d = "{" + ", ".join(f"{k!r}: {v}" for k, v in vals) + "}"
+        self.call(fn, s, f"eng.s_emit({ks}, {d})")
+
+    def s_CallStmt(self, fn, s, sc, ks):
+        proc = self.rs.procedures[s.name]
+        args = [self.guard(fn, a, sc) for a in s.args]
+        pname = self.procedure(proc, [self.ty(a, sc) for a in s.args])
+        self.call(fn, s, f"{pname}(eng{''.join(', ' + a for a in args)})")
+
+    def s_Act(self, fn, s, sc, ks):
+        """`act by p`: the actions compiled on their own (see `action_pieces`), unless this
+        place has a local variable that an action's rules read (the tree walker lets an
+        action see the locals where `act` runs): then the tree walker runs it."""
+        flat = sc.flat()
+        if set(flat) & self.action_names():
+            self.fallback(fn, s, sc)
+            return
+        by = self.guard(fn, s.by, sc)
+        env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {b.var}" for k, b in flat.items()) + "})"
+        self.call(fn, s, f"eng.s_act({ks}, {by}, {env_fn})")
+
+    def action_names(self) -> set:
+        """Every name the actions' rules mention (other than their own parameter and `actor`)."""
+        if not hasattr(self, "_action_names"):
+            names = set()
+            for a in self.rs.actions:
+                names |= {n.id for n in _walk(a) if isinstance(n, A.Name)} - {a.param, "actor", "it"}
+            self._action_names = names
+        return self._action_names
+
+    def action_pieces(self, a: A.Action) -> dict:
+        """An action's domain, condition, label, preference and body as functions of the
+        actor (and the value of its parameter)."""
+        out = {}
+        dom_ty = None
+        if a.domain is not None:
+            dsc = Scope()
+            dsc.names["actor"] = _Binding("e_actor", False, None, "player")
+            dom_ty = self.elem_ty(self.ty(a.domain, dsc))
+        for key in ("domain", "when", "label", "prefer", "body"):
+            node = getattr(a, key)
+            if node is None:
+                out[key] = None
+                continue
+            fname = self.fresh("AC")
+            args = "eng, e_actor" if key == "domain" else "eng, e_actor, e_value"
+            f = _Fn(self, f"def {fname}({args}):")
+            sc = Scope(fn=f)
+            sc.names["actor"] = _Binding("e_actor", False, f, "player")
+            if key != "domain" and a.param:
+                sc.names[a.param] = _Binding("e_value", False, f, dom_ty)
+                if key == "prefer":
+                    sc.names["it"] = _Binding("e_value", False, f, dom_ty)
+            if key == "body":
+                f.emit("st = eng.state")
+                if self.budget:
+                    f.emit("_lim = eng.step_limit")
+                f.emit("if 0: yield")
+                self.block(f, node, sc)
+            else:
+                f.emit("try:")
+                f.emit(f"    return {self.x(node, sc, f)}")
+                f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
+            self.defs += f.source() + [""]
+            out[key] = fname
+        return out
+
+    def s_May(self, fn, s, sc, ks):
+        if s.by is not None:
+            by = self.guard(fn, s.by, sc)
+            seat = self.fresh()
+            self.call(fn, s, f"{seat} = _seat_of(eng, {by}, {self.k(s.by)})", gen=False)
+        else:
+            b = sc.find("player")
+            if b is None:
+                seat = "st.current"
+            else:
+                seat = self.fresh()
+                pv = b.var if not b.maybe else f"({b.var} if {b.var} is not _MISSING else None)"
+                fn.emit(f"{seat} = _asker_seat(eng, {pv})")
+        prompt = self.guard(fn, s.prompt, sc) if s.prompt else repr("Do it?")
+        yes = self.fresh()
+        self.call(fn, s, f"{yes} = yield from eng.ask_yes_no({seat}, {prompt}, {self.k(s.span)})", gen=False)
+        fn.emit(f"if {yes}:")
+        fn.ind += 1
+        self.block(fn, s.body, sc)
+        fn.ind -= 1
+        if s.otherwise is not None:
+            fn.emit("else:")
+            fn.ind += 1
+            self.block(fn, s.otherwise, sc)
+            fn.ind -= 1
+
+    def s_Choose(self, fn, s, sc, ks):
+        opts = self.fresh("o")
+        cards = None if s.tag else self.cards_src(s.domain, sc, fn, lazy=True)
+        if cards is not None:  # the cards of a zone, no rule to ask: `c_options` is `list(…)`
+            fn.emit("try:")
+            fn.emit(f"    {opts} = list({cards})")
+            fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(s.domain)}, _x) from None")
+        else:
+            dom = self.guard(fn, s.domain, sc)
+            env_fn = "None"
+            if s.tag:
+                flat = sc.flat()
+                env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {b.var}" for k, b in flat.items()) + "})"
+            self.call(fn, s, f"{opts} = eng.c_options({ks}, {dom}, {env_fn})", gen=False)
+        if s.by and self.ty(s.by, sc) == "player":
+            chooser = self.guard(fn, s.by, sc)
+        elif s.by:
+            by = self.guard(fn, s.by, sc)
+            chooser = self.fresh()
+            self.call(fn, s, f"{chooser} = eng.as_player({by}, {self.k(s.by)})", gen=False)
+        else:
+            chooser = "eng.players[st.current]"
+        prompt = "None"
+        if isinstance(s.prompt, A.Text) and s.prompt.constant is not None:
+            prompt = repr(s.prompt.constant)   # `c_decide` takes a text as it is
+        elif s.prompt:
+            pf = self.fresh("p")
+            f2 = _Fn(self, f"def {pf}():", fn.ind)
+            f2.parent = fn
+            f2.emit("try:")
+            f2.emit(f"    return {self.x(s.prompt, sc, f2)}")
+            f2.emit(f"except _PE as _x: raise _everr(eng, {self.k(s.prompt)}, _x) from None")
+            fn.lines += f2.source()
+            prompt = pf
+        scores = "None"
+        if s.prefer is not None:
+            sf = self.fresh("s")
+            f2 = _Fn(self, f"def {sf}(_opts):", fn.ind)
+            f2.parent = fn
+            v = self.fresh("v_" + s.name + "_")
+            inner = sc.child()
+            inner.names[s.name] = _Binding(v, False, f2)
+            inner.names["it"] = _Binding(v, False, f2)
+            f2.emit("try:")
+            f2.emit(f"    return [{self.x(s.prefer, inner, f2)} for {v} in _opts]")
+            f2.emit(f"except _PE as _x: raise _everr(eng, {self.k(s.prefer)}, _x) from None")
+            fn.lines += f2.source()
+            scores = sf
+        val = self.fresh("c")
+        self.call(fn, s, f"{val} = yield from eng.c_decide({ks}, {opts}, {chooser}, {prompt}, {scores})", gen=False)
+        fn.emit(f"if {val} is OTHERWISE:")
+        fn.ind += 1
+        self.block(fn, s.otherwise, sc)
+        fn.ind -= 1
+        if self.simultaneous:
+            fn.emit("elif eng.deferred is not None:")
+            fn.ind += 1
+            df = self.fresh("d")
+            v = self.fresh("v_" + s.name + "_")
+            f2 = _Fn(self, f"def {df}({v}={val}):", fn.ind)
+            f2.parent = fn
+            f2.emit("if 0: yield")
+            inner = sc.child()
+            inner.names[s.name] = _Binding(v, False, f2)
+            self.block(f2, s.body, inner)
+            # values of this time round the loop are taken now (default arguments)
+            captured = sorted(f2.captures - f2.nonlocals)
+            f2.header = f"def {df}({v}={val}{''.join(f', {c}={c}' for c in captured)}):"
+            fn.lines += f2.source()
+            fn.emit(f"eng.deferred.append({df})")
+            fn.ind -= 1
+        fn.emit("else:")
+        fn.ind += 1
+        inner = sc.child()
+        v = self.fresh("v_" + s.name + "_")
+        inner.names[s.name] = _Binding(v, False, fn)
+        fn.emit(f"{v} = {val}")
+        self.block(fn, s.body, inner)
+        fn.ind -= 1
+
+    def s_Simultaneously(self, fn, s, sc, ks):
+        mark, outer, waiting = self.fresh(), self.fresh(), self.fresh()
+        fn.emit(f"{mark} = len(st.log)")
+        fn.emit("eng.secret_depth += 1")
+        fn.emit(f"{outer} = eng.deferred")
+        fn.emit("eng.deferred = []")
+        fn.emit("try:")
+        fn.ind += 1
+        self.block(fn, s.body, sc)
+        fn.emit(f"{waiting} = eng.deferred")
+        fn.ind -= 1
+        fn.emit("finally:")
+        fn.emit(f"    eng.deferred = {outer}")
+        fn.emit("    eng.secret_depth -= 1")
+        self.call(fn, s, f"eng.s_simul_end({mark}, {waiting})")

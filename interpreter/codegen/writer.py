@@ -1,0 +1,107 @@
+"""Writing Python functions: the lines of one function being generated, and the
+rewrites of finished text that remain (to be replaced by facts decided on the AST)."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+# ---------------------------------------------------------------- functions being written
+
+class _Fn:
+    """One Python function being written."""
+
+    def __init__(self, gen, header, indent=0):
+        self.gen = gen
+        self.header = header
+        self.lines: list = []
+        self.base = indent
+        self.ind = indent + 1
+        self.nonlocals: set = set()
+        self.captures: set = set()      # loop-bound variables of enclosing functions it reads
+        self.caches: set = set()        # "card" derived properties whose cache lists it reads
+        self.loop = 0                   # loops open at the point being written
+        self.parent: Optional[_Fn] = None
+        # A pure function (an expression's: it changes nothing) may read its parameters'
+        # variables once, as it starts, instead of each time round a loop of the expression.
+        self.pure = False
+        self.inloop = 0                 # comprehensions open at the point being written
+        self.hoists: dict = {}          # local name -> what it reads, as the function starts
+        m = re.match(r"def \w+\(eng((?:, \w+)*)\):", header)
+        self.params = set(m.group(1).split(", ")[1:]) if m else set()
+
+    def emit(self, line):
+        self.lines.append("    " * self.ind + line)
+
+    # The parts of the state a module-level function reads often, fetched once as it
+    # starts (functions nested in it read them from there).
+    FETCH = (("eng.state.card_vars", "_cv"), ("eng.state.player_vars", "_pv"), ("eng.state.zones", "_zs"))
+
+    def source(self) -> list:
+        pad = "    " * self.base
+        out = [pad + self.header]
+        if self.nonlocals:
+            out.append(pad + "    nonlocal " + ", ".join(sorted(self.nonlocals)))
+        out += [f"{pad}    _dc_{name} = eng.dcache[{name!r}]" for name in sorted(self.caches)]
+        lines = [f"{pad}    {h} = {src}" for h, src in sorted(self.hoists.items())] + self.lines
+        if self.base == 0 and self.header.startswith("def ") and "(eng" in self.header:
+            text = "\n".join(lines)
+            for long, short in self.FETCH:
+                if long in text:
+                    out.append(f"    {short} = {long}")
+                    text = text.replace(long, short)
+            lines = text.split("\n") if lines else []
+        return out + lines
+
+
+_ZONE_MAP = re.compile(r"map\(eng\.cards\.__getitem__, (reversed\(.*\))\)")
+
+
+def _by_ids(fn: _Fn, start: int, v: str, src: str):
+    """A loop over a zone's cards (`for v in map(eng.cards.__getitem__, reversed(ids))`,
+    its body the lines from `start`) that reads nothing of a card but its id and its
+    derived properties is made a loop over the ids: no card fetched for each."""
+    m = _ZONE_MAP.fullmatch(src)
+    if m is None:
+        return
+    body = "\n".join(fn.lines[start:])
+    uses = len(re.findall(rf"\b{v}\b", body))
+    ids = len(re.findall(rf"\b{v}\.id\b", body))
+    derived = len(re.findall(rf"\bDV_\w+\(eng, {v}\)", body))
+    if uses == 0 or uses != ids + derived:
+        return
+    i = "_i" + v[2:]
+    fn.lines[start - 1] = fn.lines[start - 1].replace(f"for {v} in {src}:", f"for {i} in {m.group(1)}:")
+    for n in range(start, len(fn.lines)):
+        line = re.sub(rf"\b{v}\.id\b", i, fn.lines[n])
+        fn.lines[n] = re.sub(rf"\b(DV_\w+)\(eng, {v}\)", rf"\1(eng, eng.cards[{i}])", line)
+
+
+def _drop_unused(f: _Fn, entries: int):
+    """Leave out the entry lines (`e_card = ev.card`, …) of names the function never reads."""
+    import re
+    head, body = f.lines[:entries], f.lines[entries:]
+    text = "\n".join(body)
+    kept = []
+    for line in reversed(head):
+        var = line.strip().split(" = ", 1)[0]
+        if var.isidentifier() and var not in ("st",) and not re.search(rf"\b{var}\b", text):
+            continue
+        kept.append(line)
+        text += "\n" + line
+    f.lines = list(reversed(kept)) + body
+
+
+_LITERAL = __import__("re").compile(r"-?\d+|'[^'\\]*'|\"[^\"\\]*\"|None|True|False")
+
+
+_WALRUS = re.compile(r"\((_w\d+) if \(\1 := ([\w.]+\[[\w.]+\])\) is not _MISSING else ")
+
+
+def _no_walrus(src: str) -> str:
+    """A cached property read without `:=`, which Python forbids in a comprehension's iterable."""
+    return _WALRUS.sub(lambda m: f"({m.group(2)} if {m.group(2)} is not _MISSING else ", src)
+
+
+def _is_literal(src: str) -> bool:
+    """A number, a plain text, none, true or false: nothing to evaluate, nothing to fail."""
+    return _LITERAL.fullmatch(src) is not None

@@ -1,12 +1,88 @@
-"""Shared helpers: write a small ruleset to a temporary folder and load it."""
+"""Shared helpers: write a small ruleset to a temporary folder and load it; and both engines.
+
+A module marked `pytestmark = pytest.mark.both_engines` runs each of its tests twice, on
+the compiled engine and on the tree walker (`test_x[compiled-…]`, `test_x[tree-…]`), and
+every game such a test creates must be played by the engine its id names. A test of such
+a module that plays no game is marked `@pytest.mark.one_engine` (it runs once).
+
+`CGL_STRICT_COMPILE=1` is set for the whole session: a ruleset the generator cannot
+compile is an error under test, never a silent fall back to the tree walker.
+"""
 from __future__ import annotations
 
+import functools
+import os
 import textwrap
 
 import pytest
 
-from cgl.interpreter.game import Game
-from cgl.interpreter.loader import load
+# before any ruleset is compiled (xdist workers import this file too; subprocesses inherit it)
+os.environ["CGL_STRICT_COMPILE"] = "1"
+
+from cgl.interpreter import codegen as _codegen  # noqa: E402
+from cgl.interpreter import game as _game  # noqa: E402
+from cgl.interpreter.engine import Engine  # noqa: E402
+from cgl.interpreter.game import Game  # noqa: E402
+from cgl.interpreter.loader import load, resolve  # noqa: E402
+
+ENGINES = ("compiled", "tree")
+
+
+@functools.lru_cache(maxsize=None)
+def _load_once(path: str, options: tuple):
+    return load(path, dict(options))
+
+
+def load_cached(path_or_name: str, options: dict | None = None):
+    """`load`, made once per ruleset file and options in a test process: parsing a ruleset and
+    its card data costs far more than a game, and a game never changes its Ruleset (a
+    simulation plays all its games on one, too). For the tests that play many games, on
+    both engines, of the shipped rulesets."""
+    return _load_once(resolve(path_or_name), tuple(sorted((options or {}).items())))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "both_engines: run each test of the module on the compiled engine "
+                                       "and on the tree walker")
+    config.addinivalue_line("markers", "one_engine: in a both_engines module, a test that plays no game (runs once)")
+
+
+def pytest_generate_tests(metafunc):
+    node = metafunc.definition
+    if node.get_closest_marker("both_engines") and not node.get_closest_marker("one_engine"):
+        metafunc.parametrize("engine", ENGINES, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def engine(request, monkeypatch):
+    """The engine a test of a both_engines module plays on ("compiled" or "tree"; None elsewhere).
+
+    It sets CGL_ENGINE, which `make_engine` reads at each game's creation, and checks that
+    every game the test creates is played by that engine (rulesets and their compiled
+    modules are cached, so the variable alone proves nothing), and that the test creates
+    at least one (else it belongs under `one_engine`)."""
+    name = getattr(request, "param", None)
+    if name is None:
+        yield None
+        return
+    if name == "tree":
+        monkeypatch.setenv("CGL_ENGINE", "tree")
+    else:
+        monkeypatch.delenv("CGL_ENGINE", raising=False)
+    want = _codegen.CompiledEngine if name == "compiled" else Engine
+    made = []
+    real = _game.make_engine
+
+    def checked(*args, **kw):
+        eng = real(*args, **kw)
+        assert type(eng) is want, f"the {name} run of this test played on {type(eng).__name__}"
+        made.append(eng)
+        return eng
+
+    monkeypatch.setattr(_game, "make_engine", checked)
+    yield name
+    assert made, ("this test plays no game, so it proves nothing about either engine: "
+                  "mark it @pytest.mark.one_engine")
 
 DECK_YAML = """\
 cards:

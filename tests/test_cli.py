@@ -105,17 +105,44 @@ def test_info_lists_options():
 
 def test_info_says_which_engine_plays(monkeypatch):
     assert "Engine: compiled to Python" in cli("info", "mgt").output
-    # a gap in the generator falls back to the tree walker, and says why
+    # a known gap of the generator (`Unsupported`) falls back to the tree walker, and says why
+    # (outside the tests: they set CGL_STRICT_COMPILE=1, which forbids the fall back)
     import cgl.interpreter.codegen as codegen
-
-    def broken(self):
-        raise KeyError("something the generator does not know")
-    monkeypatch.setattr(codegen.CodeGen, "generate", broken)
     from cgl.interpreter.loader import load
+    monkeypatch.delenv("CGL_STRICT_COMPILE", raising=False)
+
+    def gap(self):
+        raise codegen.Unsupported("something the generator does not know")
+    monkeypatch.setattr(codegen.CodeGen, "generate", gap)
     rs = load("monkic")
     assert codegen.compiled_for(rs) is None
     assert type(codegen.make_engine(rs, 2, 0)).__name__ == "Engine"
-    assert "tree walker (KeyError" in cli("info", "monkic").output
+    assert "tree walker (something the generator does not know)" in cli("info", "monkic").output
+    # under CGL_STRICT_COMPILE=1 the same gap is an error, even once the fall back is remembered
+    monkeypatch.setenv("CGL_STRICT_COMPILE", "1")
+    with pytest.raises(codegen.Unsupported, match="CGL_STRICT_COMPILE"):
+        codegen.make_engine(rs, 2, 0)
+    with pytest.raises(codegen.Unsupported, match="something the generator does not know"):
+        codegen.compiled_for(load("monkic"))
+
+
+@pytest.mark.parametrize("strict", ["0", "1"])
+def test_a_bug_in_the_generator_is_never_swallowed(monkeypatch, strict):
+    """Anything but `Unsupported` from the generator is a bug in cgl: it propagates, strict or not."""
+    import cgl.interpreter.codegen as codegen
+    from cgl.interpreter.loader import load
+    monkeypatch.setenv("CGL_STRICT_COMPILE", strict)
+
+    def broken(self):
+        raise KeyError("a bug in the generator")
+    monkeypatch.setattr(codegen.CodeGen, "generate", broken)
+    rs = load("monkic")
+    with pytest.raises(KeyError, match="a bug in the generator"):
+        codegen.compiled_for(rs)
+    with pytest.raises(KeyError, match="a bug in the generator"):
+        codegen.make_engine(rs, 2, 0)
+    monkeypatch.setenv("CGL_ENGINE", "tree")     # the tree walker never asks the generator
+    assert type(codegen.make_engine(rs, 2, 0)).__name__ == "Engine"
 
 
 def test_human_seat_sees_only_its_own_hand_and_a_typo_asks_again():

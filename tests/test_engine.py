@@ -537,6 +537,7 @@ def test_names_the_engine_binds_are_accepted_by_the_checker(make_rules):
     assert "B3 by P1 in p: 1 left" in texts(g)
 
 
+@pytest.mark.one_engine
 def test_cli_output_into_a_closed_pipe_is_quiet():
     import subprocess
     out = subprocess.run("cgl run mgt -p 2 -s 1 | head -1", shell=True, capture_output=True, text=True, timeout=120)

@@ -21,6 +21,8 @@ import pytest
 from cgl.interpreter.game import play
 from cgl.interpreter.loader import load
 
+pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.cgl"))
 DOC = ROOT / "docs" / "language.md"
@@ -28,6 +30,7 @@ SEEDS = (1, 2, 3)
 AGENT_MIXES = (("random",), ("greedy",), ("random", "greedy"))
 
 
+@pytest.mark.one_engine
 def test_there_are_examples():
     assert len(EXAMPLES) >= 5, "examples/ should hold the example rulesets"
 
@@ -88,12 +91,14 @@ def _contains(haystack: list, needle: list) -> bool:
     return any(haystack[i:i + n] == needle for i in range(len(haystack) - n + 1))
 
 
+@pytest.mark.one_engine
 def test_reference_exists_and_quotes_examples():
     assert DOC.exists(), "docs/language.md is missing"
     blocks = _doc_blocks()
     assert len(blocks) >= 40, f"only {len(blocks)} quoted snippets in docs/language.md"
 
 
+@pytest.mark.one_engine
 def test_every_cgl_snippet_is_quoted_or_planned():
     unmarked = [line_no for line_no, lang, first, _ in _all_blocks()
                 if lang == "cgl" and not (_SOURCE.match(first) or first.startswith("# planned"))]
@@ -101,6 +106,7 @@ def test_every_cgl_snippet_is_quoted_or_planned():
                           "a file (`# from examples/X.cgl`) nor say `# planned`")
 
 
+@pytest.mark.one_engine
 @pytest.mark.parametrize("line_no, source, lines", _doc_blocks(),
                          ids=lambda v: str(v) if isinstance(v, (int, str)) else None)
 def test_doc_snippet_is_verbatim(line_no, source, lines):
@@ -111,6 +117,7 @@ def test_doc_snippet_is_verbatim(line_no, source, lines):
         f"docs/language.md:{line_no}: the snippet is not a verbatim excerpt of {source}")
 
 
+@pytest.mark.one_engine
 def test_readme_cgl_snippets_are_verbatim():
     """The README's CGL samples quote real rulesets too, and must not drift from them."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -12,7 +12,10 @@ import pytest
 import yaml
 
 from cgl.interpreter.game import Game, play
-from cgl.interpreter.loader import load
+
+from conftest import load_cached as load   # one load per ruleset and options (conftest.py)
+
+pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RULESETS = ROOT / "rulesets"
@@ -38,6 +41,7 @@ def _zone(game, name, seat):
 
 # ------------------------------------------------------------------ KZ-DECK, the pool
 
+@pytest.mark.one_engine
 @pytest.mark.parametrize("race", RACES)
 def test_kz_deck_starter_decks_are_legal(race):
     """KZ-DECK: 15-25 cards besides the capital and the sectors; at most 3 copies of a card;
@@ -63,6 +67,7 @@ def test_kz_deck_starter_decks_are_legal(race):
             assert pool[n]["for_hero"] in heroes, n
 
 
+@pytest.mark.one_engine
 @pytest.mark.parametrize("race", RACES)
 def test_kz_deck_lists_agree_with_the_card_data(race):
     """KZ-DECK: the game builds each deck from the cards' `starter` copies; they are the deck list,
@@ -75,6 +80,7 @@ def test_kz_deck_lists_agree_with_the_card_data(race):
         assert c.get("count", 1) >= 2 * c["starter"], n
 
 
+@pytest.mark.one_engine
 def test_kz_cards_pool_uses_every_type_and_keyword():
     """KZ-CARDS, KZ-KW-*: the illustrative pool has every card type, every keyword (Armor X and
     Regeneration X as numbers), and the three kinds of magic."""
@@ -89,6 +95,7 @@ def test_kz_cards_pool_uses_every_type_and_keyword():
     assert yaml.safe_load((RULESETS / "kozyablo-cards.yaml").read_text())["tables"]["pool"]["status"] == "illustrative"
 
 
+@pytest.mark.one_engine
 def test_kz_races_four_races_each_with_a_capital():
     """KZ-RACES, KZ-CAPITAL: four races; each capital has 12 lives, Armor 2, a garrison and a building limit."""
     pool = _pool()

@@ -12,8 +12,11 @@ import pytest
 
 from cgl.interpreter.diagnostics import CglError
 from cgl.interpreter.game import Game, play
-from cgl.interpreter.loader import load
+
+from conftest import load_cached as load   # one load per ruleset and options (conftest.py)
 from cgl.interpreter.scenario import setup_position
+
+pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
 
 VERSIONS = ["mgt", "mgt-v0.1"]
 SEED_000 = pathlib.Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_4fce4d2829cfac8a.txt"

@@ -9,7 +9,10 @@ import pytest
 
 from cgl.interpreter.diagnostics import CglError
 from cgl.interpreter.game import Game, play
-from cgl.interpreter.loader import load
+
+from conftest import load_cached as load   # one load per ruleset and options (conftest.py)
+
+pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
 
 CARD_NAMES = 42   # monsters, curses and the two special cards (the XXL cards are not in the deck)
 XXL_NAMES = {"XXL Drache", "Pings"}
@@ -28,6 +31,7 @@ def _zone(eng, name, seat=None):
     return [eng.cards[i] for i in eng.state.zones[key]]
 
 
+@pytest.mark.one_engine
 def test_mon_players_two_only():
     """MON-PLAYERS: the game is played by two."""
     rs = load("monkic")

@@ -7,6 +7,10 @@ import pytest
 
 from cgl.interpreter import scenario
 
+from conftest import load_cached
+
+pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
+
 HERE = pathlib.Path(__file__).parent / "scenarios"
 
 
@@ -14,6 +18,13 @@ def _cases():
     for f in scenario.collect([str(HERE)]):
         for item in scenario.read(f):
             yield pytest.param(f, item, id=str(item["scenario"]).split(" ")[0] + ":" + pathlib.Path(f).stem)
+
+
+@pytest.fixture(autouse=True)
+def _one_load_per_ruleset(monkeypatch):
+    """A scenario's ruleset (file and options) is loaded once, not once per scenario and
+    engine: loading costs several times what a scenario's game does."""
+    monkeypatch.setattr(scenario, "load", load_cached)
 
 
 @pytest.mark.parametrize("path, item", list(_cases()))

@@ -13,7 +13,10 @@ import yaml
 
 from cgl.interpreter.diagnostics import CglError
 from cgl.interpreter.game import Game, play
-from cgl.interpreter.loader import load
+
+from conftest import load_cached as load   # one load per ruleset and options (conftest.py)
+
+pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
 
 
 def _after_setup(players, options=None, seed=0):
@@ -64,6 +67,7 @@ def test_uu_players_two_to_eight(players):
     assert len([s for s in range(players) if _zone(eng, "stable", s)]) == players
 
 
+@pytest.mark.one_engine
 @pytest.mark.parametrize("players", [1, 9])
 def test_uu_players_out_of_range(players):
     """UU-PLAYERS: 1 or 9 players cannot play."""
@@ -139,6 +143,7 @@ def test_unicorns_smoke_seeded_games(players, batch):
     assert ends["winner"] >= len(seeds) - 5, ends
 
 
+@pytest.mark.one_engine
 def test_uu_every_card_has_its_effect_id():
     """Every black-backed card of the deck has a UU-CARD-<NAME> ID in unicorns.cgl (its
     effect is encoded; the scenarios named after the IDs prove them)."""

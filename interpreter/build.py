@@ -114,6 +114,9 @@ class _Build(Transformer):
 
     def dice(self, meta, c):
         n, _, s = str(c[0]).partition("d")
+        if int(s) < 1:
+            raise CglError(Diagnostic("E001", f"`{c[0]}`: a die has at least one side", self.sp(meta),
+                                      hint="write `d6` for a six-sided die"))
         return A.Dice(int(n) if n else 1, int(s), span=self.sp(meta))
 
     def true_lit(self, meta, c):

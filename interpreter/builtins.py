@@ -71,14 +71,23 @@ def _sum(eng, e, a):
     return sum(_num(x, e, eng) for x in eng.as_list(a[0], e))
 
 
-def _max(eng, e, a):
+def _extreme(eng, e, a, pick):
     items = eng.as_list(a[0], e)
-    return max(items) if items else None
+    if not items:
+        return None
+    try:
+        return pick(items)
+    except TypeError:   # values that cannot be put in order, as `<` says of them
+        raise eng.fail(e, f"`{e.name}` cannot order these values: "
+                          f"{', '.join(sorted({_kind(x) for x in items}))}") from None
+
+
+def _max(eng, e, a):
+    return _extreme(eng, e, a, max)
 
 
 def _min(eng, e, a):
-    items = eng.as_list(a[0], e)
-    return min(items) if items else None
+    return _extreme(eng, e, a, min)
 
 
 def _first(eng, e, a):

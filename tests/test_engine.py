@@ -200,7 +200,7 @@ def test_simultaneous_choices_are_hidden_until_both_are_made(make_rules):
         } }
     """)
     g = Game(rs, 2, 0)
-    d1 = g.start()
+    g.start()
     d2 = g.answer(1)
     assert d2.player == 1 and d2.secret
     assert not any("paper" in e["text"] for e in d2.view()["log"])  # P2 cannot see P1's answer

@@ -4,7 +4,6 @@ KZ-ORDER), and seeded games of every pairing of the four races. The other KZ cla
 have scenarios under tests/scenarios/kozyablo/."""
 from __future__ import annotations
 
-import collections
 import itertools
 import pathlib
 

@@ -19,7 +19,7 @@ time (`time.process_time`), which does not count time the process waited for a c
 Everything runs in this one process (one core). Loading (and compiling) a ruleset happens
 once, before the clock starts; setting up each game (`Game(...)`) is counted, as it is
 part of playing one. A warm-up game is played first and not counted. `--engine tree`
-measures the tree-walking interpreter instead of the compiled one (codegen.py).
+measures the tree-walking interpreter instead of the compiled one (interpreter/codegen/).
 """
 from __future__ import annotations
 

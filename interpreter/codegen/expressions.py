@@ -11,7 +11,7 @@ from ..state import ZoneRef
 from ..typecheck import LISTY, Scope, elem_ty
 from ..typecheck import Binding as _Binding
 from .runtime import _MISSING, Unsupported
-from .writer import _Fn, _no_walrus
+from .writer import _Fn
 
 
 class Expressions:
@@ -220,13 +220,10 @@ class Expressions:
         if name in self.rs.derives:
             dv = self.derive_fn(name)
             if o.isidentifier() and self.derive_kinds[name] == "static":
-                cache = self._static_caches[name]
-                w = self.fresh("w")
-                return f"({w} if ({w} := {cache}[{o}.id]) is not _MISSING else {dv}(eng, {o}))"
+                return self.cached(self._static_caches[name], dv, o, fn)
             if o.isidentifier() and self.derive_kinds[name] == "card" and fn is not None:
                 fn.caches.add(name)  # the game's list of values, fetched as the function starts
-                cache, w = "_dc_" + name, self.fresh("w")
-                return f"({w} if ({w} := {cache}[{o}.id]) is not _MISSING else {dv}(eng, {o}))"
+                return self.cached("_dc_" + name, dv, o, fn)
             return f"{dv}(eng, {o})"
         if name in self.card_props:
             return f"{o}.props[{name!r}]"
@@ -236,6 +233,23 @@ class Expressions:
             return f"{o}.id"
         return None
 
+    def cached(self, cache, dv, o, fn) -> str:
+        """A derived property of card `o` read from its cache list, computed when missing.
+        Inside a comprehension's iterable, where Python forbids `:=`, the cache is read twice."""
+        w = self.fresh("w")
+        read = f"{cache}[{o}.id]"
+        if fn is not None and fn.iterable:
+            return f"({read} if {read} is not _MISSING else {dv}(eng, {o}))"
+        return f"({w} if ({w} := {read}) is not _MISSING else {dv}(eng, {o}))"
+
+    def iterable(self, e, sc, fn) -> str:
+        """Python for what a comprehension iterates over (`seq`, lazily, without `:=`)."""
+        fn.iterable += 1
+        try:
+            return self.seq(e, sc, fn, lazy=True)
+        finally:
+            fn.iterable -= 1
+
     def derive_fn(self, name) -> str:
         """The module function giving derived property `name` of a card (cached as the tree walker caches)."""
         fname = "DV_" + name
@@ -244,7 +258,7 @@ class Expressions:
         self.done.add(fname)
         body = "DB_" + name
         sc = Scope(fn=None)
-        f = _Fn(self, f"def {body}(eng, v_it):")
+        f = _Fn.function(self, body, ["v_it"])
         sc.fn = f
         sc.names["it"] = _Binding("v_it", False, f, "card")
         f.emit(f"return {self.x(self.rs.derives[name].expr, sc, f)}")
@@ -283,7 +297,7 @@ class Expressions:
         self.done.add(fname)
         sc = Scope()
         body = "DB_" + name + self.variant(types) if name in self.static_defs else fname
-        f = _Fn(self, f"def {body}(eng{''.join(', v_' + p for p in params)}):")
+        f = _Fn.function(self, body, ["v_" + p for p in params])
         f.pure = True
         sc.fn = f
         for p, ty in zip(params, types):
@@ -302,7 +316,7 @@ class Expressions:
             return fname
         self.done.add(fname)
         sc = Scope()
-        f = _Fn(self, f"def {fname}(eng{''.join(', v_' + p for p in t.params)}):")
+        f = _Fn.function(self, fname, ["v_" + p for p in t.params])
         sc.fn = f
         for p in t.params:
             sc.names[p] = _Binding("v_" + p, False, f)
@@ -427,7 +441,7 @@ class Expressions:
         v = self.fresh("c")
         inner = sc.child()
         inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
-        src = _no_walrus(self.seq(e.source, sc, fn, lazy=True))
+        src = self.iterable(e.source, sc, fn)
         fn.inloop += 1
         body = self.x(e.expr, inner, fn)
         cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
@@ -516,7 +530,7 @@ class Expressions:
         return v, inner
 
     def x_Where(self, e, sc, fn):
-        src = _no_walrus(self.seq(e.source, sc, fn, lazy=True))
+        src = self.iterable(e.source, sc, fn)
         v, inner = self._it_scope(e, sc, fn)
         fn.inloop += 1
         cond = self.x(e.cond, inner, fn)
@@ -553,8 +567,7 @@ class Expressions:
         def piece(key, expr, extra):
             fname = f"PT_{p.name}{suffix}_{key}"
             sc = Scope()
-            args = "".join(", v_" + q for q in params) + "".join(", " + v for _, v in extra)
-            f = _Fn(self, f"def {fname}(eng{args}):")
+            f = _Fn.function(self, fname, ["v_" + q for q in params] + [v for _, v in extra])
             f.pure = True
             sc.fn = f
             for q, ty in zip(params, types):
@@ -585,7 +598,7 @@ class Expressions:
         """One function for the first pass of a match: the cards, each card's labels, and how
         many cards carry each label, the labels expression written inline in the loop."""
         fname = f"PT_{p.name}{suffix}_scan"
-        f = _Fn(self, f"def {fname}(eng{''.join(', v_' + q for q in params)}):")
+        f = _Fn.function(self, fname, ["v_" + q for q in params])
         f.pure = True
         sc = Scope(fn=f)
         for q, ty in zip(params, types):

@@ -70,7 +70,7 @@ class CodeGen(Expressions, Statements):
         if fname in self.done:
             return fname
         self.done.add(fname)
-        f = _Fn(self, f"def {fname}(eng{''.join(', v_' + p for p in proc.params)}):")
+        f = _Fn.function(self, fname, ["v_" + p for p in proc.params])
         sc = Scope(fn=f)
         for p, ty in zip(proc.params, types):
             sc.names[p] = _Binding("v_" + p, False, f, ty)
@@ -95,7 +95,7 @@ class CodeGen(Expressions, Statements):
         if blk is None:
             return None
         fname = self.fresh("B")
-        f = _Fn(self, f"def {fname}(eng, env):")
+        f = _Fn.function(self, fname, ["env"])
         sc = Scope(fn=f)
         f.emit("st = eng.state")
         if self.budget:
@@ -118,7 +118,7 @@ class CodeGen(Expressions, Statements):
         if e is None:
             return None
         fname = self.fresh("X")
-        f = _Fn(self, f"def {fname}(eng, env):")
+        f = _Fn.function(self, fname, ["env"])
         sc = Scope(fn=f)
         self.env_entry(f, sc, sure, maybe)
         f.emit(f"return {self.x(e, sc, f)}")
@@ -142,7 +142,7 @@ class CodeGen(Expressions, Statements):
             d = defaults[name]
             f.emit(f"e_{name} = _F[{name!r}] if {name!r} in _F else {d}" if custom and name in fields
                    else f"e_{name} = {d}")
-        for name in fields if custom else ():
+        for name in sorted(fields) if custom else ():
             if name not in names and name != "responder":
                 sc.names[name] = _Binding("e_" + name, True, f)
                 f.emit(f"e_{name} = _F.get({name!r}, _MISSING)")
@@ -154,8 +154,7 @@ class CodeGen(Expressions, Statements):
         if node is None:
             return None
         fname = self.fresh("E")
-        args = "eng, ev, e_responder" if responder else "eng, ev"
-        f = _Fn(self, f"def {fname}({args}):")
+        f = _Fn.function(self, fname, ["ev", "e_responder"] if responder else ["ev"])
         f.pure = kind != "body"
         sc = Scope(fn=f)
         if kind == "body":

@@ -5,10 +5,11 @@ from attrs import evolve as attrs_evolve
 
 from .. import ast as A
 from ..engine import _walk
+from ..resolver import name_meaning
 from ..typecheck import Binding as _Binding
 from ..typecheck import Scope
 from .runtime import Unsupported
-from .writer import _by_ids, _Fn, _is_literal
+from .writer import _by_ids, _Fn
 
 
 class Statements:
@@ -124,13 +125,30 @@ class Statements:
             fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
             return t
         src = self.x(e, sc, fn)
-        if src.isidentifier() or _is_literal(src):
+        if self.cannot_fail(e, sc):
             return src
         t = self.fresh(what)
         fn.emit("try:")
         fn.emit(f"    {t} = {src}")
         fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
         return t
+
+    def cannot_fail(self, e, sc) -> bool:
+        """A literal, a constant or a local variable: nothing to evaluate, nothing to guard."""
+        if isinstance(e, (A.Int, A.Const)) or isinstance(e, A.Text) and e.constant is not None:
+            return True
+        if not isinstance(e, A.Name):
+            return False
+        b = sc.find(e.id)
+        if b is not None:
+            return not b.maybe
+        if e.id in self.it_names and sc.find("it") is not None:
+            return False
+        meaning = name_meaning(self.rs, e.id)
+        if meaning == "option":
+            v = self.rs.option_values[e.id]
+            return v is None or isinstance(v, (bool, int, str))
+        return meaning in ("data", "zone", "enum")
 
     def call(self, fn: _Fn, s, line: str, gen=True):
         """A call into the engine, with errors pointing at statement `s` (as `Engine.run` does)."""
@@ -426,8 +444,7 @@ class Statements:
                 out[key] = None
                 continue
             fname = self.fresh("AC")
-            args = "eng, e_actor" if key == "domain" else "eng, e_actor, e_value"
-            f = _Fn(self, f"def {fname}({args}):")
+            f = _Fn.function(self, fname, ["e_actor"] if key == "domain" else ["e_actor", "e_value"])
             sc = Scope(fn=f)
             sc.names["actor"] = _Binding("e_actor", False, f, "player")
             if key != "domain" and a.param:

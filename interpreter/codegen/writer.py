@@ -10,7 +10,7 @@ from typing import Optional
 class _Fn:
     """One Python function being written."""
 
-    def __init__(self, gen, header, indent=0):
+    def __init__(self, gen, header, indent=0, params=()):
         self.gen = gen
         self.header = header
         self.lines: list = []
@@ -25,9 +25,14 @@ class _Fn:
         # variables once, as it starts, instead of each time round a loop of the expression.
         self.pure = False
         self.inloop = 0                 # comprehensions open at the point being written
+        self.iterable = 0               # > 0: writing a comprehension's iterable (no `:=` there)
         self.hoists: dict = {}          # local name -> what it reads, as the function starts
-        m = re.match(r"def \w+\(eng((?:, \w+)*)\):", header)
-        self.params = set(m.group(1).split(", ")[1:]) if m else set()
+        self.params = set(params)       # the Python parameters besides `eng`
+
+    @classmethod
+    def function(cls, gen, name, params, indent=0) -> "_Fn":
+        """`def name(eng, *params):`, a function of the engine and `params`."""
+        return cls(gen, f"def {name}({', '.join(['eng', *params])}):", indent, params)
 
     def emit(self, line):
         self.lines.append("    " * self.ind + line)
@@ -89,19 +94,3 @@ def _drop_unused(f: _Fn, entries: int):
         kept.append(line)
         text += "\n" + line
     f.lines = list(reversed(kept)) + body
-
-
-_LITERAL = __import__("re").compile(r"-?\d+|'[^'\\]*'|\"[^\"\\]*\"|None|True|False")
-
-
-_WALRUS = re.compile(r"\((_w\d+) if \(\1 := ([\w.]+\[[\w.]+\])\) is not _MISSING else ")
-
-
-def _no_walrus(src: str) -> str:
-    """A cached property read without `:=`, which Python forbids in a comprehension's iterable."""
-    return _WALRUS.sub(lambda m: f"({m.group(2)} if {m.group(2)} is not _MISSING else ", src)
-
-
-def _is_literal(src: str) -> bool:
-    """A number, a plain text, none, true or false: nothing to evaluate, nothing to fail."""
-    return _LITERAL.fullmatch(src) is not None

@@ -207,8 +207,15 @@ class NameChecker:
 
     # ------------------------------------------------------------ declarations
     def check(self):
-        rs = self.rs
         root = _Scope()
+        self.check_functions(root)
+        self.check_flow(root)
+        self.check_events(root)
+        self.check_rest(root)
+
+    def check_functions(self, root):
+        """Derived properties, defs, tables, patterns and the variables' first values."""
+        rs = self.rs
         for d in rs.derives.values():
             self.expr(d.expr, root.child(["it"], it_ok=True))
         for d in rs.defs.values():
@@ -230,11 +237,14 @@ class NameChecker:
             self.expr(p.best, sc.child(["it"]))
         for v in rs.vars.values():
             self.expr(v.init, root)
+
+    def check_flow(self, root):
+        """Procedures, set-up, the match, rounds, turns and phases."""
+        rs = self.rs
         for pr in rs.procedures.values():
             self.block(pr.body, root.child(pr.params))
-        for decl in (rs.setup,):
-            if decl:
-                self.block(decl.body, root)
+        if rs.setup:
+            self.block(rs.setup.body, root)
         if rs.match:
             self.expr(rs.match.rounds, root)
             self.block(rs.match.start, root)
@@ -250,7 +260,13 @@ class NameChecker:
             self.block(rs.turn.end, root)
             for ph in rs.turn.phases:
                 self.block(ph.body, root)
-        event_names = ["card", "player", "event", "it"] + sorted(self.event_fields)
+
+    def event_names(self) -> list:
+        return ["card", "player", "event", "it"] + sorted(self.event_fields)
+
+    def check_events(self, root):
+        """Triggers and reactions: their events, conditions and bodies."""
+        rs = self.rs
         for tr in rs.triggers:
             self._check_event(tr.event)
             if tr.instead and tr.event.kind not in ("move", "draw", "discard", "deal"):
@@ -258,20 +274,24 @@ class NameChecker:
                                        tr.event.span, hint="use it with move, draw, discard or deal"))
             if tr.instead and tr.optional:
                 self.report(Diagnostic("E008", "a replacement (`instead`) cannot be optional (`may`)", tr.span))
-            sc = root.child(event_names, it_ok=True)
+            sc = root.child(self.event_names(), it_ok=True)
             self.expr(tr.cond, sc)
             self.expr(tr.ask_by, sc)
             self.expr(tr.prompt, sc)
             self.block(tr.body, sc)
         for r in rs.reactions:
             self._check_event(r.event)
-            sc = root.child(event_names, it_ok=True)
+            sc = root.child(self.event_names(), it_ok=True)
             self.expr(r.cond, sc)
             self.expr(r.responders, sc)
             rsc = sc.child(["responder"])
             self.expr(r.eligible, rsc)
             self.expr(r.ask, rsc)
             self.block(r.body, rsc)
+
+    def check_rest(self, root):
+        """Actions, continuous rules, invariants and deck-building rules."""
+        rs = self.rs
         for a in rs.actions:
             sc = root.child(([a.param] if a.param else []) + ["actor"])
             self.expr(a.domain, root.child(["actor"]))
@@ -281,7 +301,7 @@ class NameChecker:
             self.block(a.body, sc)
         for rule in rs.rules:
             params = [a.param for a in rs.actions if a.name == rule.forbid and a.param]
-            sc = root.child(event_names + ["responder", "actor", "option"] + params, it_ok=True)
+            sc = root.child(self.event_names() + ["responder", "actor", "option"] + params, it_ok=True)
             self.expr(rule.cond, sc)
         for inv in rs.invariants:
             self.expr(inv.cond, root)

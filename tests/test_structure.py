@@ -14,7 +14,7 @@ MAX_FUNCTION_LINES = 80
 # Known to be over the limits, each with the size it may not grow past; the refactor of
 # issue "One meaning per construct" splits them (and then removes them from here).
 OVERSIZED_MODULES: dict = {}
-OVERSIZED_FUNCTIONS = {"interpreter/names.py:check": 84}
+OVERSIZED_FUNCTIONS: dict = {}
 
 
 def _modules():

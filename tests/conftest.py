@@ -75,8 +75,8 @@ def engine(request, monkeypatch):
 
     def checked(*args, **kw):
         eng = real(*args, **kw)
-        assert type(eng) is want, f"the {name} run of this test played on {type(eng).__name__}"
         made.append(eng)
+        assert type(eng) is want, f"the {name} run of this test played on {type(eng).__name__}"
         return eng
 
     monkeypatch.setattr(_game, "make_engine", checked)

@@ -65,7 +65,7 @@ def test_no_handler_is_left_for_a_node_that_is_gone():
     no longer has (or that changed from expression to statement) is dead code."""
     exprs = {c.__name__ for c in EXPRESSIONS}
     stmts = {c.__name__ for c in STATEMENTS}
-    stale = [f"Compiler.{m}" for m in vars(compiler.Compiler) if m[:2] == "c_" and m[2:3].isupper()
+    stale = [f"Compiler.{m}" for m in dir(compiler.Compiler) if m[:2] == "c_" and m[2:3].isupper()
              and m[2:] not in exprs]
     stale += [f"CodeGen.{m}" for m in dir(codegen.CodeGen) if m[:2] == "x_" and m[2:3].isupper()
               and m[2:] not in exprs]

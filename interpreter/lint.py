@@ -23,7 +23,7 @@ from .diagnostics import CglError, Diagnostic, did_you_mean
 from .compiler import Env
 from .engine import Engine
 from .loader import Ruleset, load
-from .resolver import facts
+from .resolver import bound_names, facts
 from .typecheck import check_types
 
 _walk = A.walk
@@ -288,18 +288,6 @@ def _zone_names(expr, rs) -> set:
     return {None}
 
 
-def _locals_of(item) -> set:
-    out = set(getattr(item, "params", None) or ())
-    for n in _walk(item):
-        if isinstance(n, A.Let):
-            out.add(n.name)
-        elif isinstance(n, (A.For, A.Choose, A.Comprehension)):
-            out.add(n.name)
-        elif isinstance(n, A.Action) and n.param:
-            out.add(n.param)
-    return out
-
-
 def _const(expr, rs):
     """The value of a constant expression (text, number, enum member), else a marker."""
     if isinstance(expr, A.Text) and expr.constant is not None:
@@ -322,7 +310,7 @@ def conditions_no_card_meets(ctx):
         return
     props = set(rs.derives) | ({p.name for p in rs.cards_decl.props} if rs.cards_decl else set()) | {"name"}
     for item in _own_items(ctx):
-        local = _locals_of(item)
+        local = bound_names(item)
         for n in _walk(item):
             if not (isinstance(n, A.Compare) and n.op in ("=", "!=")):
                 continue

@@ -72,6 +72,19 @@ def name_meaning(rs, name: str) -> Optional[str]:
     return None
 
 
+def bound_names(node) -> set:
+    """The local names a declaration binds: parameters, `let`, loop, choice and action variables."""
+    out = set()
+    for n in A.walk(node):
+        if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
+            out.add(n.name)
+        elif isinstance(n, (A.Def, A.Procedure, A.Table, A.Pattern)):
+            out |= set(n.params or ())
+        elif isinstance(n, A.Action) and n.param:
+            out.add(n.param)
+    return out
+
+
 # ---------------------------------------------------------------- per-ruleset facts
 
 @attrs.define
@@ -113,13 +126,7 @@ def _make_facts(rs) -> Facts:
     emitted = frozenset(k for item in rs.items for n in A.walk(item) if isinstance(n, A.Emit) for k, _ in n.fields)
     local = set(B.BOUND_BY_ENGINE) | emitted
     for item in rs.items:
-        for n in A.walk(item):
-            if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
-                local.add(n.name)
-            elif isinstance(n, (A.Def, A.Procedure, A.Table, A.Pattern)):
-                local |= set(n.params or ())
-            elif isinstance(n, A.Action) and n.param:
-                local.add(n.param)
+        local |= bound_names(item)
     card_props = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope in ("card", "player")}
     if rs.cards_decl:
         card_props |= {p.name for p in rs.cards_decl.props}

@@ -22,7 +22,7 @@ from typing import Optional
 from . import ast as A
 from . import builtins as B
 from .diagnostics import Diagnostic
-from .resolver import call_meaning, facts, name_meaning
+from .resolver import bound_names, call_meaning, facts, name_meaning
 
 LISTY = frozenset(("list", "cards", "players", "groups", "strs"))
 _ELEM = {"cards": "card", "zone": "card", "players": "player", "groups": "group", "strs": "str"}
@@ -375,7 +375,7 @@ class Checks:
         """Check one declaration."""
         sc = Scope()
         rebound = _rebound(item)
-        for name in _locals_of(item) | B.BOUND_BY_ENGINE:
+        for name in bound_names(item) | B.BOUND_BY_ENGINE:
             sc.names[name] = Binding(name, False, None)
         if isinstance(item, A.Derive):
             sc.names["it"] = Binding("it", False, None, "card")
@@ -541,18 +541,6 @@ class Checks:
 
 _KIND_TEXT = {"player": "a player", "card": "a card", "int": "a number", "list": "a list or a zone",
               "countable": "a list or a zone"}
-
-
-def _locals_of(item) -> set:
-    out = set()
-    for n in A.walk(item):
-        if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
-            out.add(n.name)
-        elif isinstance(n, (A.Def, A.Procedure, A.Table, A.Pattern)):
-            out |= set(n.params or ())
-        elif isinstance(n, A.Action) and n.param:
-            out.add(n.param)
-    return out
 
 
 def _rebound(node) -> set:

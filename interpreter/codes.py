@@ -69,7 +69,9 @@ _CODES = [
          'def holding(p) = count(hand(p))\ndef mine = holding(current)'),
     Code("E010", "error", "runtime error",
          "A rule failed while a game was played (a division by zero, a property of `none`, a "
-         "lookup of a key a table does not have…). The position is the rule that failed.",
+         "lookup of a key a table does not have…). The position is the rule that failed. (A "
+         "failure of cgl's own code is never reported as E010: the command says \"internal "
+         "error\", exits with 3, and the fault is cgl's to fix.)",
          'say "{24 / (turn_no - 1)}"',
          'if turn_no > 1 { say "{24 / (turn_no - 1)}" }'),
     Code("E011", "error", "rules that run away",

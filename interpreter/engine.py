@@ -14,7 +14,6 @@ import random
 from functools import partial
 from typing import Optional
 
-
 from . import ast as A
 from . import resolver
 from .diagnostics import CglError, Diagnostic, error

@@ -45,12 +45,13 @@ class Binding:
     bound inside a loop (a new one each time round, as the tree walker's environments
     are), and its static type."""
 
-    __slots__ = ("var", "maybe", "fn", "loop", "ty")
+    __slots__ = ("var", "maybe", "fn", "loop", "ty", "used")
 
     def __init__(self, var, maybe, fn, ty=None):
         self.var, self.maybe, self.fn = var, maybe, fn
         self.loop = fn is not None and fn.loop > 0
         self.ty = ty
+        self.used = False               # the generator wrote its variable into code (see CodeGen.ref)
 
 
 class Scope:

@@ -46,10 +46,18 @@ class Expressions:
         b = sc.find(name)
         if b is not None:
             self.use(b, fn)
+            v = self.ref(b)
             if not b.maybe:
-                return b.var
-            return f"({b.var} if {b.var} is not _MISSING else {self.it_or_global(e, sc, fn)})"
+                return v
+            return f"({v} if {v} is not _MISSING else {self.it_or_global(e, sc, fn)})"
         return self.it_or_global(e, sc, fn)
+
+    @staticmethod
+    def ref(b: _Binding) -> str:
+        """The Python variable of a local, noted as written into the code (an event function
+        binds only the names its code uses)."""
+        b.used = True
+        return b.var
 
     def use(self, b: _Binding, fn: _Fn):
         """Note a read of a loop-bound variable of an enclosing function: a waiting choice
@@ -66,14 +74,15 @@ class Expressions:
         if name in self.it_names:
             b = sc.find("it")
             if b is not None:
-                it = b.var if not b.maybe else f"({b.var} if {b.var} is not _MISSING else None)"
+                v = self.ref(b)
+                it = v if not b.maybe else f"({v} if {v} is not _MISSING else None)"
                 if glob is None:
                     slow = f"_it_or_unknown(eng, {it}, {name!r}, {self.k(e)})"
                 else:
                     slow = f"_it_or(eng, {it}, {name!r}, lambda: {glob})"
                 if b.maybe:
                     return slow
-                return self.fast_attr(b.var, name, slow, b.ty, fn)
+                return self.fast_attr(v, name, slow, b.ty, fn)
         return glob if glob is not None else f"_unknown(eng, {self.k(e)})"
 
     def fast_attr(self, var, name, slow, ty=None, fn=None) -> str:

@@ -13,7 +13,7 @@ from .expressions import Expressions
 from .runners import _body_for_runner
 from .runtime import _CARD_EVENTS
 from .statements import Statements
-from .writer import _drop_unused, _Fn
+from .writer import _Fn
 
 # ---------------------------------------------------------------- the generator
 
@@ -129,25 +129,36 @@ class CodeGen(Expressions, Statements):
     # Triggers and reactions: their pieces take the event itself (and the responder), and
     # bind what the tree walker's event environment binds: event, card, player, it, and
     # the fields of a custom event (which may rename any of them).
-    def event_entry(self, f, sc, custom, fields, responder, kind_of_event=None):
+    def event_entry(self, f, sc, custom, fields, responder, kind_of_event=None) -> list:
+        """Bind the event's names in `sc`; their entry lines, as (line, binding or None, reads
+        the custom fields `_F`), for the caller to write in (`entry_lines`)."""
         names = ("event", "card", "player", "it")
-        if custom:
-            f.emit("_F = ev.fields")
+        lines = [("_F = ev.fields", None, False)] if custom else []
         defaults = {"event": "ev", "card": "ev.card", "player": "ev.player", "it": "ev.card"}
         card_event = not custom and kind_of_event in _CARD_EVENTS
         tys = {"event": "event", "card": "card" if card_event else None, "it": "card" if card_event else None,
                "player": "player" if not custom else None}
         for name in names:
-            sc.names[name] = _Binding("e_" + name, False, f, tys[name])
+            b = sc.names[name] = _Binding("e_" + name, False, f, tys[name])
             d = defaults[name]
-            f.emit(f"e_{name} = _F[{name!r}] if {name!r} in _F else {d}" if custom and name in fields
-                   else f"e_{name} = {d}")
+            from_fields = custom and name in fields
+            lines.append((f"e_{name} = _F[{name!r}] if {name!r} in _F else {d}" if from_fields else f"e_{name} = {d}",
+                          b, from_fields))
         for name in sorted(fields) if custom else ():
             if name not in names and name != "responder":
-                sc.names[name] = _Binding("e_" + name, True, f)
-                f.emit(f"e_{name} = _F.get({name!r}, _MISSING)")
+                b = sc.names[name] = _Binding("e_" + name, True, f)
+                lines.append((f"e_{name} = _F.get({name!r}, _MISSING)", b, True))
         if responder:
             sc.names["responder"] = _Binding("e_responder", False, f, "player" if responder == "player" else None)
+        return lines
+
+    @staticmethod
+    def entry_lines(entries: list) -> list:
+        """The entry lines of the names the function's code uses (and `_F` when one of them reads it)."""
+        kept = [line for line, b, _ in entries if b is not None and b.used]
+        if any(reads for _, b, reads in entries if b is not None and b.used):
+            kept.insert(0, "_F = ev.fields")
+        return kept
 
     def event_fn(self, kind, node, custom, fields, responder=False, env_adapter=True, event=None) -> Optional[str]:
         """A trigger's or reaction's condition, prompt or body as a function of the event."""
@@ -157,13 +168,7 @@ class CodeGen(Expressions, Statements):
         f = _Fn.function(self, fname, ["ev", "e_responder"] if responder else ["ev"])
         f.pure = kind != "body"
         sc = Scope(fn=f)
-        if kind == "body":
-            f.emit("st = eng.state")
-            if self.budget:
-                f.emit("_lim = eng.step_limit")
-            f.emit("if 0: yield")
-        self.event_entry(f, sc, custom, fields, responder, event)
-        entries = len(f.lines)
+        entries = self.event_entry(f, sc, custom, fields, responder, event)
         if kind == "body":
             self.block(f, node, sc)
         else:  # errors point at the expression, as `Engine.ev` has them
@@ -172,7 +177,10 @@ class CodeGen(Expressions, Statements):
             f.emit(f"return {self.ev_into(f, node, sc)}")
             f.ind -= 1
             f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
-        _drop_unused(f, entries)
+        head = self.entry_lines(entries)
+        if kind == "body":
+            head = ["st = eng.state"] + (["_lim = eng.step_limit"] if f.limited else []) + ["if 0: yield"] + head
+        f.lines[:0] = ["    " + line for line in head]
         src = f.source()
         self.defs += src + [""]
         if kind != "body":

@@ -173,6 +173,10 @@ class Statements:
         fn.emit("st.steps += 1")
         if self.budget:
             fn.emit(f"if st.steps > _lim: raise _toolong(eng, {ks})")
+            f = fn
+            while f is not None:        # it reads the budget of the function it is written in
+                f.limited = True
+                f = f.parent
         method(fn, s, sc, ks)
 
     def _callable(self, s) -> bool:
@@ -184,13 +188,13 @@ class Statements:
         b = sc.find(name)
         if b.fn is not fn:
             fn.nonlocals.add(b.var)
-        fn.emit(f"{b.var} = {value}")
+        fn.emit(f"{self.ref(b)} = {value}")
 
     def fallback(self, fn: _Fn, s, sc: Scope):
         """Run one statement on the tree walker, with the locals handed over and back."""
         flat = sc.flat()
         env = self.fresh("env")
-        items = ", ".join(f"{k!r}: {b.var}" for k, b in flat.items())
+        items = ", ".join(f"{k!r}: {self.ref(b)}" for k, b in flat.items())
         fn.emit(f"{env} = _mkenv({{{items}}})")
         fn.emit(f"yield from eng.run({self.k(s)}, {env})")
         assigned = {n.target.id for n in _walk(s) if isinstance(n, A.Set) and isinstance(n.target, A.Name)}
@@ -206,7 +210,7 @@ class Statements:
         b = sc.names.get(s.name)
         if b is None:
             b = sc.names[s.name] = _Binding(self.fresh("v_" + s.name + "_"), False, fn)
-        fn.emit(f"{b.var} = {v}")
+        fn.emit(f"{self.ref(b)} = {v}")
 
     def s_Set(self, fn, s, sc, ks):
         v = self.guard(fn, s.value, sc)
@@ -218,7 +222,7 @@ class Statements:
                     self.assign(fn, sc, t.id, v)
                 else:
                     new = self.fresh()
-                    fn.emit(f"{new} = _apply({s.op!r}, {b.var}, {v}, {ks}, eng)")
+                    fn.emit(f"{new} = _apply({s.op!r}, {self.ref(b)}, {v}, {ks}, eng)")
                     self.assign(fn, sc, t.id, new)
                 return
             if b is not None or t.id not in self.rs.vars or self.rs.vars[t.id].scope != "global":
@@ -417,7 +421,7 @@ class Statements:
             self.fallback(fn, s, sc)
             return
         by = self.guard(fn, s.by, sc)
-        env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {b.var}" for k, b in flat.items()) + "})"
+        env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {self.ref(b)}" for k, b in flat.items()) + "})"
         self.call(fn, s, f"eng.s_act({ks}, {by}, {env_fn})")
 
     def action_names(self) -> set:
@@ -476,7 +480,7 @@ class Statements:
                 seat = "st.current"
             else:
                 seat = self.fresh()
-                pv = b.var if not b.maybe else f"({b.var} if {b.var} is not _MISSING else None)"
+                pv = self.ref(b) if not b.maybe else f"({self.ref(b)} if {b.var} is not _MISSING else None)"
                 fn.emit(f"{seat} = _asker_seat(eng, {pv})")
         prompt = self.guard(fn, s.prompt, sc) if s.prompt else repr("Do it?")
         yes = self.fresh()
@@ -503,7 +507,7 @@ class Statements:
             env_fn = "None"
             if s.tag:
                 flat = sc.flat()
-                env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {b.var}" for k, b in flat.items()) + "})"
+                env_fn = "lambda: _mkenv({" + ", ".join(f"{k!r}: {self.ref(b)}" for k, b in flat.items()) + "})"
             self.call(fn, s, f"{opts} = eng.c_options({ks}, {dom}, {env_fn})", gen=False)
         if s.by and self.ty(s.by, sc) == "player":
             chooser = self.guard(fn, s.by, sc)

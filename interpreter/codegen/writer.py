@@ -26,6 +26,7 @@ class _Fn:
         self.pure = False
         self.inloop = 0                 # comprehensions open at the point being written
         self.iterable = 0               # > 0: writing a comprehension's iterable (no `:=` there)
+        self.limited = False            # it (or a function written inside it) checks the step budget
         self.hoists: dict = {}          # local name -> what it reads, as the function starts
         self.params = set(params)       # the Python parameters besides `eng`
 
@@ -79,18 +80,3 @@ def _by_ids(fn: _Fn, start: int, v: str, src: str):
     for n in range(start, len(fn.lines)):
         line = re.sub(rf"\b{v}\.id\b", i, fn.lines[n])
         fn.lines[n] = re.sub(rf"\b(DV_\w+)\(eng, {v}\)", rf"\1(eng, eng.cards[{i}])", line)
-
-
-def _drop_unused(f: _Fn, entries: int):
-    """Leave out the entry lines (`e_card = ev.card`, …) of names the function never reads."""
-    import re
-    head, body = f.lines[:entries], f.lines[entries:]
-    text = "\n".join(body)
-    kept = []
-    for line in reversed(head):
-        var = line.strip().split(" = ", 1)[0]
-        if var.isidentifier() and var not in ("st",) and not re.search(rf"\b{var}\b", text):
-            continue
-        kept.append(line)
-        text += "\n" + line
-    f.lines = list(reversed(kept)) + body

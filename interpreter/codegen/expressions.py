@@ -53,6 +53,12 @@ class Expressions:
         return self.it_or_global(e, sc, fn)
 
     @staticmethod
+    def state(fn, part: str) -> str:
+        """Python for `eng.state.<part>` written in function `fn` (None: in a function
+        written without one, which reads it in full)."""
+        return fn.state(part) if fn is not None else f"eng.state.{part}"
+
+    @staticmethod
     def ref(b: _Binding) -> str:
         """The Python variable of a local, noted as written into the code (an event function
         binds only the names its code uses)."""
@@ -91,7 +97,7 @@ class Expressions:
         card = self.card_branch(name, var, fn)
         if card is not None and ty == "card":
             return card
-        player = f"eng.state.player_vars[{var}.seat][{name!r}]" if name in self.player_vars else None
+        player = f"{self.state(fn, 'player_vars')}[{var}.seat][{name!r}]" if name in self.player_vars else None
         if player is not None and ty == "player":
             if fn is not None and fn.pure and fn.inloop and var in fn.params:
                 h = f"_h_{var}_{name}"    # read once (a pure function's parameter: it cannot change)
@@ -138,7 +144,7 @@ class Expressions:
         if ty == "card" and self.card_branch(e.name, "o") is not None:
             return f"{self.card_getter(e.name)}(eng, {obj})"
         if ty == "player" and e.name in self.player_vars:
-            return f"eng.state.player_vars[{obj}.seat][{e.name!r}]"
+            return f"{self.state(fn, 'player_vars')}[{obj}.seat][{e.name!r}]"
         return f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})"
 
     def card_getter(self, name) -> str:
@@ -170,7 +176,7 @@ class Expressions:
         an iterator over the zone itself is enough (read at once, by a comprehension)."""
         if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
             if lazy:
-                return f"map(eng.cards.__getitem__, reversed(eng.state.zones.get({e.id!r}, ())))"
+                return f"map(eng.cards.__getitem__, reversed({self.state(fn, 'zones')}.get({e.id!r}, ())))"
             return f"_cards_at(eng, {e.id!r})"
         if isinstance(e, A.Call) and len(e.args) == 1:
             z = self.rs.zones.get(e.name)
@@ -178,12 +184,12 @@ class Expressions:
                 keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
                 if lazy:
                     if self.ty(e.args[0], sc) == "player":
-                        ids = f"eng.state.zones.get({keys}[{who}.seat], ())"
+                        ids = f"{self.state(fn, 'zones')}.get({keys}[{who}.seat], ())"
                     else:
                         ids = f"_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])})"
                     return f"map(eng.cards.__getitem__, reversed({ids}))"
                 if self.ty(e.args[0], sc) == "player":
-                    return f"list(map(eng.cards.__getitem__, reversed(eng.state.zones.get({keys}[{who}.seat], ()))))"
+                    return f"list(map(eng.cards.__getitem__, reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))))"
                 return f"_pz_cards(eng, {keys}, {who}, {self.k(e.args[0])})"
         if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e, sc) == "cards":
             a, b = self.cards_src(e.left, sc, fn, lazy), self.cards_src(e.right, sc, fn, lazy)
@@ -225,7 +231,7 @@ class Expressions:
     def card_branch(self, name, o, fn=None) -> Optional[str]:
         """How property `name` of card `o` is read, in the tree walker's order of precedence."""
         if name in self.card_vars:
-            return f"eng.state.card_vars[{o}.id][{name!r}]"
+            return f"{self.state(fn, 'card_vars')}[{o}.id][{name!r}]"
         if name in self.rs.derives:
             dv = self.derive_fn(name)
             if o.isidentifier() and self.derive_kinds[name] == "static":
@@ -402,10 +408,10 @@ class Expressions:
         if isinstance(arg, A.Call) and call_meaning(self.rs, arg.name) == "player_zone" and len(arg.args) == 1:
             who = self.x(arg.args[0], sc, fn)
             if self.ty(arg.args[0], sc) == "player":
-                return f"len(eng.state.zones.get({self.zone_keys(arg.name)}[{who}.seat], ()))"
+                return f"len({self.state(fn, 'zones')}.get({self.zone_keys(arg.name)}[{who}.seat], ()))"
             return f"_pz_count(eng, {self.zone_keys(arg.name)}, {who}, {self.k(arg.args[0])})"
         if isinstance(arg, A.Name) and self.ty(arg, sc) == "zone":
-            return f"len(eng.state.zones.get({arg.id!r}, ()))"
+            return f"len({self.state(fn, 'zones')}.get({arg.id!r}, ()))"
         return None
 
     def _inlinable(self, e, sc) -> bool:

@@ -29,18 +29,34 @@ class _Fn:
         self.limited = False            # it (or a function written inside it) checks the step budget
         self.hoists: dict = {}          # local name -> what it reads, as the function starts
         self.params = set(params)       # the Python parameters besides `eng`
+        self.of_engine = False          # a module-level `def f(eng, …)` (made by `function`)
+        self.fetch: set = set()         # parts of the state it reads once, as it starts (`state`)
 
     @classmethod
     def function(cls, gen, name, params, indent=0) -> "_Fn":
         """`def name(eng, *params):`, a function of the engine and `params`."""
-        return cls(gen, f"def {name}({', '.join(['eng', *params])}):", indent, params)
-
-    def emit(self, line):
-        self.lines.append("    " * self.ind + line)
+        f = cls(gen, f"def {name}({', '.join(['eng', *params])}):", indent, params)
+        f.of_engine = indent == 0
+        return f
 
     # The parts of the state a module-level function reads often, fetched once as it
     # starts (functions nested in it read them from there).
-    FETCH = (("eng.state.card_vars", "_cv"), ("eng.state.player_vars", "_pv"), ("eng.state.zones", "_zs"))
+    FETCH = (("card_vars", "_cv"), ("player_vars", "_pv"), ("zones", "_zs"))
+    _SHORT = dict(FETCH)
+
+    def state(self, part: str) -> str:
+        """Python for `eng.state.<part>` written in this function: the local its module-level
+        function fetches once as it starts, when there is one."""
+        f = self
+        while f.parent is not None:
+            f = f.parent
+        if not f.of_engine:
+            return f"eng.state.{part}"
+        f.fetch.add(part)
+        return self._SHORT[part]
+
+    def emit(self, line):
+        self.lines.append("    " * self.ind + line)
 
     def source(self) -> list:
         pad = "    " * self.base
@@ -48,15 +64,8 @@ class _Fn:
         if self.nonlocals:
             out.append(pad + "    nonlocal " + ", ".join(sorted(self.nonlocals)))
         out += [f"{pad}    _dc_{name} = eng.dcache[{name!r}]" for name in sorted(self.caches)]
-        lines = [f"{pad}    {h} = {src}" for h, src in sorted(self.hoists.items())] + self.lines
-        if self.base == 0 and self.header.startswith("def ") and "(eng" in self.header:
-            text = "\n".join(lines)
-            for long, short in self.FETCH:
-                if long in text:
-                    out.append(f"    {short} = {long}")
-                    text = text.replace(long, short)
-            lines = text.split("\n") if lines else []
-        return out + lines
+        out += [f"    {short} = eng.state.{part}" for part, short in self.FETCH if part in self.fetch]
+        return out + [f"{pad}    {h} = {src}" for h, src in sorted(self.hoists.items())] + self.lines
 
 
 _ZONE_MAP = re.compile(r"map\(eng\.cards\.__getitem__, (reversed\(.*\))\)")

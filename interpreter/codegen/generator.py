@@ -10,7 +10,6 @@ from ..resolver import facts
 from ..typecheck import Binding as _Binding
 from ..typecheck import Scope, TypeChecker
 from .expressions import Expressions
-from .runners import _body_for_runner
 from .runtime import _CARD_EVENTS
 from .statements import Statements
 from .writer import _Fn
@@ -154,10 +153,11 @@ class CodeGen(Expressions, Statements):
 
     @staticmethod
     def entry_lines(entries: list) -> list:
-        """The entry lines of the names the function's code uses (and `_F` when one of them reads it)."""
-        kept = [line for line, b, _ in entries if b is not None and b.used]
+        """The entry lines of the names the function's code uses (and `_F` when one of them
+        reads it), as (the name it binds, the line)."""
+        kept = [(b.var, line) for line, b, _ in entries if b is not None and b.used]
         if any(reads for _, b, reads in entries if b is not None and b.used):
-            kept.insert(0, "_F = ev.fields")
+            kept.insert(0, ("_F", "_F = ev.fields"))
         return kept
 
     def event_fn(self, kind, node, custom, fields, responder=False, env_adapter=True, event=None) -> Optional[str]:
@@ -174,23 +174,38 @@ class CodeGen(Expressions, Statements):
         else:  # errors point at the expression, as `Engine.ev` has them
             f.emit("try:")
             f.ind += 1
-            f.emit(f"return {self.ev_into(f, node, sc)}")
+            value = self.ev_into(f, node, sc)
+            ret = len(f.lines)
+            f.emit(f"return {value}")
             f.ind -= 1
             f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
-        head = self.entry_lines(entries)
+        entry = self.entry_lines(entries)
+        head = [line for _, line in entry]
         if kind == "body":
             head = ["st = eng.state"] + (["_lim = eng.step_limit"] if f.limited else []) + ["if 0: yield"] + head
+        else:
+            self.runner_src[fname] = self.for_runner(f, entry, ret, value)
         f.lines[:0] = ["    " + line for line in head]
-        src = f.source()
-        self.defs += src + [""]
-        if kind != "body":
-            self.runner_src[fname] = _body_for_runner(src)
+        self.defs += f.source() + [""]
         if env_adapter:  # for the engine's `run_block(body, env)` / `ev(expr, env)`
             adapter = self.fresh("A")
             extra = ", _entry(env, 'responder')" if responder else ""
             self.defs += [f"def {adapter}(eng, env):", f"    return {fname}(eng, _entry(env, 'event'){extra})", ""]
             (self.blocks if kind == "body" else self.exprs)[id(node)] = adapter
         return fname
+
+    @staticmethod
+    def for_runner(f, entry, ret, value):
+        """A condition's function as a runner writes it in place of calling it: (its entry
+        lines, which read only the event and the engine and so are read once at the runner's
+        start, as (name, line); the rest, its `return X` as `_ok = X`), or None when it
+        cannot be taken in (it assigns a variable of an enclosing function)."""
+        if f.nonlocals:
+            return None
+        first = f.prologue() + [(name, "    " + line) for name, line in entry]
+        lines = list(f.lines)
+        lines[ret] = "    " * (f.ind + 1) + f"_ok = {value}"
+        return first, f.hoist_lines() + lines
 
     def generate(self) -> str:
         rs = self.rs

@@ -2,37 +2,7 @@
 with the triggers' conditions and the reaction windows written in."""
 from __future__ import annotations
 
-import re
-
 from ..engine import MAX_EVENT_DEPTH
-
-_HOISTABLE = re.compile(r"    (_F = ev\.fields|e_\w+ = (ev(\.\w+)?|_F\b.*)|_dc_\w+ = eng\.dcache\[[^\]]+\]"
-                        r"|(_cv|_pv|_zs) = eng\.state\.(card_vars|player_vars|zones))")
-
-
-def _body_for_runner(src: list):
-    """An event condition's function (`def _E…(eng, ev):` and its lines) as a runner can
-    write it in place of calling it: (entry lines, which read only the event and the
-    engine and so can be read once at the runner's start; the rest, with its `return X`
-    turned into `_ok = X`), or None when it cannot be taken in (a nested function, more
-    than one return)."""
-    if not re.fullmatch(r"def \w+\(eng, ev(, e_responder)?\):", src[0]):
-        return None
-    body = src[1:]
-    text = "\n".join(body)
-    if len(re.findall(r"\breturn\b", text)) != 1 or re.search(r"\b(def|yield|nonlocal|global|class)\b", text):
-        return None
-    entry, rest, opened = [], [], False
-    for line in body:
-        if not opened and line == "    try:":
-            opened = True
-        if not opened and _HOISTABLE.fullmatch(line):
-            entry.append(line)
-            continue
-        m = re.fullmatch(r"(\s+)return (.*)", line)
-        rest.append(f"{m.group(1)}_ok = {m.group(2)}" if m else line)
-    return entry, rest
-
 
 def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
     """One generator function running the triggers and reactions that wait for one kind of
@@ -53,7 +23,7 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
         if src is None:
             return [], call
         first, rest = src
-        targets = {ln.split(" = ", 1)[0].strip(): ln for ln in first}
+        targets = dict(first)
         if any(entry.get(t, ln) != ln for t, ln in targets.items()):
             return [], call  # the same name read another way (never seen): call it
         entry.update(targets)

@@ -58,14 +58,24 @@ class _Fn:
     def emit(self, line):
         self.lines.append("    " * self.ind + line)
 
+    def prologue(self) -> list:
+        """What it reads once as it starts, from the engine alone, as (name, line): the
+        cache lists of derived properties it reads, and the parts of the state it fetches."""
+        pad = "    " * self.base
+        out = [(f"_dc_{name}", f"{pad}    _dc_{name} = eng.dcache[{name!r}]") for name in sorted(self.caches)]
+        return out + [(short, f"    {short} = eng.state.{part}") for part, short in self.FETCH if part in self.fetch]
+
+    def hoist_lines(self) -> list:
+        """Its parameters' variables, read once as it starts (see `pure`)."""
+        pad = "    " * self.base
+        return [f"{pad}    {h} = {src}" for h, src in sorted(self.hoists.items())]
+
     def source(self) -> list:
         pad = "    " * self.base
         out = [pad + self.header]
         if self.nonlocals:
             out.append(pad + "    nonlocal " + ", ".join(sorted(self.nonlocals)))
-        out += [f"{pad}    _dc_{name} = eng.dcache[{name!r}]" for name in sorted(self.caches)]
-        out += [f"    {short} = eng.state.{part}" for part, short in self.FETCH if part in self.fetch]
-        return out + [f"{pad}    {h} = {src}" for h, src in sorted(self.hoists.items())] + self.lines
+        return out + [line for _, line in self.prologue()] + self.hoist_lines() + self.lines
 
 
 _ZONE_MAP = re.compile(r"map\(eng\.cards\.__getitem__, (reversed\(.*\))\)")

@@ -1,5 +1,9 @@
-"""Writing Python functions: the lines of one function being generated, and the
-rewrites of finished text that remain (to be replaced by facts decided on the AST)."""
+"""Writing Python functions: the lines of one function being generated, what it reads
+once as it starts, and (`_by_ids`) the one rewrite of finished text that remains: a loop
+over a zone's cards turned into a loop over their ids when its body reads nothing of a
+card but its id and its derived properties. Deciding that while writing the body needs
+the body's uses of the loop variable known beforehand (through inlined defs too); until
+then it is decided here, after the fact, over the text."""
 from __future__ import annotations
 
 import re

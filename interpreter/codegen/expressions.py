@@ -174,20 +174,16 @@ class Expressions:
         """Python for the cards of a zone expression, top first, without making a zone value
         (a shared zone, a player's zone, or a sum of them); None for anything else. `lazy`:
         an iterator over the zone itself is enough (read at once, by a comprehension)."""
+        if lazy:
+            ids = self.zone_ids(e, sc, fn)
+            if ids is not None:
+                return f"map(eng.cards.__getitem__, {ids})"
         if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
-            if lazy:
-                return f"map(eng.cards.__getitem__, reversed({self.state(fn, 'zones')}.get({e.id!r}, ())))"
             return f"_cards_at(eng, {e.id!r})"
         if isinstance(e, A.Call) and len(e.args) == 1:
             z = self.rs.zones.get(e.name)
             if z is not None and z.per_player and not (e.name in self.rs.defs or e.name in self.rs.table_decls):
                 keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
-                if lazy:
-                    if self.ty(e.args[0], sc) == "player":
-                        ids = f"{self.state(fn, 'zones')}.get({keys}[{who}.seat], ())"
-                    else:
-                        ids = f"_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])})"
-                    return f"map(eng.cards.__getitem__, reversed({ids}))"
                 if self.ty(e.args[0], sc) == "player":
                     return f"list(map(eng.cards.__getitem__, reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))))"
                 return f"_pz_cards(eng, {keys}, {who}, {self.k(e.args[0])})"
@@ -195,6 +191,20 @@ class Expressions:
             a, b = self.cards_src(e.left, sc, fn, lazy), self.cards_src(e.right, sc, fn, lazy)
             if a is not None and b is not None:
                 return f"_chain({a}, {b})" if lazy else f"({a} + {b})"
+        return None
+
+    def zone_ids(self, e, sc, fn) -> Optional[str]:
+        """Python iterating over the ids of the cards of a zone expression, top first (a
+        shared zone or a player's zone); None for anything else."""
+        if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
+            return f"reversed({self.state(fn, 'zones')}.get({e.id!r}, ()))"
+        if isinstance(e, A.Call) and len(e.args) == 1:
+            z = self.rs.zones.get(e.name)
+            if z is not None and z.per_player and not (e.name in self.rs.defs or e.name in self.rs.table_decls):
+                keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
+                if self.ty(e.args[0], sc) == "player":
+                    return f"reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))"
+                return f"reversed(_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])}))"
         return None
 
     def zone_keys(self, name) -> str:
@@ -229,33 +239,36 @@ class Expressions:
         return fname
 
     def card_branch(self, name, o, fn=None) -> Optional[str]:
-        """How property `name` of card `o` is read, in the tree walker's order of precedence."""
+        """How property `name` of card `o` is read, in the tree walker's order of precedence.
+        (`o` may be a variable holding the card's id, of a loop over ids: see `loop_into`.)"""
+        oid, card = (o, f"eng.cards[{o}]") if o in self._id_vars else (f"{o}.id", o)
         if name in self.card_vars:
-            return f"{self.state(fn, 'card_vars')}[{o}.id][{name!r}]"
+            return f"{self.state(fn, 'card_vars')}[{oid}][{name!r}]"
         if name in self.rs.derives:
             dv = self.derive_fn(name)
             if o.isidentifier() and self.derive_kinds[name] == "static":
-                return self.cached(self._static_caches[name], dv, o, fn)
+                return self.cached(self._static_caches[name], dv, oid, card, fn)
             if o.isidentifier() and self.derive_kinds[name] == "card" and fn is not None:
                 fn.caches.add(name)  # the game's list of values, fetched as the function starts
-                return self.cached("_dc_" + name, dv, o, fn)
-            return f"{dv}(eng, {o})"
+                return self.cached("_dc_" + name, dv, oid, card, fn)
+            return f"{dv}(eng, {card})"
         if name in self.card_props:
             return f"{o}.props[{name!r}]"
         if name == "name":
             return f"{o}.name"
         if name == "id":
-            return f"{o}.id"
+            return oid
         return None
 
-    def cached(self, cache, dv, o, fn) -> str:
-        """A derived property of card `o` read from its cache list, computed when missing.
-        Inside a comprehension's iterable, where Python forbids `:=`, the cache is read twice."""
+    def cached(self, cache, dv, oid, card, fn) -> str:
+        """A derived property of a card (its id `oid`) read from its cache list, computed when
+        missing. Inside a comprehension's iterable, where Python forbids `:=`, the cache is
+        read twice."""
         w = self.fresh("w")
-        read = f"{cache}[{o}.id]"
+        read = f"{cache}[{oid}]"
         if fn is not None and fn.iterable:
-            return f"({read} if {read} is not _MISSING else {dv}(eng, {o}))"
-        return f"({w} if ({w} := {read}) is not _MISSING else {dv}(eng, {o}))"
+            return f"({read} if {read} is not _MISSING else {dv}(eng, {card}))"
+        return f"({w} if ({w} := {read}) is not _MISSING else {dv}(eng, {card}))"
 
     def iterable(self, e, sc, fn) -> str:
         """Python for what a comprehension iterates over (`seq`, lazily, without `:=`)."""

@@ -28,7 +28,7 @@ class CodeGen(Expressions, Statements):
         self.consts: dict = {}          # python name -> object
         self.const_ids: dict = {}       # id(object) -> python name
         self.defs: list = []            # source lines of module-level functions
-        self.runner_src: dict = {}      # function name -> its body as lines a runner can take in (_body_for_runner)
+        self.runner_src: dict = {}      # function name -> its pieces as a runner takes them in (for_runner)
         self.facts = facts(rs)
         self.types = TypeChecker(rs)    # the one type checker (lint reads it too)
         self.it_names = self.facts.it_names
@@ -45,6 +45,7 @@ class CodeGen(Expressions, Statements):
         self._sizes: dict = {}          # def -> nodes in its body (small ones are written in place)
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
+        self._id_vars: set = set()      # variables of loops over card ids (see Statements.loop_into)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
         self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}

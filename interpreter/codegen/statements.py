@@ -9,7 +9,7 @@ from ..resolver import name_meaning
 from ..typecheck import Binding as _Binding
 from ..typecheck import Scope
 from .runtime import Unsupported
-from .writer import _by_ids, _Fn
+from .writer import _Fn
 
 
 class Statements:
@@ -93,11 +93,20 @@ class Statements:
         out, v = self.fresh("r"), self.fresh("c")
         inner = sc.child()
         ty = self.elem_ty(self.ty(e.source, sc))
-        inner.names[e.name if isinstance(e, A.Comprehension) else "it"] = _Binding(v, False, fn, ty)
-        src = self.seq(e.source, sc, fn, lazy=True)
-        fn.emit(f"{out} = 0" if count else f"{out} = []")
-        fn.emit(f"for {v} in {src}:")
-        start = len(fn.lines)
+        b = inner.names[e.name if isinstance(e, A.Comprehension) else "it"] = _Binding(v, False, fn, ty)
+        ids = self.zone_ids(e.source, sc, fn)
+        body = [x for x in (e.cond, None if isinstance(e, A.Where) else e.expr) if x is not None]
+        if ids is not None and ty == "card" and (count or not isinstance(e, A.Where)) \
+                and self.only_id_reads(body, inner, b):
+            # nothing of a card but its id and its derived properties is read: loop over the ids
+            v = b.var = "_i" + v[2:]
+            self._id_vars.add(v)
+            fn.emit(f"{out} = 0" if count else f"{out} = []")
+            fn.emit(f"for {v} in {ids}:")
+        else:
+            src = f"map(eng.cards.__getitem__, {ids})" if ids is not None else self.seq(e.source, sc, fn, lazy=True)
+            fn.emit(f"{out} = 0" if count else f"{out} = []")
+            fn.emit(f"for {v} in {src}:")
         fn.ind += 1
         fn.inloop += 1
         cond = e.cond
@@ -110,8 +119,47 @@ class Statements:
         fn.emit(f"{out} += 1" if count else f"{out}.append({value})")
         fn.inloop -= 1
         fn.ind -= 2 if cond is not None else 1
-        _by_ids(fn, start, v, src)
         return out
+
+    def only_id_reads(self, nodes, sc, b) -> bool:
+        """Whether the expressions `nodes`, written in scope `sc`, read the card of binding `b`
+        at least once and only as `card_branch` reads it by its id: its variables, derived
+        properties and id (directly, as `it`, or through a def written in place)."""
+        readable = self.card_vars | set(self.rs.derives) | {"id"}
+        used = []
+
+        def visit(n, sc) -> bool:
+            if isinstance(n, (list, tuple)):
+                return all(visit(x, sc) for x in n)
+            if isinstance(n, A.Name):
+                found = sc.find(n.id)
+                if found is b:
+                    return False                    # the card itself, not one of its properties
+                if found is None and n.id in self.it_names and sc.find("it") is b:
+                    used.append(n)
+                    return n.id in readable
+                return True
+            if isinstance(n, A.Attr) and isinstance(n.obj, A.Name) and sc.find(n.obj.id) is b:
+                used.append(n)
+                return n.name in readable
+            if isinstance(n, (A.Where, A.GroupBy, A.SortBy, A.Comprehension)):
+                inner = sc.child()
+                inner.names[n.name if isinstance(n, A.Comprehension) else "it"] = _Binding("_", False, None)
+                rest = [n.cond, n.expr] if isinstance(n, A.Comprehension) else \
+                    [n.cond] if isinstance(n, A.Where) else [n.key]
+                return visit(n.source, sc) and all(visit(x, inner) for x in rest if x is not None)
+            if isinstance(n, A.Call) and self._inlinable(n, sc):
+                d = self.rs.defs[n.name]
+                self._inlining.append(d.name)
+                try:
+                    return visit(d.expr, self._inline_scope(d, n, sc, None))
+                finally:
+                    self._inlining.pop()
+            if isinstance(n, A.Node):
+                return all(visit(getattr(n, f.name), sc) for f in n.__attrs_attrs__ if f.name != "span")
+            return True
+
+        return visit(list(nodes), sc) and bool(used)
 
     # ------------------------------------------------------------ statements
     def guard(self, fn: _Fn, e, sc, what="t") -> str:

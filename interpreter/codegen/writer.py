@@ -1,12 +1,7 @@
-"""Writing Python functions: the lines of one function being generated, what it reads
-once as it starts, and (`_by_ids`) the one rewrite of finished text that remains: a loop
-over a zone's cards turned into a loop over their ids when its body reads nothing of a
-card but its id and its derived properties. Deciding that while writing the body needs
-the body's uses of the loop variable known beforehand (through inlined defs too); until
-then it is decided here, after the fact, over the text."""
+"""Writing Python functions: the lines of one function being generated, and what it reads
+once as it starts."""
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 # ---------------------------------------------------------------- functions being written
@@ -80,26 +75,3 @@ class _Fn:
         if self.nonlocals:
             out.append(pad + "    nonlocal " + ", ".join(sorted(self.nonlocals)))
         return out + [line for _, line in self.prologue()] + self.hoist_lines() + self.lines
-
-
-_ZONE_MAP = re.compile(r"map\(eng\.cards\.__getitem__, (reversed\(.*\))\)")
-
-
-def _by_ids(fn: _Fn, start: int, v: str, src: str):
-    """A loop over a zone's cards (`for v in map(eng.cards.__getitem__, reversed(ids))`,
-    its body the lines from `start`) that reads nothing of a card but its id and its
-    derived properties is made a loop over the ids: no card fetched for each."""
-    m = _ZONE_MAP.fullmatch(src)
-    if m is None:
-        return
-    body = "\n".join(fn.lines[start:])
-    uses = len(re.findall(rf"\b{v}\b", body))
-    ids = len(re.findall(rf"\b{v}\.id\b", body))
-    derived = len(re.findall(rf"\bDV_\w+\(eng, {v}\)", body))
-    if uses == 0 or uses != ids + derived:
-        return
-    i = "_i" + v[2:]
-    fn.lines[start - 1] = fn.lines[start - 1].replace(f"for {v} in {src}:", f"for {i} in {m.group(1)}:")
-    for n in range(start, len(fn.lines)):
-        line = re.sub(rf"\b{v}\.id\b", i, fn.lines[n])
-        fn.lines[n] = re.sub(rf"\b(DV_\w+)\(eng, {v}\)", rf"\1(eng, eng.cards[{i}])", line)

@@ -7,12 +7,15 @@ call (`def`, `table`, derived properties, pattern pieces) become Python function
 CGL locals are Python locals, resolved once, when the source is generated:
 
 - a bare name is a local (a parameter, `let`, loop or choice variable), a property of the
-  innermost `it`, or a global, exactly as the tree walker looks it up, but decided here;
+  innermost `it`, or a global, exactly as the tree walker looks it up, but decided here
+  (what a global name or a call means comes from the resolver, `resolver.py`, and
+  built-ins from their registry, `builtins.py`, which the tree walker reads too);
 - `obj.name` reads a card's variable, derived property or data, or a player's variable,
   in place, falling back to the tree walker's lookup for anything else;
-- a light static type inference ("card", "player", "zone", "cards", "strs" (texts),
-  "list", "int", "str", "str?" (a text or none, a text in the `then` of `if x != none`), …;
-  None when unknown) leaves out checks that cannot fail, and defs, procedures and
+- the static types of the one type checker (`typecheck.py`, which lint reads too: "card",
+  "player", "zone", "cards", "strs" (texts), "list", "int", "str", "str?" (a text or none,
+  a text in the `then` of `if x != none`), …; None when unknown) leave out checks that
+  cannot fail, and defs, procedures and
   patterns are specialised for their arguments' types; small defs called with locals are
   written in place, loops and all; a pure function (an expression's) reads its
   parameters' variables once, not each time round its loops;
@@ -31,12 +34,17 @@ CGL locals are Python locals, resolved once, when the source is generated:
 
 Semantics are the tree walker's: the same ruleset, seed and answers play the same game,
 byte for byte (tests/test_codegen.py plays every shipped ruleset and example both ways
-and compares logs, statistics and step counts). Errors point at the same CGL source:
-every expression evaluated by a body is guarded (a `try` costs nothing in Python 3.11
-until it catches), and statements count towards the step budget one by one, as in the
-tree walker (a game with a budget, `max_steps`, runs a second module whose statements
-also check it; without one, they only count). Anything the generator cannot handle leaves the whole ruleset to the tree
-walker (`compiled_for` returns None; `cgl info` says why).
+and compares logs, statistics and step counts; the scenario and game tests run on both).
+Errors point at the same CGL source: a mistake in a rule is an explicit check that names
+its node; only a rule calling itself without end is caught (E011), and any other Python
+error is a bug in cgl, reported as such. Statements count towards the step budget one by
+one, as in the tree walker (a game with a budget, `max_steps`, runs a second module whose
+statements also check it; without one, they only count). A known gap of the generator
+(`Unsupported`) leaves the whole ruleset to the tree walker (`compiled_for` returns None;
+`cgl info` says why), except under `CGL_STRICT_COMPILE=1` (the tests), where it is an
+error. The generator only emits: everything it writes is decided on the AST and while
+writing, never by reading its output back, and the same ruleset always gives the same
+source.
 
 `CGL_ENGINE=tree` in the environment makes `Game` use the tree walker instead.
 """

@@ -264,6 +264,17 @@ ATTRS: dict[str, tuple[str, str]] = {
     "forced": ("event", "whether a discard was forced"),
 }
 
+#: The events the engine raises itself (a ruleset's own are raised by `emit NAME(…)`):
+#: kind -> what raises it.
+EVENTS: dict[str, str] = {
+    "draw": "a card is drawn (`draw`)",
+    "discard": "a card is discarded (`discard`)",
+    "deal": "a card is dealt (`deal`)",
+    "move": "any card movement, `draw`, `discard` and `deal` included",
+    "start": "the start of the game, a round, a turn or a phase (`start of turn`)",
+    "end": "the end of the game, a round, a turn or a phase (`end of round`)",
+}
+
 #: The attributes a bare name may read from `it` (in `where`, `sort by`, derives and
 #: conditions) besides a ruleset's own card and player properties.
 IT_ATTRS = frozenset(ATTRS) - {"card", "player"}

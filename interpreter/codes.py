@@ -36,8 +36,9 @@ _CODES = [
          '# cards.yaml\ncards:\n  - {name: Alice, typ: FIEND}',
          '# cards.yaml\ncards:\n  - {name: Alice, type: FIEND}'),
     Code("E004", "error", "unknown name",
-         "A name, function, property, zone, procedure or phase that nothing defines. The help line "
-         "suggests the closest defined name.",
+         "A name, function, property, zone, procedure, phase or event that nothing defines (an "
+         "event is defined by the engine, `draw`, `discard`, `deal`, `move`, `start of …`, `end of "
+         "…`, or by an `emit` of the ruleset). The help line suggests the closest defined name.",
          'if count(hnd(player)) > 0 { draw 1 }',
          'if count(hand(player)) > 0 { draw 1 }'),
     Code("E005", "error", "duplicate definition",
@@ -117,10 +118,11 @@ _CODES = [
          'phase draw { end turn  draw 1 }',
          'phase draw { draw 1  end turn }'),
     Code("W103", "warning", "a trigger or reaction that can never fire",
-         "It waits for a custom event that no `emit` raises, for cards moving to or from a zone "
-         "that no card ever enters or leaves by that kind of move, or for a phase that does not exist.",
-         'on round_won as cheer { say "hooray" }   # nothing emits round_won',
-         'on round_won as cheer { say "hooray" }\n…\nemit round_won(player: p)'),
+         "It waits for a kind of card move no statement makes (`on discard` where nothing "
+         "discards), or for cards moving to a zone that no card ever enters by that kind of move. "
+         "(An event nothing raises at all, such as a misspelt `on drow`, is an error: E004.)",
+         'on discard as tidy { say "tidied" }   # no statement discards',
+         'on discard as tidy { say "tidied" }\n…\ndiscard c'),
     Code("W104", "warning", "a condition no card can meet",
          "A comparison of a card property with a value that no card of the data has "
          "(`type = \"BEASTMEN\"` when the data says BEASTMAN), so the rule around it never applies.",

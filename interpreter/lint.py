@@ -239,15 +239,12 @@ def _always_ends_turn(block) -> Optional[A.Span]:
 def triggers_that_never_fire(ctx):
     """Triggers and reactions waiting for an event no statement raises."""
     rs = ctx.rs
-    emitted = set()
     kinds = set()
     dest_zones = set()
     roles = {z.role: z.name for z in rs.zones.values() if z.role}
     for item in rs.items:
         for n in _walk(item):
-            if isinstance(n, A.Emit):
-                emitted.add(n.name)
-            elif isinstance(n, A.Draw):
+            if isinstance(n, A.Draw):
                 kinds.add("draw")
                 dest_zones |= _zone_names(n.dest, rs) if n.dest else {roles.get("hand")}
             elif isinstance(n, A.Discard):
@@ -264,10 +261,8 @@ def triggers_that_never_fire(ctx):
             continue
         ev = decl.event
         what = "trigger" if isinstance(decl, A.Trigger) else "reaction"
-        if ev.kind == "custom" and ev.name not in emitted:
-            yield Diagnostic("W103", f"{what} `{decl.name}` can never fire: nothing emits `{ev.name}`", ev.span,
-                             hint=did_you_mean(ev.name, emitted) or f"raise it with `emit {ev.name}(…)`")
-        elif ev.kind in ("draw", "discard", "deal") and ev.kind not in kinds:
+        # (an event nothing raises at all, `on drow`, is an error of the name check: E004)
+        if ev.kind in ("draw", "discard", "deal") and ev.kind not in kinds:
             yield Diagnostic("W103", f"{what} `{decl.name}` can never fire: no statement does `{ev.kind}`", ev.span)
         elif ev.kind == "move" and not kinds:
             yield Diagnostic("W103", f"{what} `{decl.name}` can never fire: no card ever moves", ev.span)

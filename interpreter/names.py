@@ -53,10 +53,12 @@ class NameChecker:
             self.card_attrs |= {p.name for p in rs.cards_decl.props}
         self.player_attrs = {n for n, v in rs.vars.items() if v.scope == "player"}
         self.event_fields = set()
+        self.emitted = set()            # the ruleset's own events: what `emit` raises
         for item in rs.items:
             for node in _walk(item):
                 if isinstance(node, A.Emit):
                     self.event_fields |= {k for k, _ in node.fields}
+                    self.emitted.add(node.name)
         self.values = (set(rs.options) | {n for n, v in rs.vars.items() if v.scope == "global"}
                        | {n for n, d in rs.defs.items() if d.params is None} | set(rs.tables)
                        | set(rs.enum_members) | {n for n, z in rs.zones.items() if not z.per_player and not z.per_card}
@@ -312,6 +314,12 @@ class NameChecker:
                 self.expr(r.cond, root.child(names, it_ok=r.per_entry))
 
     def _check_event(self, ev: A.EventPat):
+        if ev.kind == "custom" and ev.name not in self.emitted:
+            near = did_you_mean(ev.name, [*B.EVENTS, *self.emitted])
+            self.report(Diagnostic("E004", f"unknown event `{ev.name}`: it is not one the engine raises "
+                                   f"({', '.join(B.EVENTS)}), and no `emit {ev.name}(…)` raises it", ev.span,
+                                   hint=near or f"raise it with `emit {ev.name}(…)`, or wait for one of "
+                                                f"{', '.join(B.EVENTS)}"))
         for zname in (ev.source, ev.dest):
             if zname and zname not in self.rs.zones:
                 self.fail(f"unknown zone `{zname}`", ev.span, zname, self.rs.zones)

@@ -25,7 +25,7 @@ LINT_CASES = {
     "E015": ('round { start { deal 3 to hand } }\n', 6),
     "W101": ("def bonus = 2\n", 6),
     "W102": ("turn { phase draw { end turn  draw 1 } }\n", 6),
-    "W103": ('on round_won as cheer { say "hooray" }\n', 6),
+    "W103": ('on discard as tidy { say "tidied" }\n', 6),
     "W104": ('def reds = count(all_cards where suit = "rd")\nturn { phase p { say "{reds}" } }\n', 6),
     "W105": ('turn { phase p { choose c in all_cards where suit = "purple" { discard c } } }\n', 6),
     "W106": ('table pts(n) {\n  | n >= 4 -> 3\n  | n >= 4 -> 5\n  | else -> 0\n}\n'
@@ -170,3 +170,21 @@ def test_lint_recurses_into_folders(tmp_path):
     _write(sub, "def bonus = 2\n")
     r = CliRunner().invoke(main, ["lint", str(tmp_path)])
     assert "1 file checked: 0 errors, 1 warning" in r.output
+
+
+def test_an_event_nothing_raises_is_an_error_with_did_you_mean(tmp_path):
+    """A misspelt event would silently switch a rule off: `on drow` is an error (exit 1)."""
+    path = _write(tmp_path, 'turn { phase p { draw 1 } }\non drow as noted { say "drawn" }\n')
+    r = CliRunner().invoke(main, ["lint", path])
+    assert r.exit_code == 1, r.output
+    assert "E004 unknown event `drow`" in r.output and "did you mean `draw`?" in r.output
+    assert "game.cgl:7:4" in r.output
+
+
+def test_an_event_the_ruleset_emits_is_known_and_a_far_one_gets_a_hint(tmp_path):
+    ok = _write(tmp_path, 'turn { phase p { emit scored(player: current) } }\n'
+                          'on scored as cheer { say "{player} scored" }\n')
+    assert [d.code for d in lint_file(ok)] == []
+    far = _write(tmp_path, 'turn { phase p { pass } }\non jackpot as cheer { say "won" }\n')
+    (d,) = lint_file(far)
+    assert d.code == "E004" and "raise it with `emit jackpot(…)`" in d.hint

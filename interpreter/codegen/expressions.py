@@ -180,13 +180,11 @@ class Expressions:
                 return f"map(eng.cards.__getitem__, {ids})"
         if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
             return f"_cards_at(eng, {e.id!r})"
-        if isinstance(e, A.Call) and len(e.args) == 1:
-            z = self.rs.zones.get(e.name)
-            if z is not None and z.per_player and not (e.name in self.rs.defs or e.name in self.rs.table_decls):
-                keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
-                if self.ty(e.args[0], sc) == "player":
-                    return f"list(map(eng.cards.__getitem__, reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))))"
-                return f"_pz_cards(eng, {keys}, {who}, {self.k(e.args[0])})"
+        if self.player_zone_call(e):
+            keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
+            if self.ty(e.args[0], sc) == "player":
+                return f"list(map(eng.cards.__getitem__, reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))))"
+            return f"_pz_cards(eng, {keys}, {who}, {self.k(e.args[0])})"
         if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e, sc) == "cards":
             a, b = self.cards_src(e.left, sc, fn, lazy), self.cards_src(e.right, sc, fn, lazy)
             if a is not None and b is not None:
@@ -198,14 +196,16 @@ class Expressions:
         shared zone or a player's zone); None for anything else."""
         if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
             return f"reversed({self.state(fn, 'zones')}.get({e.id!r}, ()))"
-        if isinstance(e, A.Call) and len(e.args) == 1:
-            z = self.rs.zones.get(e.name)
-            if z is not None and z.per_player and not (e.name in self.rs.defs or e.name in self.rs.table_decls):
-                keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
-                if self.ty(e.args[0], sc) == "player":
-                    return f"reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))"
-                return f"reversed(_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])}))"
+        if self.player_zone_call(e):
+            keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
+            if self.ty(e.args[0], sc) == "player":
+                return f"reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))"
+            return f"reversed(_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])}))"
         return None
+
+    def player_zone_call(self, e) -> bool:
+        """`hand(p)`: a call that means a zone of each player, with its one argument."""
+        return isinstance(e, A.Call) and len(e.args) == 1 and call_meaning(self.rs, e.name) == "player_zone"
 
     def zone_keys(self, name) -> str:
         """A module constant: the state keys of per-player zone `name`, by seat."""
@@ -418,7 +418,7 @@ class Expressions:
 
     def count_of_zone(self, arg, sc, fn) -> Optional[str]:
         """`count(hand(p))`, `count(stock)`: the length of the zone's list in the state."""
-        if isinstance(arg, A.Call) and call_meaning(self.rs, arg.name) == "player_zone" and len(arg.args) == 1:
+        if self.player_zone_call(arg):
             who = self.x(arg.args[0], sc, fn)
             if self.ty(arg.args[0], sc) == "player":
                 return f"len({self.state(fn, 'zones')}.get({self.zone_keys(arg.name)}[{who}.seat], ()))"

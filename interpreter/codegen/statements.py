@@ -5,7 +5,7 @@ from attrs import evolve as attrs_evolve
 
 from .. import ast as A
 from ..engine import _walk
-from ..resolver import name_meaning
+from ..resolver import call_meaning, name_meaning
 from ..typecheck import Binding as _Binding
 from ..typecheck import Scope
 from .runtime import Unsupported
@@ -27,7 +27,7 @@ class Statements:
             v = self._loops[key] = any(
                 isinstance(n, (A.Comprehension, A.Where))
                 # a def written in place (`inline_def`) brings its loops with it
-                or isinstance(n, A.Call) and n.name in self.rs.defs and self.rs.defs[n.name].params is not None
+                or isinstance(n, A.Call) and call_meaning(self.rs, n.name) == "def"
                 and self.has_loop(self.rs.defs[n.name].expr)
                 for n in _walk(e))
         return v
@@ -78,7 +78,7 @@ class Statements:
                     return self.ev_into(fn, d.expr, inner)
                 finally:
                     self._inlining.pop()
-            if e.name in ("first", "last", "count") and len(e.args) == 1 and e.name not in self.rs.defs \
+            if e.name in ("first", "last", "count") and len(e.args) == 1 and call_meaning(self.rs, e.name) == "builtin" \
                     and isinstance(e.args[0], (A.Comprehension, A.Where)):
                 items = self.loop_into(fn, e.args[0], sc, count=e.name == "count")
                 return items if e.name == "count" else f"_{e.name}({items})"

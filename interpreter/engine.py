@@ -273,12 +273,12 @@ class Engine(Statements):
 
     def _card_getter(self, name):
         """How to read property `name` of any card, decided once per name."""
-        if name in self.card_var_names:
+        meaning = resolver.card_attr_meaning(self.rs, name)
+        if meaning == "var":
             card_vars = self.state.card_vars
             return lambda c: (True, card_vars[c.id][name])
-        d = self.rs.derives.get(name)
-        if d is not None:
-            body = self.compile(d.expr)
+        if meaning == "derive":
+            body = self.compile(self.rs.derives[name].expr)
             kind = self.derive_kinds[name]
             if kind == "dynamic":
                 return lambda c: (True, body(self, Env({"it": c})))

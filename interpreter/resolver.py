@@ -85,6 +85,18 @@ def bound_names(node) -> set:
     return out
 
 
+def card_attr_meaning(rs, name: str) -> str:
+    """What `card.name` reads, in the one order of precedence: the card's variable ("var"),
+    a derived property ("derive"), else its data or a built-in attribute ("data": the
+    card's property of that name if it has one, else `name`, `id`, `zone`, `owner`)."""
+    v = rs.vars.get(name)
+    if v is not None and v.scope == "card":
+        return "var"
+    if name in rs.derives:
+        return "derive"
+    return "data"
+
+
 # ---------------------------------------------------------------- per-ruleset facts
 
 @attrs.define

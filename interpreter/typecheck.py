@@ -22,7 +22,7 @@ from typing import Optional
 from . import ast as A
 from . import builtins as B
 from .diagnostics import Diagnostic
-from .resolver import bound_names, call_meaning, facts, name_meaning
+from .resolver import bound_names, call_meaning, card_attr_meaning, facts, name_meaning
 
 LISTY = frozenset(("list", "cards", "players", "groups", "strs"))
 _ELEM = {"cards": "card", "zone": "card", "players": "player", "groups": "group", "strs": "str"}
@@ -113,8 +113,9 @@ class TypeChecker:
         return m(e, sc) if m is not None else None
 
     def card_readable(self, name) -> bool:
-        """Whether `card.name` reads the card itself (a variable, derive, data or built-in property)."""
-        return name in self.card_vars or name in self.rs.derives or name in self.card_props or name in ("name", "id")
+        """Whether `card.name` reads the card itself (a variable, derive, data every card has,
+        or its name or id), rather than where it lies."""
+        return card_attr_meaning(self.rs, name) != "data" or name in self.card_props or name in ("name", "id")
 
     def t_Int(self, e, sc):
         return "int"
@@ -303,9 +304,10 @@ class TypeChecker:
 
     def card_ty(self, name) -> Optional[str]:
         """The type of a card's property `name` (one that `card_readable` accepts)."""
-        if name in self.card_vars:
+        meaning = card_attr_meaning(self.rs, name)
+        if meaning == "var":
             return self.var_ty(name, "card")
-        if name in self.rs.derives:
+        if meaning == "derive":
             return self.derive_ty(name)
         if name in self.card_props:
             values = [c.props[name] for c in self.rs.cards]

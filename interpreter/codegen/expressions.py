@@ -6,7 +6,7 @@ from typing import Optional
 from .. import ast as A
 from .. import builtins as B
 from ..engine import _walk
-from ..resolver import call_meaning, name_meaning
+from ..resolver import call_meaning, card_attr_meaning, name_meaning
 from ..state import ZoneRef
 from ..typecheck import LISTY, Scope, elem_ty
 from ..typecheck import Binding as _Binding
@@ -242,9 +242,10 @@ class Expressions:
         """How property `name` of card `o` is read, in the tree walker's order of precedence.
         (`o` may be a variable holding the card's id, of a loop over ids: see `loop_into`.)"""
         oid, card = (o, f"eng.cards[{o}]") if o in self._id_vars else (f"{o}.id", o)
-        if name in self.card_vars:
+        meaning = card_attr_meaning(self.rs, name)
+        if meaning == "var":
             return f"{self.state(fn, 'card_vars')}[{oid}][{name!r}]"
-        if name in self.rs.derives:
+        if meaning == "derive":
             dv = self.derive_fn(name)
             if o.isidentifier() and self.derive_kinds[name] == "static":
                 return self.cached(self._static_caches[name], dv, oid, card, fn)

@@ -100,3 +100,22 @@ def test_kz_win_every_pairing_of_the_starter_decks_plays_to_a_winner(first):
         assert game.result.winners, (first, second, game.result.reason)
         armies = [p["army"] for p in game.result.players]
         assert armies == [first, second]
+
+
+def test_kz_deck_a_hero_is_allowed_not_required(tmp_path):
+    """KZ-DECK: "только один герой" allows at most one hero; a deck without one is legal."""
+    deck = tmp_path / "nohero.yaml"
+    deck.write_text(POZORKI.replace("  - {name: Captain Pozor, copies: 1}\n", "")
+                    .replace("  - {name: Shining Sword, copies: 1}\n", "")
+                    .replace("{name: Pozorny Knight, copies: 2}", "{name: Pozorny Knight, copies: 3}")
+                    .replace("{name: Pozorny Scout, copies: 2}", "{name: Pozorny Scout, copies: 3}"))
+    r = check(deck)
+    assert r.exit_code == 0, r.output
+
+
+def test_kz_deck_the_three_sectors_in_any_order(tmp_path):
+    """KZ-DECK: one each of Gold Mine, Crystal Mine and Energy Source, in whatever order listed."""
+    deck = tmp_path / "sectors.yaml"
+    deck.write_text(POZORKI.replace("[Gold Mine, Crystal Mine, Energy Source]", "[Energy Source, Gold Mine, Crystal Mine]"))
+    r = check(deck)
+    assert r.exit_code == 0, r.output

@@ -3,7 +3,10 @@ grown past what one reader holds in mind (STYLE.md, "one job per module")."""
 from __future__ import annotations
 
 import ast
+import os
 import pathlib
+import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = {"interpreter": "cgl.interpreter", "cli": "cgl.cli", "grammar": "cgl.grammar"}
@@ -122,17 +125,15 @@ def test_the_generator_does_not_read_its_own_output():
     assert readers == []
 
 
-def test_the_generated_module_does_not_depend_on_the_process(tmp_path):
+def test_the_generated_module_does_not_depend_on_the_process():
     """The same ruleset compiles to the same Python source whatever the string hashing."""
-    import subprocess
-    import sys
     script = ("from cgl.interpreter.loader import load\n"
               "from cgl.interpreter.codegen import compiled_for\n"
               "print(compiled_for(load('examples/actions.cgl')).source)\n")
     outs = set()
     for seed in ("1", "2", "3", "4", "5", "6"):   # (4 orders a set differently from 1)
         r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
-                           env={**__import__("os").environ, "PYTHONHASHSEED": seed}, timeout=120)
+                           env={**os.environ, "PYTHONHASHSEED": seed}, timeout=120)
         assert r.returncode == 0, r.stderr[-2000:]
         outs.add(r.stdout)
     assert len(outs) == 1

@@ -652,6 +652,9 @@ class Engine(Statements):
             yield from self.scope_event("start", "round")
             if rs.round and rs.round.start:
                 yield from self.run_block(rs.round.start, root)
+            if st.next_player is not None and st.next_player not in st.out:
+                # `give turn to` in the round's start (after its deal, say) names who plays first
+                first, st.next_player = st.next_player, None
             yield from self.play_turns(root, first, None)
         except _EndScope as e:
             if e.scope != "round":

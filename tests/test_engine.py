@@ -269,6 +269,22 @@ def test_end_turn_and_give_turn_change_who_plays(make_rules):
     assert "unreachable" not in texts(g)
 
 
+def test_give_turn_in_a_rounds_start_chooses_who_plays_first(make_rules):
+    """`give turn to` works wherever it is written: in a round's start (after the deal, say)
+    it names the round's first player (issue 14: it was silently ignored there)."""
+    rs = make_rules("""
+        var log = []
+        match { rounds 2 }
+        round {
+          start { deal 1 to hand  give turn to seat(round_no + 1) }
+          until turn_no >= 3
+        }
+        turn { start { set log += [current.seat] }  phase p { pass } }
+    """)
+    g, _ = run_script(rs, [], players=3)
+    assert g.state.globals["log"] == [2, 3, 1, 3, 1, 2]
+
+
 def test_win_ends_the_game_and_names_the_winner(make_rules):
     rs = make_rules("""
         match { rounds 5  end { say "match end block must not run after win" } }

@@ -59,8 +59,9 @@ _CODES = [
          'cgl run mgt -o rounds=4'),
     Code("E008", "error", "wrong type",
          "A value of one kind where another is needed: a zone where a number is expected, a card "
-         "compared with a player, arithmetic on text, a procedure used as a value, a definition "
-         "that cannot change used with `set`.",
+         "compared with a player or a number with a text, arithmetic on text, a card where a "
+         "player is needed, a list or a zone as a condition (always true while not empty), a "
+         "procedure used as a value, a definition that cannot change used with `set`.",
          'if count(stock) > hand(current) { draw 1 }',
          'if count(stock) > count(hand(current)) { draw 1 }'),
     Code("E009", "error", "wrong number of arguments",

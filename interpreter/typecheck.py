@@ -498,6 +498,7 @@ class Checks:
         t = self.ty(e.source, sc)
         if t in ("int", "bool", "card", "player", "str", "none"):
             self.report(e.source, f"`where` filters a list or a zone, and this is {describe(t)}")
+        self.condition(e.cond, self._it_child(e.source, sc))
 
     def c_Call(self, e, sc):
         meaning = call_meaning(self.rs, e.name)
@@ -512,6 +513,41 @@ class Checks:
                 t = self.ty(arg, sc)
                 if kind in _ARG_KINDS and t is not None and t != "none" and t not in _ARG_KINDS[kind]:
                     self.report(arg, f"`{e.name}` needs {_KIND_TEXT[kind]}, and this is {describe(t)}")
+
+    # ------------------------------------------------------------ conditions
+    def condition(self, cond, sc):
+        """A condition that is a list, a zone, a card… is true whenever it is not empty or
+        none: almost always a slip (`xs sort by it = ys` sorts by the comparison)."""
+        t = self.ty(cond, sc) if cond is not None else None
+        if t in LISTY or t in ("zone", "card", "player", "group", "event"):
+            self.report(cond, f"a condition must be true or false, and this is {describe(t)}",
+                        hint="test it with `exists(…)` or compare it: `(xs sort by k) = ys` needs its brackets"
+                        if t in LISTY or t == "zone" else "compare it with something")
+
+    def c_If(self, s, sc):
+        for cond, _ in s.branches:
+            self.condition(cond, sc)
+
+    def c_While(self, s, sc):
+        self.condition(s.cond, sc)
+
+    def c_IfExpr(self, e, sc):
+        self.condition(e.cond, sc)
+
+    def c_DeckRule(self, r, sc):
+        self.condition(r.cond, sc)
+
+    c_Invariant = c_Rule = c_Trigger = c_DeckRule
+
+    def c_Reaction(self, r, sc):
+        self.condition(r.cond, sc)
+        self.condition(r.eligible, sc)
+
+    def c_Action(self, a, sc):
+        self.condition(a.when, sc)
+
+    def c_RoundDecl(self, r, sc):
+        self.condition(r.until, sc)
 
     # ------------------------------------------------------------ statements
     def _count(self, s, sc):

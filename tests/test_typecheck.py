@@ -32,6 +32,9 @@ MISTAKES = [
     ('say "{-note}"', "`-` needs a number, and this is a text"),
     ('for c in deck { if current = c { pass } }', "comparing a player with a card: this is never true"),
     ('for p in players { set p.points += note }', "changes a number by a number, and this is a text"),
+    # always true (a list, a zone): the brackets of `(xs sort by k) = ys` forgotten, or a zone tested
+    ('if hand(current) sort by rank = [] { pass }', "a condition must be true or false, and this is a list"),
+    ('while deck { draw 1 }', "a condition must be true or false, and this is a zone"),
 ]
 
 
@@ -63,6 +66,8 @@ CORRECT = [
     'if first(deck) = none { pass }',
     'say "{count(note)}"',                   # the length of a text
     'for p in players { let q = p.points + 1  say "{q}" }',
+    'if (hand(current) sort by rank) = [] { pass }',
+    'while exists(deck) and count(hand(current)) < 3 { draw 1 }',
 ]
 
 

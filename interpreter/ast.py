@@ -288,7 +288,8 @@ class May(Stmt):
 class Simultaneously(Stmt):
     """`simultaneously { choose a in hands by p1 {…}  choose b in hands by p2 {…} }`
 
-    Every choice inside is made without seeing the others; they are revealed together.
+    Every choice inside is made without seeing the others; each stays its chooser's until
+    the ruleset says it.
     """
     body: Block
 

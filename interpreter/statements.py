@@ -385,8 +385,8 @@ class Statements:
 
     def x_simul(self, s, env):
         """Every choice inside is made before any choice's body runs, so no answer (nor
-        anything its body changes) can be seen by a player still to choose."""
-        mark = len(self.state.log)
+        anything its body changes) can be seen by a player still to choose; and each answer
+        stays its chooser's until the ruleset says it (`say`)."""
         self.secret_depth += 1
         outer, self.deferred = self.deferred, []
         try:
@@ -395,16 +395,10 @@ class Statements:
         finally:
             self.deferred = outer
             self.secret_depth -= 1
-        yield from self.s_simul_end(mark, waiting)
+        yield from self.s_simul_end(waiting)
 
-    def s_simul_end(self, mark, waiting):
-        """After the choices of `simultaneously`: reveal them, then run the waiting bodies."""
-        if self.secret_depth == 0:
-            shown = [e for e in self.state.log[mark:] if e["type"] == "decision" and e.get("to")]
-            for e in shown:
-                e = dict(e)
-                self.log("decision", e["text"] + " (revealed)", player=e.get("player"), answer=e.get("answer"),
-                         revealed=True)
+    def s_simul_end(self, waiting):
+        """After the choices of `simultaneously`: run the waiting bodies."""
         for body in waiting:
             yield from body()
 

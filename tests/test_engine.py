@@ -205,8 +205,31 @@ def test_simultaneous_choices_are_hidden_until_both_are_made(make_rules):
     assert d2.player == 1 and d2.secret
     assert not any("paper" in e["text"] for e in d2.view()["log"])  # P2 cannot see P1's answer
     g.answer(0)
-    assert "paper vs rock" in texts(g)
-    assert any(e.get("revealed") for e in g.state.log)
+    assert "paper vs rock" in texts(g)   # what the ruleset says, it says to all
+
+
+def test_secret_simultaneous_choices_stay_private_until_the_ruleset_says_them(make_rules):
+    """Issue 14: the answers of `simultaneously` were shown to every seat when the block
+    ended, so a secret bid leaked. Now only what the ruleset says (here, the winner) is public."""
+    rs = make_rules("""
+        var bids = []
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+          simultaneously {
+            for q in players { choose x in [1, 2, 3] by q "Your secret bid?" { set bids += [x] } }
+          }
+          say "the highest bid is {max(bids)}"
+        } }
+    """)
+    g = Game(rs, 2, 0)
+    g.start()
+    g.answer(1)          # P1 bids 2
+    g.answer(2)          # P2 bids 3
+    assert "the highest bid is 3" in texts(g)
+    for seat, other in ((0, "P2"), (1, "P1")):
+        seen = [e["text"] for e in g.engine.view(seat)["log"]]
+        assert not any(t.startswith(other) and "bid" in t for t in seen), seen
 
 
 def test_dice_expressions_are_seeded_and_scriptable(make_rules):

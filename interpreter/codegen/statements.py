@@ -624,8 +624,7 @@ class Statements:
         fn.ind -= 1
 
     def s_Simultaneously(self, fn, s, sc, ks):
-        mark, outer, waiting = self.fresh(), self.fresh(), self.fresh()
-        fn.emit(f"{mark} = len(st.log)")
+        outer, waiting = self.fresh(), self.fresh()
         fn.emit("eng.secret_depth += 1")
         fn.emit(f"{outer} = eng.deferred")
         fn.emit("eng.deferred = []")
@@ -637,4 +636,4 @@ class Statements:
         fn.emit("finally:")
         fn.emit(f"    eng.deferred = {outer}")
         fn.emit("    eng.secret_depth -= 1")
-        self.call(fn, s, f"eng.s_simul_end({mark}, {waiting})")
+        self.call(fn, s, f"eng.s_simul_end({waiting})")

@@ -673,11 +673,10 @@ class Engine(Statements):
         turn = rs.turn
         t_start = self.block_fn(turn.start) if turn and turn.start else None
         t_end = self.block_fn(turn.end) if turn and turn.end else None
-        order = turn.order if turn else None
         block_fn = self.block_fn   # (a local: the comprehension does not make `self` a closure cell)
         phases = [(ph.name, block_fn(ph.body)) for ph in turn.phases] if turn else []
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
-        stats, out, hooks = st.stats, st.out, self.turn_hooks
+        stats, hooks = st.stats, self.turn_hooks
         seat = first
         played = 0
         while True:
@@ -730,15 +729,19 @@ class Engine(Statements):
                 self.check_promises()
             if ends:
                 yield from self.scope_event("end", "turn")
-            nxt = st.next_player
-            if nxt is not None and nxt not in out:
-                seat = nxt
-            elif order is not None:
-                seat = self.as_player(self.ev(order, root), order).seat
-            elif not out:
-                seat = (seat + 1) % self.n
-            else:
-                seat = self.next_seat(seat)
+            seat = self.following_seat(seat, root)
+
+    def following_seat(self, seat: int, root=None) -> int:
+        """Whose turn comes after seat `seat`'s: the one a `give turn to` named, else the
+        turn `order`, else the next seat still in the game."""
+        st = self.state
+        nxt = st.next_player
+        if nxt is not None and nxt not in st.out:
+            return nxt
+        order = self.rs.turn.order if self.rs.turn else None
+        if order is not None:
+            return self.as_player(self.ev(order, root if root is not None else Env()), order).seat
+        return self.next_seat(seat)
 
     # ================================================================ views and checks
     def show_options(self, options) -> list:

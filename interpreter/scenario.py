@@ -351,7 +351,7 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
         if want != have:
             out.append(f"winners: expected {want or 'none'}, found {have or 'none'}")
     if "next" in expect:
-        nxt = st.next_player if st.next_player is not None else eng.next_seat(st.current)
+        nxt = eng.following_seat(st.current)
         if f"P{nxt + 1}" != str(expect["next"]):
             out.append(f"next player: expected {expect['next']}, found P{nxt + 1}")
     if "stats" in expect:

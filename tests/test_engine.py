@@ -597,6 +597,19 @@ def test_a_scenario_round_that_ends_by_until_runs_its_end_block(tmp_path):
     assert outcome.passed, outcome.report()
 
 
+def test_a_scenarios_next_follows_the_rulesets_turn_order(tmp_path):
+    """Issue 14: a scenario's `next:` assumed seat order; a ruleset's `turn { order … }` (here
+    counter-clockwise) decides whose turn comes next, as the game itself would."""
+    from cgl.interpreter import scenario
+    (tmp_path / "r.cgl").write_text('game "r" { players 3 }\nmatch { rounds 1 }\nround { until turn_no >= 9 }\n'
+                                    'turn { order seat(current.seat - 1)  phase p { say "turn" } }\n')
+    (tmp_path / "s.yaml").write_text('scenario: x\nruleset: r.cgl\nplayers: 3\nsetup: {turn: P1}\nturns: 1\n'
+                                     'expect: {next: P3}\n')
+    [item] = scenario.read(str(tmp_path / "s.yaml"))
+    outcome = scenario.run(str(tmp_path / "s.yaml"), item)
+    assert outcome.passed, outcome.report()
+
+
 def test_functions_reading_where_cards_lie_are_not_remembered(make_rules):
     """Regression: a def reading `zone`, `zone_of(it)` or `owner(it)` was taken to depend on
     the card data alone, so its first result was remembered and went stale."""

@@ -181,9 +181,9 @@ class Expressions:
         if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
             return f"_cards_at(eng, {e.id!r})"
         if self.player_zone_call(e):
-            keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
             if self.ty(e.args[0], sc) == "player":
-                return f"list(map(eng.cards.__getitem__, reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))))"
+                return f"list(map(eng.cards.__getitem__, {self.zone_ids(e, sc, fn)}))"
+            keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
             return f"_pz_cards(eng, {keys}, {who}, {self.k(e.args[0])})"
         if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e, sc) == "cards":
             a, b = self.cards_src(e.left, sc, fn, lazy), self.cards_src(e.right, sc, fn, lazy)

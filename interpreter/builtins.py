@@ -284,14 +284,6 @@ BOUND_BY_ENGINE = frozenset(("it", "card", "player", "event", "responder", "acto
                              "cards", "decklist", "copies"))
 
 
-def function(name: str) -> Optional[Function]:
-    return FUNCTIONS.get(name)
-
-
-def value(name: str) -> Optional[Value]:
-    return VALUES.get(name)
-
-
 def reads_game(name: str) -> bool:
     """Whether a built-in function or value named `name` depends on the game being played."""
     b = FUNCTIONS.get(name) or VALUES.get(name)

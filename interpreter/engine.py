@@ -19,10 +19,10 @@ from . import resolver
 from .diagnostics import CglError, Diagnostic, error
 from .patterns import solve_all
 from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, plain
-from .protocol import (MAX_EVENT_DEPTH, MAX_LOOP, MAX_ROUNDS, MAX_TURNS, OTHERWISE, ActionChoice,  # noqa: F401
-                       AnswerError, Decision, _EndScope, _GameOver)
+from .protocol import AnswerError, Decision  # noqa: F401 (the decision API, re-exported)
+from .protocol import MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_TURNS, ActionChoice, _EndScope, _GameOver
 from .statements import Statements
-from .values import _apply, _eq, _explain, _fresh, _hashable, _kind, _label, _num, _show, _truth  # noqa: F401
+from .values import _fresh, _hashable, _kind, _label, _num, _show, _truth
 
 # ---------------------------------------------------------------- environments
 
@@ -849,7 +849,6 @@ def _index_by_kind(decls) -> dict:
     return {k: tuple(v) for k, v in out.items()}
 
 
-_walk = A.walk
 
 
 _EXEC = {

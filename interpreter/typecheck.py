@@ -97,7 +97,6 @@ class TypeChecker:
         self.rs = rs
         f = facts(rs)
         self.it_names = f.it_names
-        self.card_vars = set(rs.card_vars())
         self.player_vars = set(rs.player_vars())
         self.emitted = f.emitted_fields
         # card properties every card has (others may be missing on some cards: unknown)

@@ -586,27 +586,30 @@ def test_cli_output_into_a_closed_pipe_is_quiet():
 def test_a_scenario_round_that_ends_by_until_runs_its_end_block(tmp_path):
     """Regression: in a scenario, a round ended by `until` skipped its `end` block, and a
     ruleset with no zones crashed the scenario runner."""
-    from cgl.interpreter import scenario
-    (tmp_path / "r.cgl").write_text('game "r" { players 2 }\n'
-                                    'round { until turn_no >= 1  end { say "round end block runs" } }\n'
-                                    'turn { phase p { say "turn" } }\n')
-    (tmp_path / "s.yaml").write_text('scenario: x\nruleset: r.cgl\nplayers: 2\nturns: 1\n'
-                                     'expect: {log: ["round end block runs"]}\n')
-    [item] = scenario.read(str(tmp_path / "s.yaml"))
-    outcome = scenario.run(str(tmp_path / "s.yaml"), item)
+    outcome = _run_scenario(tmp_path, 'game "r" { players 2 }\n'
+                                      'round { until turn_no >= 1  end { say "round end block runs" } }\n'
+                                      'turn { phase p { say "turn" } }\n',
+                            'scenario: x\nruleset: r.cgl\nplayers: 2\nturns: 1\n'
+                            'expect: {log: ["round end block runs"]}\n')
     assert outcome.passed, outcome.report()
+
+
+def _run_scenario(tmp_path, rules: str, scenario_text: str):
+    """Write a ruleset (r.cgl) and a scenario file beside it; run the file's one scenario."""
+    from cgl.interpreter import scenario
+    (tmp_path / "r.cgl").write_text(rules)
+    (tmp_path / "s.yaml").write_text(scenario_text)
+    [item] = scenario.read(str(tmp_path / "s.yaml"))
+    return scenario.run(str(tmp_path / "s.yaml"), item)
 
 
 def test_a_scenarios_next_follows_the_rulesets_turn_order(tmp_path):
     """Issue 14: a scenario's `next:` assumed seat order; a ruleset's `turn { order … }` (here
     counter-clockwise) decides whose turn comes next, as the game itself would."""
-    from cgl.interpreter import scenario
-    (tmp_path / "r.cgl").write_text('game "r" { players 3 }\nmatch { rounds 1 }\nround { until turn_no >= 9 }\n'
-                                    'turn { order seat(current.seat - 1)  phase p { say "turn" } }\n')
-    (tmp_path / "s.yaml").write_text('scenario: x\nruleset: r.cgl\nplayers: 3\nsetup: {turn: P1}\nturns: 1\n'
-                                     'expect: {next: P3}\n')
-    [item] = scenario.read(str(tmp_path / "s.yaml"))
-    outcome = scenario.run(str(tmp_path / "s.yaml"), item)
+    outcome = _run_scenario(tmp_path, 'game "r" { players 3 }\nmatch { rounds 1 }\nround { until turn_no >= 9 }\n'
+                                      'turn { order seat(current.seat - 1)  phase p { say "turn" } }\n',
+                            'scenario: x\nruleset: r.cgl\nplayers: 3\nsetup: {turn: P1}\nturns: 1\n'
+                            'expect: {next: P3}\n')
     assert outcome.passed, outcome.report()
 
 

@@ -9,7 +9,8 @@ from typing import Optional
 from .. import ast as A
 from ..compiler import Env
 from ..diagnostics import CglError, Diagnostic
-from ..engine import ActionChoice, Engine
+from ..engine import Engine
+from ..protocol import ActionChoice
 from ..loader import Card
 from ..resolver import facts
 from ..state import Event, Player, ZoneRef

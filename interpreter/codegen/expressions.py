@@ -5,7 +5,6 @@ from typing import Optional
 
 from .. import ast as A
 from .. import builtins as B
-from ..engine import _walk
 from ..resolver import call_meaning, card_attr_meaning, name_meaning
 from ..state import ZoneRef
 from ..typecheck import LISTY, Scope, elem_ty
@@ -435,7 +434,7 @@ class Expressions:
             return False
         size = self._sizes.get(d.name)
         if size is None:
-            size = self._sizes[d.name] = sum(1 for _ in _walk(d.expr))
+            size = self._sizes[d.name] = sum(1 for _ in A.walk(d.expr))
         if size > 40 or len(e.args) != len(d.params):
             return False
         for arg in e.args:

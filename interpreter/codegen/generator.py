@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import ast as A
-from ..engine import _walk
 from ..resolver import facts
 from ..typecheck import Binding as _Binding
 from ..typecheck import Scope, TypeChecker
@@ -36,7 +35,7 @@ class CodeGen(Expressions, Statements):
         self.player_vars = set(rs.player_vars())
         self.derive_kinds, self.static_defs = self.facts.derive_kinds, self.facts.static_defs
         self.card_props = self.types.card_props
-        self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in _walk(item))
+        self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in A.walk(item))
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function
         self.exprs: dict = {}           # id(expr) -> python name of its entry function

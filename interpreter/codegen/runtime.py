@@ -6,7 +6,7 @@ from itertools import chain
 
 from .. import builtins as B
 from ..compiler import Env
-from ..engine import MAX_LOOP, OTHERWISE, _EndScope, _GameOver
+from ..protocol import MAX_LOOP, OTHERWISE, _EndScope, _GameOver
 from ..loader import Card
 from ..state import Event, Group, Match, Player, ZoneRef
 from ..values import (

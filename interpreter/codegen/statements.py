@@ -4,7 +4,6 @@ from __future__ import annotations
 from attrs import evolve as attrs_evolve
 
 from .. import ast as A
-from ..engine import _walk
 from ..resolver import call_meaning, name_meaning
 from ..typecheck import Binding as _Binding
 from ..typecheck import Scope
@@ -29,7 +28,7 @@ class Statements:
                 # a def written in place (`inline_def`) brings its loops with it
                 or isinstance(n, A.Call) and call_meaning(self.rs, n.name) == "def"
                 and self.has_loop(self.rs.defs[n.name].expr)
-                for n in _walk(e))
+                for n in A.walk(e))
         return v
 
     def ev_into(self, fn: _Fn, e, sc) -> str:
@@ -245,7 +244,7 @@ class Statements:
         items = ", ".join(f"{k!r}: {self.ref(b)}" for k, b in flat.items())
         fn.emit(f"{env} = _mkenv({{{items}}})")
         fn.emit(f"yield from eng.run({self.k(s)}, {env})")
-        assigned = {n.target.id for n in _walk(s) if isinstance(n, A.Set) and isinstance(n.target, A.Name)}
+        assigned = {n.target.id for n in A.walk(s) if isinstance(n, A.Set) and isinstance(n.target, A.Name)}
         for name in sorted(assigned & set(flat)):
             self.assign(fn, sc, name, f"{env}.vars.get({name!r}, _MISSING)" if flat[name].maybe
                         else f"{env}.vars[{name!r}]")
@@ -348,7 +347,7 @@ class Statements:
         fn.loop += 1
         # the loop variable has its items' type unless the body sets it to something else
         set_in_body = any(isinstance(n, A.Set) and isinstance(n.target, A.Name) and n.target.id == s.name
-                          for n in _walk(s.body))
+                          for n in A.walk(s.body))
         inner.names[s.name] = _Binding(v, False, fn, None if set_in_body else self.elem_ty(src_ty))
         fn.loop -= 1
         fn.emit(f"for {v} in {items}:")
@@ -477,7 +476,7 @@ class Statements:
         if not hasattr(self, "_action_names"):
             names = set()
             for a in self.rs.actions:
-                names |= {n.id for n in _walk(a) if isinstance(n, A.Name)} - {a.param, "actor", "it"}
+                names |= {n.id for n in A.walk(a) if isinstance(n, A.Name)} - {a.param, "actor", "it"}
             self._action_names = names
         return self._action_names
 

@@ -197,10 +197,19 @@ class Block(Node):
 
 @attrs.frozen
 class Move(Stmt):
-    """`move card to table(responder) bottom`"""
+    """`move card to table(responder) bottom [then { … }]`"""
     cards: Expr
     dest: Expr
     position: str  # "top" | "bottom"
+    then: Optional[Block] = None   # runs when at least one card moved
+
+
+@attrs.frozen
+class Swap(Stmt):
+    """`swap u with v [then { … }]` — two cards trade places, as one event."""
+    a: Expr
+    b: Expr
+    then: Optional[Block] = None
 
 
 @attrs.frozen
@@ -209,6 +218,7 @@ class Draw(Stmt):
     count: Expr
     source: Optional[Expr]
     dest: Optional[Expr]
+    then: Optional[Block] = None
 
 
 @attrs.frozen
@@ -217,6 +227,7 @@ class Deal(Stmt):
     count: Expr
     source: Optional[Expr]
     zone: str
+    then: Optional[Block] = None
 
 
 @attrs.frozen
@@ -225,6 +236,7 @@ class Discard(Stmt):
     cards: Expr
     dest: Optional[Expr]
     forced: bool
+    then: Optional[Block] = None
 
 
 @attrs.frozen
@@ -366,6 +378,18 @@ class CallStmt(Stmt):
 class Give(Stmt):
     """`give turn to next_after(responder)` — who plays the next turn."""
     player: Expr
+
+
+@attrs.frozen
+class GiveExtra(Stmt):
+    """`give extra turn to current` — that player takes an extra turn after this one:
+    queued, each taken in order before the turn order goes on."""
+    player: Expr
+
+
+@attrs.frozen
+class ReverseOrder(Stmt):
+    """`reverse turn order` — play goes the other way round the table (`direction`)."""
 
 
 @attrs.frozen
@@ -666,10 +690,32 @@ class Action(Decl):
 
 @attrs.frozen
 class Rule(Decl):
-    """`rule loyal_stays: forbid claim if card.nature = loyal` — a continuous rule."""
+    """`rule loyal_stays: forbid claim if card.nature = loyal` — a continuous rule.
+
+    With `zone`, `forbid` is "enter" or "leave": `rule no_babies: forbid enter stable if …`
+    refuses every card move into (out of) that zone while the condition holds."""
     name: str
     forbid: str
     cond: Optional[Expr]
+    zone: Optional[str] = None
+
+    @property
+    def tag(self) -> Optional[str]:
+        """The action, reaction or choice tag it forbids (None for a zone rule)."""
+        return None if self.zone else self.forbid
+
+
+@attrs.frozen
+class Check(Decl):
+    """`check goal: for p in players if score(p) >= goal { win p }` — a state check.
+
+    Whenever the game settles after an event, the engine runs the body of each check whose
+    condition holds (for the first element of `domain` it holds for), until none does."""
+    name: str
+    var: Optional[str]
+    domain: Optional[Expr]
+    cond: Expr
+    body: Block
 
 
 @attrs.frozen

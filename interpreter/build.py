@@ -200,8 +200,14 @@ class _Build(Transformer):
     def pos_bottom(self, meta, c):
         return _Tagged("pos", "bottom")
 
+    def then_block(self, meta, c):
+        return _Tagged("then", c[0])
+
     def move_stmt(self, meta, c):
-        return A.Move(c[0], c[1], _tagged(c, "pos", "top"), span=self.sp(meta))
+        return A.Move(c[0], c[1], _tagged(c, "pos", "top"), _tagged(c, "then"), span=self.sp(meta))
+
+    def swap_stmt(self, meta, c):
+        return A.Swap(c[0], c[1], _tagged(c, "then"), span=self.sp(meta))
 
     def draw_from(self, meta, c):
         return _Tagged("from", c[0])
@@ -216,13 +222,14 @@ class _Build(Transformer):
         return _Tagged("forced", True)
 
     def draw_stmt(self, meta, c):
-        return A.Draw(c[0], _tagged(c, "from"), _tagged(c, "to"), span=self.sp(meta))
+        return A.Draw(c[0], _tagged(c, "from"), _tagged(c, "to"), _tagged(c, "then"), span=self.sp(meta))
 
     def deal_stmt(self, meta, c):
-        return A.Deal(c[0], _tagged(c, "from"), str(c[-1]), span=self.sp(meta))
+        zone = next(x for x in reversed(c) if isinstance(x, Token))
+        return A.Deal(c[0], _tagged(c, "from"), str(zone), _tagged(c, "then"), span=self.sp(meta))
 
     def discard_stmt(self, meta, c):
-        return A.Discard(c[0], _tagged(c, "to"), _tagged(c, "forced", False), span=self.sp(meta))
+        return A.Discard(c[0], _tagged(c, "to"), _tagged(c, "forced", False), _tagged(c, "then"), span=self.sp(meta))
 
     def shuffle_stmt(self, meta, c):
         return A.Shuffle(c[0], span=self.sp(meta))
@@ -336,6 +343,12 @@ class _Build(Transformer):
 
     def give_stmt(self, meta, c):
         return A.Give(c[0], span=self.sp(meta))
+
+    def give_extra_stmt(self, meta, c):
+        return A.GiveExtra(c[0], span=self.sp(meta))
+
+    def reverse_stmt(self, meta, c):
+        return A.ReverseOrder(span=self.sp(meta))
 
     def act_stmt(self, meta, c):
         return A.Act(c[0], span=self.sp(meta))
@@ -633,8 +646,18 @@ class _Build(Transformer):
         return A.Action(str(c[0]), param, domain, label, _tagged(c, "when"), _tagged(c, "prefer"), c[-1],
                         span=self.sp(meta))
 
+    def forbid_tag(self, meta, c):
+        return (str(c[0]), None)
+
+    def forbid_enter(self, meta, c):
+        return ("enter", str(c[0]))
+
+    def forbid_leave(self, meta, c):
+        return ("leave", str(c[0]))
+
     def rule_decl(self, meta, c):
-        return A.Rule(str(c[0]), str(c[1]), c[2] if len(c) > 2 else None, span=self.sp(meta))
+        what, zone = c[1]
+        return A.Rule(str(c[0]), what, c[2] if len(c) > 2 else None, zone, span=self.sp(meta))
 
     def deck_default(self, meta, c):
         return _Tagged("default", c[0])
@@ -647,6 +670,13 @@ class _Build(Transformer):
 
     def deck_decl(self, meta, c):
         return A.DeckDecl(_tagged(c, "default"), tuple(_all_tagged(c, "rule")), span=self.sp(meta))
+
+    def check_for(self, meta, c):
+        return _Tagged("for", (str(c[0]), c[1]))
+
+    def check_decl(self, meta, c):
+        var, domain = _tagged(c, "for", (None, None))
+        return A.Check(str(c[0]), var, domain, c[-2], c[-1], span=self.sp(meta))
 
     def invariant_decl(self, meta, c):
         return A.Invariant(str(c[0]), c[1], span=self.sp(meta))
@@ -687,12 +717,12 @@ _TOKEN_WORDS = {
     "END_SCOPE": "`turn`, `round`, `game` or `phase`",
 }
 
-_STATEMENT_WORDS = {"MOVE", "DRAW", "DEAL", "DISCARD", "SHUFFLE", "REVEAL", "SET", "LET", "CHOOSE",
+_STATEMENT_WORDS = {"MOVE", "SWAP", "DRAW", "DEAL", "DISCARD", "SHUFFLE", "REVEAL", "SET", "LET", "CHOOSE",
                     "MAY", "SIMULTANEOUSLY", "IF", "FOR", "REPEAT", "WHILE", "END", "WIN", "LOSE",
-                    "SAY", "EMIT", "GIVE", "ACT", "PASS"}
+                    "SAY", "EMIT", "GIVE", "REVERSE", "ACT", "PASS"}
 _DECL_WORDS = {"GAME", "EXTENDS", "OPTION", "ENUM", "CARDS", "DERIVE", "ZONE", "VAR", "DEF", "PROCEDURE",
                "TABLE", "PATTERN", "SETUP", "ROUND", "TURN", "MATCH", "ON", "REACTION", "ACTION", "RULE",
-               "INVARIANT", "DECK", "OVERRIDE", "REMOVE"}
+               "INVARIANT", "CHECK", "DECK", "OVERRIDE", "REMOVE"}
 
 
 def _word(term: str) -> str:

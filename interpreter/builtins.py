@@ -131,11 +131,23 @@ def _others(eng, e, a):
     p = eng.as_player(a[0], e)
     if not eng.state.out:
         return list(eng._others[p.seat])
+    return [eng.players[s] for s in eng.seat_order(p.seat, 1) if s != p.seat]
+
+
+def _others_after(eng, e, a):
+    p = eng.as_player(a[0], e)
+    st = eng.state
+    if not st.out and st.direction == 1:
+        return list(eng._others[p.seat])
     return [eng.players[s] for s in eng.seat_order(p.seat) if s != p.seat]
 
 
 def _next_after(eng, e, a):
     return eng.players[eng.next_seat(eng.as_player(a[0], e).seat)]
+
+
+def _prev_after(eng, e, a):
+    return eng.players[eng.next_seat(eng.as_player(a[0], e).seat, -eng.state.direction)]
 
 
 def _seat(eng, e, a):
@@ -190,9 +202,14 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
         "a value from a data table of the card file (error if missing and no default)", _lookup),
     _fn("others", 1, 1, "others(P)", "every other player still in the game, in seat order after P", _others,
         "players", reads_game=True, args=("player",)),
-    _fn("others_after", 1, 1, "others_after(P)", "the same list: the priority order for reactions", _others,
-        "players", reads_game=True, args=("player",)),
-    _fn("next_after", 1, 1, "next_after(P)", "the next player in seat order still in the game", _next_after,
+    _fn("others_after", 1, 1, "others_after(P)",
+        "every other player still in the game, in the order of play after P (it follows `direction`): "
+        "the priority order for reactions", _others_after, "players", reads_game=True, args=("player",)),
+    _fn("next_after", 1, 1, "next_after(P)",
+        "the player after P in the order of play (it follows `direction`), still in the game", _next_after,
+        "player", reads_game=True, args=("player",)),
+    _fn("prev_after", 1, 1, "prev_after(P)",
+        "the player before P in the order of play (it follows `direction`), still in the game", _prev_after,
         "player", reads_game=True, args=("player",)),
     _fn("seat", 1, 1, "seat(n)", "the player in seat n (1-based, wraps around)", _seat, "player",
         reads_game=True, args=("int",)),
@@ -204,11 +221,15 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
         reads_game=True),
     _fn("zone_of", 1, 1, "zone_of(CARD)", "the name of the zone holding the card", _zone_of, "str",
         reads_game=True, args=("card",)),
+    _fn("can_move", 2, 2, "can_move(CARD, ZONE)",
+        "true when no continuous rule (`forbid leave`/`forbid enter`, section 3.19) would refuse moving the "
+        "card to the zone now: offer only what can happen",
+        lambda eng, e, a: eng.may_move(a[0], a[1], e), "bool", reads_game=True, args=("card", "any")),
     _fn("exists", 1, 1, "exists(X)", "true when the list or zone is not empty",
         lambda eng, e, a: _count(eng, e, a) > 0, "bool", args=("countable",)),
     _fn("text", 1, 1, "text(X)", "a value as text", lambda eng, e, a: _show(a[0]), "str"),
     _fn("deck_of", 1, 1, "deck_of(P)",
-        "the deck list P brought (games with a `deck` block, section 3.22): its fields, read with `lookup`, "
+        "the deck list P brought (games with a `deck` block, section 3.23): its fields, read with `lookup`, "
         "and `.cards`",
         _deck_of, reads_game=True, args=("player",)),
 )}
@@ -237,6 +258,8 @@ VALUES: dict[str, Value] = {v.name: v for v in (
           "eng.state.turn_no", "int"),
     Value("phase", "the current phase's name (`none` outside phases)", lambda eng: eng.state.phase,
           "eng.state.phase", "str?"),
+    Value("direction", "the direction of play: 1 up the seats (the start), -1 after a `reverse turn order`",
+          lambda eng: eng.state.direction, "eng.state.direction", "int"),
 )}
 
 

@@ -38,7 +38,9 @@ _CODES = [
     Code("E004", "error", "unknown name",
          "A name, function, property, zone, procedure, phase or event that nothing defines (an "
          "event is defined by the engine, `draw`, `discard`, `deal`, `move`, `start of …`, `end of "
-         "…`, or by an `emit` of the ruleset). The help line suggests the closest defined name.",
+         "…`, or by an `emit` of the ruleset); a `rule … forbid TAG` whose tag is no action, reaction or "
+         "`choose … as TAG` (it would forbid nothing), or a `forbid enter|leave` of an unknown zone. The "
+         "help line suggests the closest defined name.",
          'if count(hnd(player)) > 0 { draw 1 }',
          'if count(hand(player)) > 0 { draw 1 }'),
     Code("E005", "error", "duplicate definition",

@@ -20,8 +20,9 @@ from .diagnostics import CglError, Diagnostic, error
 from .patterns import solve_all
 from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, plain
 from .protocol import AnswerError, Decision  # noqa: F401 (the decision API, re-exported)
-from .protocol import MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_TURNS, ActionChoice, _EndScope, _GameOver
+from .protocol import MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_SETTLE, MAX_TURNS, ActionChoice, _EndScope, _GameOver
 from .statements import Statements
+from .turn_order import TurnOrder
 from .values import _fresh, _hashable, _kind, _label, _num, _show, _truth
 
 # ---------------------------------------------------------------- environments
@@ -32,9 +33,9 @@ from .loader import Card  # noqa: E402
 
 # ---------------------------------------------------------------- the engine
 
-class Engine(Statements):
+class Engine(Statements, TurnOrder):
     """Runs one game of a ruleset. Create through :class:`Game`. (Its statements are in
-    statements.py.)"""
+    statements.py, who plays next in turn_order.py.)"""
 
     def __init__(self, rs, players: int, seed: int, check_invariants: bool = False):
         self.rs = rs
@@ -75,6 +76,15 @@ class Engine(Statements):
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
         self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
         self._reactions_by_kind = _index_by_kind(rs.reactions)
+        # `check …`: the state checks, and whether the game has begun (they run from then)
+        self._checks = tuple(rs.checks)
+        self.checks_on = False
+        self.holding = 0          # inside a `… then { … }` block: the game settles after it
+        # `rule …: forbid enter|leave ZONE`: by (forbid, zone name), in declaration order
+        self._zone_rules: dict = {}
+        for r in rs.rules:
+            if r.zone is not None:
+                self._zone_rules.setdefault((r.forbid, r.zone), []).append(r)
         self._visibility = {name: z.visibility for name, z in rs.zones.items()}
         self._role_zones: dict = {}
         self._zone_refs: dict = {}
@@ -409,16 +419,91 @@ class Engine(Statements):
     def allowed(self, name: str, env: Env) -> bool:
         """False when a `rule …: forbid NAME if …` holds in this situation."""
         for r in self.rs.rules:
-            if r.forbid == name and (r.cond is None or _truth(self.ev(r.cond, env))):
+            if r.forbid == name and r.zone is None and (r.cond is None or _truth(self.ev(r.cond, env))):
                 self.bump(f"rule:{r.name}")
                 return False
         return True
+
+    # ------------------------------------------------------------ state checks
+    def settle(self):
+        """The game has settled after an event or a change (a card's move, draw, deal or
+        discard; an `emit`; the start or end of a scope; a `set`): run the body of each
+        `check` whose condition holds — the first in declaration order, for the first element
+        of its `for` list — and look again from the first check, until none holds. Not while
+        a trigger, reaction or check body is running (they settle when the outermost one
+        ends) or a `then` block (after it), not before the game has begun (setup) and not
+        once it is over."""
+        if self.event_chain or self.holding or not self.checks_on or self.state.finished:
+            return
+        fired = 0
+        while True:
+            for chk in self._checks:
+                env = self._check_applies(chk)
+                if env is not None:
+                    break
+            else:
+                return
+            fired += 1
+            if fired > MAX_SETTLE:
+                raise CglError(Diagnostic("E011", f"check `{chk.name}` still applies after the game settled "
+                                                  f"{MAX_SETTLE} times", chk.span,
+                                          hint="a check's body must make its condition false (or end the game)"))
+            yield from self._fire("check", chk.name, chk.body, env)
+
+    def _check_applies(self, chk) -> Optional[Env]:
+        """The environment a check's body runs in if its condition holds now, else None."""
+        root = Env()
+        if chk.var is None:
+            return root if _truth(self.ev(chk.cond, root)) else None
+        for x in self.as_list(self.ev(chk.domain, root), chk.domain):
+            env = Env({chk.var: x})
+            if _truth(self.ev(chk.cond, env)):
+                return env
+        return None
+
+    def refused(self, ev: Event) -> bool:
+        """True when a `rule …: forbid leave|enter ZONE if …` refuses this card event (a
+        move, draw, deal or discard about to happen): the card stays where it is, and the
+        log names the rule. Every route a card takes between zones asks this first."""
+        r = self.refusing_rule(ev)
+        if r is None:
+            return False
+        self.bump(f"rule:{r.name}")
+        self._log_card_event(ev, refused_by=r.name)
+        return True
+
+    def refusing_rule(self, ev: Event):
+        """The first `forbid leave` rule of the card's zone, then `forbid enter` rule of the
+        zone it would go to, that holds for this card event; None if none does."""
+        src, dest = ev.source, ev.dest
+        for key in (("leave", src.name if src is not None else None), ("enter", dest.name)):
+            rules = self._zone_rules.get(key)
+            if not rules:
+                continue
+            env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+            for r in rules:
+                if r.cond is None or _truth(self.ev(r.cond, env)):
+                    return r
+        return None
+
+    def may_move(self, card, dest, node=None) -> bool:
+        """`can_move(card, zone)`: no continuous rule would refuse moving the card there now."""
+        if not hasattr(card, "props"):
+            raise self.fail(node, f"`can_move` needs a card first, got {_kind(card)}")
+        dest = self.as_zone(dest, node)
+        if not self._zone_rules:
+            return True
+        src = self.zone_of_card(card)
+        who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
+        return self.refusing_rule(Event("move", None, card, self.players[who], src, dest)) is None
 
     # ================================================================ events
     def raise_event(self, ev: Event):
         hit = self.event_begin(ev)
         if hit is not None:
             yield from self.event_run(ev, hit)
+        if self._checks:
+            yield from self.settle()
 
     # An event in two steps: `event_begin` (a plain call: log it, find what waits for it)
     # and, only when something does, the generator `event_run`.
@@ -466,36 +551,43 @@ class Engine(Statements):
         finally:
             self.event_chain.pop()
 
-    def _log_card_event(self, ev: Event):
+    def _log_card_event(self, ev: Event, refused_by: Optional[str] = None):
         """Log a card's move so that each player reads only what they may see: a card that
         is or becomes public is named to all; one between a player's own zone and a hidden
         one is named to that player and shown as "a card" to the others; one between two
-        hidden zones is bookkeeping, logged quietly for nobody."""
+        hidden zones is bookkeeping, logged quietly for nobody. With `refused_by`, the move
+        a continuous rule refused, seen by the same players."""
         if not self.record and not self.listeners:
             return
-        kind, card, player, src, dest = ev.kind, ev.card, ev.player, ev.source, ev.dest
+        card, player, src, dest = ev.card, ev.player, ev.source, ev.dest
+        kind = ev.kind if refused_by is None else "refused"
         who = player.seat + 1 if player is not None else None
-        if self.quiet_moves:
-            self.log(kind, self._card_text(ev, False), visible_to=[], quiet=True, card=card.name, player=who)
+
+        def text(named: bool) -> str:
+            t = self._card_text(ev, named)
+            return t if refused_by is None else f"rule {refused_by} refuses: {t}"
+
+        if self.quiet_moves and refused_by is None:
+            self.log(kind, text(False), visible_to=[], quiet=True, card=card.name, player=who)
             return
         vis = self._visibility
         sv = "public" if src is None else vis.get(src.name, "public")
         dv = "public" if dest is None else vis.get(dest.name, "public")
         if sv == "public" or dv == "public":
             if ev.forced:
-                self.log(kind, self._card_text(ev, True), card=card.name, player=who, forced=True)
+                self.log(kind, text(True), card=card.name, player=who, forced=True)
             else:
-                self.log(kind, self._card_text(ev, True), card=card.name, player=who)
+                self.log(kind, text(True), card=card.name, player=who)
             return
         seers = sorted({self.zone_owner(z) for z, v in ((src, sv), (dest, dv)) if z is not None and v == "owner"}
                        - {None})
         if not seers:
-            self.log(kind, self._card_text(ev, False), visible_to=[], quiet=True, card=card.name, player=who)
+            self.log(kind, text(False), visible_to=[], quiet=True, card=card.name, player=who)
             return
-        self.log(kind, self._card_text(ev, True), visible_to=seers, card=card.name, player=who)
+        self.log(kind, text(True), visible_to=seers, card=card.name, player=who)
         others = [p for p in range(self.n) if p not in seers]
         if others:
-            self.log(kind, self._card_text(ev, False), hidden=True, visible_to=others, player=who)
+            self.log(kind, text(False), hidden=True, visible_to=others, player=who)
 
     def _card_text(self, ev: Event, named: bool) -> str:
         """How a card's move reads: naming the card, or veiled ("a card")."""
@@ -552,23 +644,10 @@ class Engine(Statements):
     def scope_event(self, kind: str, scope: str, phase=None):
         if kind in self._scope_kinds:  # nothing waits for any start (or end): no event
             yield from self.raise_event(Event(kind, name=scope, phase=phase, player=self.players[self.state.current]))
+        elif self._checks:
+            yield from self.settle()   # (raise_event settles after the event)
 
     # ================================================================ flow
-    def seat_order(self, start: int) -> list:
-        """Seats still in the game, starting at `start` and going round the table."""
-        if not self.state.out:
-            return list(self._orders[start])
-        return [(start + i) % self.n for i in range(self.n) if (start + i) % self.n not in self.state.out]
-
-    def next_seat(self, seat: int) -> int:
-        if not self.state.out:
-            return (seat + 1) % self.n
-        for i in range(1, self.n + 1):
-            s = (seat + i) % self.n
-            if s not in self.state.out:
-                return s
-        return seat
-
     def finish(self, winners: list, reason: str):
         st = self.state
         if st.finished:
@@ -580,71 +659,108 @@ class Engine(Statements):
         self.log("game_over", f"Game over ({reason}): winner{'s' if len(st.winners) > 1 else ''}: {names}",
                  winners=[w + 1 for w in st.winners], reason=reason)
 
-    def play(self, start_turn: Optional[int] = None, max_turns: Optional[int] = None):
+    def play(self, start_turn: Optional[int] = None, max_turns: Optional[int] = None,
+             start_round: bool = False, to_end: Optional[bool] = None):
         """The whole game as a generator of decisions.
 
-        With `start_turn` (a seat), skip the match and round set-up and play turns from
-        that seat: scenarios use it to start from a prepared position. `max_turns` stops
-        after that many turns (scenarios again).
+        Scenarios start from a prepared position instead: with `start_turn` (a seat), at the
+        start of that seat's turn in round `round_no`; with `start_round`, at the start of
+        round `round_no + 1` (its `first`, its `start` block). Such a play stops after
+        `max_turns` turns, or at the end of the round it began in (or began, for the whole
+        game with `to_end` false), unless `to_end` (the whole game's default) plays on
+        through the later rounds to the match's `end` block and the `end of game` event.
         """
         rs, st = self.rs, self.state
         root = Env()
+        whole = start_turn is None and not start_round
+        if to_end is None:
+            to_end = whole
         try:
             try:
-                if start_turn is None:
+                if whole:
                     yield from self.scope_event("start", "game")
                     if rs.setup:
                         yield from self.run_block(rs.setup.body, root)
+                    self.checks_on = True
+                    if self._checks:
+                        yield from self.settle()
                     if rs.match and rs.match.start:
                         yield from self.run_block(rs.match.start, root)
+                n = 0   # the rounds of the match played so far
+                if start_turn is not None:
+                    yield from self.rest_of_round(root, start_turn, max_turns)
+                    n = st.round_no
+                elif not (whole and to_end):
+                    # a scenario's first round, from its start
+                    self.checks_on = True
+                    yield from self.play_round(root, max_turns)
+                    n = st.round_no
+                if to_end:
                     rounds = None
                     if rs.match and rs.match.rounds is not None:
                         rounds = _num(self.ev(rs.match.rounds, root), rs.match.rounds, self)
-                    n = 0
                     while rounds is None or n < rounds:
                         n += 1
                         if n > MAX_ROUNDS:
                             raise error("E011", f"the match ran {MAX_ROUNDS} rounds without ending")
                         yield from self.play_round(root)
-                else:
-                    st.round_no = max(st.round_no, 1)
-                    st.current = start_turn
-                    try:
-                        yield from self.play_turns(root, start_turn, max_turns)
-                    except _EndScope as e:
-                        if e.scope != "round":
-                            raise
-                    # the round ended (by `end round` or its `until`): finish it as a round does
-                    st.end_reason = "the round ended"
-                    if rs.round and rs.round.end:
-                        yield from self.run_block(rs.round.end, root)
-                    yield from self.scope_event("end", "round")
             except _EndScope as e:
                 if e.scope != "game":
                     raise
-            if start_turn is None and rs.match and rs.match.end and not st.finished:
+                # `end game` ends a scenario's play as it ends the game (a turn limit, the same
+                # signal, does not)
+                to_end = to_end or max_turns is None
+            if to_end and rs.match and rs.match.end and not st.finished:
                 yield from self.run_block(rs.match.end, root)
-            if not st.finished and start_turn is None:
+            if to_end and not st.finished:
                 self.finish([], "no winner")
         except _GameOver:
             pass
         except _EndScope:
             if not st.finished:
                 self.finish([], "no winner")
-        if start_turn is None:
+        if to_end or st.finished:   # a game that ended (a scenario's too) has its `end of game`
             try:
                 yield from self.scope_event("end", "game")
             except (_GameOver, _EndScope):
                 pass
 
-    def play_round(self, root):
+    def rest_of_round(self, root, seat: int, max_turns: Optional[int]):
+        """A scenario's round from the start of `seat`'s turn in round `round_no`: its
+        turns (at most `max_turns`), then its end as a round ends."""
+        rs, st = self.rs, self.state
+        st.round_no = max(st.round_no, 1)
+        st.current = seat
+        self.checks_on = True
+        try:
+            yield from self.play_turns(root, seat, max_turns)
+        except _EndScope as e:
+            if e.scope != "round":
+                raise
+        # the round ended (by `end round` or its `until`): finish it as a round does
+        st.end_reason = "the round ended"
+        if rs.round and rs.round.end:
+            try:
+                yield from self.run_block(rs.round.end, root)
+            except _EndScope as e:
+                if e.scope != "round":
+                    raise
+        yield from self.scope_event("end", "round")
+
+    def play_round(self, root, max_turns: Optional[int] = None):
         rs, st = self.rs, self.state
         st.round_no += 1
         st.turn_no = 0
-        st.next_player = None
+        self._turns_lapse()
         first = 0
         if rs.round and rs.round.first is not None:
             first = self.as_player(self.ev(rs.round.first, root), rs.round.first).seat
+        if st.first_player is not None:
+            # `give turn to` after the previous round's turns (in its end, say) or before the
+            # first round (setup, the match's start) names who plays first, in place of `first`
+            if st.first_player not in st.out:
+                first = st.first_player
+            st.first_player = None
         st.current = first
         self.log("round", f"Round {st.round_no} begins", round=st.round_no)
         self.bump("rounds")
@@ -652,10 +768,12 @@ class Engine(Statements):
             yield from self.scope_event("start", "round")
             if rs.round and rs.round.start:
                 yield from self.run_block(rs.round.start, root)
-            if st.next_player is not None and st.next_player not in st.out:
+            if st.first_player is not None:
                 # `give turn to` in the round's start (after its deal, say) names who plays first
-                first, st.next_player = st.next_player, None
-            yield from self.play_turns(root, first, None)
+                if st.first_player not in st.out:
+                    first = st.first_player
+                st.first_player = None
+            yield from self.play_turns(root, first, max_turns)
         except _EndScope as e:
             if e.scope != "round":
                 raise
@@ -668,6 +786,17 @@ class Engine(Statements):
         yield from self.scope_event("end", "round")
 
     def play_turns(self, root, first: int, max_turns):
+        """A round's turns, from seat `first` (extra turns given before them come first),
+        until its `until` holds or `end round`. While they are played, `give turn to` and
+        `give extra turn to` are about the turns of this round (`State.in_turns`)."""
+        st = self.state
+        st.in_turns = True
+        try:
+            yield from self._turns(root, first, max_turns)
+        finally:
+            st.in_turns = False
+
+    def _turns(self, root, first: int, max_turns):
         rs, st = self.rs, self.state
         until = rs.round.until if rs.round else None
         turn = rs.turn
@@ -677,7 +806,13 @@ class Engine(Statements):
         phases = [(ph.name, block_fn(ph.body)) for ph in turn.phases] if turn else []
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
         stats, hooks = st.stats, self.turn_hooks
-        seat = first
+        seat, why = first, "first"
+        if st.first_extra_turns:
+            # extra turns given before the round's turns are taken first, then `first`'s turn
+            st.extra_turns += st.first_extra_turns
+            st.first_extra_turns.clear()
+            st.next_player = first
+            seat, why = self._turn_after(first, root)
         played = 0
         while True:
             if until is not None and _truth(self.ev(until, root)):
@@ -688,16 +823,24 @@ class Engine(Statements):
             if played > MAX_TURNS:
                 raise error("E011", f"a round ran {MAX_TURNS} turns without ending",
                             hint="give the round an end: `until …` or `end round`")
+            if why == "extra":
+                self._take_extra_turn()
+            else:
+                st.next_player = None
+                st.resume_from = None
             st.current = seat
             st.turn_no += 1
-            st.next_player = None
             stats["turns"] = stats.get("turns", 0) + 1
             if hooks:
                 for hook in hooks:
                     hook()
             if self.record or self.listeners:
-                self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no,
-                         turn=st.turn_no)
+                if why == "extra":
+                    self.log("turn", f"Turn {st.turn_no}: P{seat + 1} (extra turn)", player=seat + 1,
+                             round=st.round_no, turn=st.turn_no, extra=True)
+                else:
+                    self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no,
+                             turn=st.turn_no)
             try:
                 if starts:
                     yield from self.scope_event("start", "turn")
@@ -729,19 +872,7 @@ class Engine(Statements):
                 self.check_promises()
             if ends:
                 yield from self.scope_event("end", "turn")
-            seat = self.following_seat(seat, root)
-
-    def following_seat(self, seat: int, root=None) -> int:
-        """Whose turn comes after seat `seat`'s: the one a `give turn to` named, else the
-        turn `order`, else the next seat still in the game."""
-        st = self.state
-        nxt = st.next_player
-        if nxt is not None and nxt not in st.out:
-            return nxt
-        order = self.rs.turn.order if self.rs.turn else None
-        if order is not None:
-            return self.as_player(self.ev(order, root if root is not None else Env()), order).seat
-        return self.next_seat(seat)
+            seat, why = self._turn_after(seat, root)
 
     # ================================================================ views and checks
     def show_options(self, options) -> list:
@@ -852,10 +983,11 @@ def _index_by_kind(decls) -> dict:
 
 
 _EXEC = {
-    A.Move: Engine.x_move, A.Draw: Engine.x_draw, A.Deal: Engine.x_deal, A.Discard: Engine.x_discard,
+    A.Move: Engine.x_move, A.Swap: Engine.x_swap, A.Draw: Engine.x_draw, A.Deal: Engine.x_deal, A.Discard: Engine.x_discard,
     A.Shuffle: Engine.x_shuffle, A.Reveal: Engine.x_reveal, A.Set: Engine.x_set, A.Let: Engine.x_let,
     A.Choose: Engine.x_choose, A.May: Engine.x_may, A.Simultaneously: Engine.x_simul, A.If: Engine.x_if,
     A.For: Engine.x_for, A.Repeat: Engine.x_repeat, A.While: Engine.x_while, A.End: Engine.x_end,
     A.Win: Engine.x_win, A.Lose: Engine.x_lose, A.Say: Engine.x_say, A.Emit: Engine.x_emit,
     A.CallStmt: Engine.x_call, A.Give: Engine.x_give, A.Act: Engine.x_act, A.Pass: Engine.x_pass,
+    A.GiveExtra: Engine.x_give_extra, A.ReverseOrder: Engine.x_reverse,
 }

@@ -73,7 +73,7 @@ class Game:
         self.answers: list = []
         self.pending: Optional[Decision] = None
         self._gen = None
-        self._start_args = (None, None)
+        self._start_args = (None, None, False, None)
 
     @property
     def state(self):
@@ -83,10 +83,12 @@ class Game:
     def players(self) -> int:
         return self.engine.n
 
-    def start(self, start_turn: Optional[int] = None, max_turns: Optional[int] = None) -> Optional[Decision]:
-        """Run until the first decision (returned) or the end of the game (None)."""
-        self._start_args = (start_turn, max_turns)
-        self._gen = self.engine.play(start_turn, max_turns)
+    def start(self, start_turn: Optional[int] = None, max_turns: Optional[int] = None, start_round: bool = False,
+              to_end: Optional[bool] = None) -> Optional[Decision]:
+        """Run until the first decision (returned) or the end of the game (None). The
+        arguments start a scenario from a prepared position (see `Engine.play`)."""
+        self._start_args = (start_turn, max_turns, start_round, to_end)
+        self._gen = self.engine.play(start_turn, max_turns, start_round, to_end)
         return self._advance(None, first=True)
 
     def answer(self, answer) -> Optional[Decision]:

@@ -163,7 +163,7 @@ def _referenced_names(items) -> set:
             elif isinstance(n, A.EventPat):
                 used |= {x for x in (n.source, n.dest) if x}
             elif isinstance(n, A.Rule):
-                used.add(n.forbid)
+                used.add(n.zone or n.forbid)
             elif isinstance(n, A.Choose) and n.tag:
                 used.add(n.tag)
             elif isinstance(n, A.Prop) or isinstance(n, A.Option):

@@ -54,11 +54,14 @@ class NameChecker:
         self.player_attrs = {n for n, v in rs.vars.items() if v.scope == "player"}
         self.event_fields = set()
         self.emitted = set()            # the ruleset's own events: what `emit` raises
+        self.choice_tags = set()        # the `as TAG` of every `choose`
         for item in rs.items:
             for node in _walk(item):
                 if isinstance(node, A.Emit):
                     self.event_fields |= {k for k, _ in node.fields}
                     self.emitted.add(node.name)
+                elif isinstance(node, A.Choose) and node.tag:
+                    self.choice_tags.add(node.tag)
         self.values = (set(rs.options) | {n for n, v in rs.vars.items() if v.scope == "global"}
                        | {n for n, d in rs.defs.items() if d.params is None} | set(rs.tables)
                        | set(rs.enum_members) | {n for n, z in rs.zones.items() if not z.per_player and not z.per_card}
@@ -191,6 +194,7 @@ class NameChecker:
             if z is None or not z.per_player:
                 self.fail(f"`deal` needs a per-player zone, and `{s.zone}` is not one", s.span, s.zone,
                           [n for n, z in self.rs.zones.items() if z.per_player])
+            self.block(s.then, scope)
         elif t is A.Emit:
             for _, e in s.fields:
                 self.expr(e, scope)
@@ -301,12 +305,32 @@ class NameChecker:
             self.expr(a.when, sc)
             self.expr(a.prefer, sc.child(["it"], it_ok=True))
             self.block(a.body, sc)
+        tags = {a.name for a in rs.actions} | {r.name for r in rs.reactions} | self.choice_tags
         for rule in rs.rules:
+            if rule.zone is not None:  # forbid enter|leave ZONE: the card event's names
+                if rule.zone not in rs.zones:
+                    self.fail(f"unknown zone `{rule.zone}`", rule.span, rule.zone, rs.zones)
+                self.expr(rule.cond, root.child(self.event_names(), it_ok=True))
+                continue
+            if rule.forbid not in tags:
+                self.report(Diagnostic(
+                    "E004", f"rule `{rule.name}` forbids `{rule.forbid}`, which is no action, reaction or "
+                    f"choice tag (`choose … as {rule.forbid}`), so it would forbid nothing", rule.span,
+                    hint=did_you_mean(rule.forbid, sorted(tags | {"enter", "leave"}))
+                    or "name an action, a reaction, a `choose … as TAG`, or say `forbid enter ZONE` / "
+                       "`forbid leave ZONE`"))
             params = [a.param for a in rs.actions if a.name == rule.forbid and a.param]
             sc = root.child(self.event_names() + ["responder", "actor", "option"] + params, it_ok=True)
             self.expr(rule.cond, sc)
         for inv in rs.invariants:
             self.expr(inv.cond, root)
+        for chk in rs.checks:
+            sc = root
+            if chk.var is not None:
+                self.expr(chk.domain, root)
+                sc = root.child([chk.var])
+            self.expr(chk.cond, sc)
+            self.block(chk.body, sc)
         if rs.deck is not None:
             self.expr(rs.deck.default, root.child(["player"]))
             for r in rs.deck.rules:

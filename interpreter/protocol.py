@@ -11,6 +11,7 @@ from . import ast as A
 
 MAX_EVENT_DEPTH = 60      # nested events before a trigger chain counts as runaway
 MAX_LOOP = 10_000         # iterations of one `while` / `repeat`
+MAX_SETTLE = 1_000        # state checks run while the game settles once, before they count as runaway
 MAX_TURNS = 100_000       # turns in one round
 MAX_ROUNDS = 10_000
 

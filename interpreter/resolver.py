@@ -82,6 +82,8 @@ def bound_names(node) -> set:
             out |= set(n.params or ())
         elif isinstance(n, A.Action) and n.param:
             out.add(n.param)
+        elif isinstance(n, A.Check) and n.var:
+            out.add(n.var)
     return out
 
 

@@ -1,8 +1,9 @@
 """Scenarios: a designer's test of one rule, in one YAML file.
 
 A scenario names a ruleset and options, sets up a position (cards in zones, whose
-turn, variables), scripts the decisions, dice and random picks, plays a number of
-turns from that position and checks the outcome. See docs/scenarios.md.
+turn, variables), scripts the decisions, dice and random picks, plays from that position
+(the start of a turn, of a round or of the game) for a number of turns, to the round's
+end or to the game's end, and checks the outcome. See docs/scenarios.md.
 
     scenario: MGT-N-MEAN a mean monster costs a random card
     ruleset: mgt.cgl
@@ -34,8 +35,14 @@ from .game import Game
 from .loader import MarkedDict, load, read_yaml, resolve
 from .state import plain
 
-KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "script", "dice",
+KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "until", "script", "dice",
               "random", "expect", "about"}
+
+# Where the play begins (`setup: {from: …}`) and where it stops (`until: …`): a game is one match.
+_FROM = {"turn start": "turn", "round start": "round", "game start": "game", "match start": "game"}
+_UNTIL = {"round end": "round", "game end": "game", "match end": "game"}
+# How a scenario names one card as a variable's value: `{card: King, in: pot, at: 1}`.
+_CARD_KEYS = ("card", "in", "at")
 
 
 @attrs.define
@@ -55,21 +62,24 @@ class Outcome:
         return "\n".join([head] + [f"    - {f}" for f in self.failures])
 
 
-def _bad(path, data, key, message, hint=None):
-    span = data.span(path, key) if isinstance(data, MarkedDict) else A.Span(path, 1, 1, 1, 2)
+def _bad(path, data, key, message, hint=None, value=False):
+    """A located E013: at `key` of the mapping `data` (at its value with `value`)."""
+    span = data.span(path, key, value) if isinstance(data, MarkedDict) else A.Span(path, 1, 1, 1, 2)
     return CglError(Diagnostic("E013", message, span, hint=hint))
 
 
-# What each key of a scenario holds: "map", "list", "int", "text", or a nested schema.
+# What each key of a scenario holds: "map", "list", "int", "text", "bool", or a nested schema.
 _SHAPE = {
     "scenario": "text", "ruleset": "text", "players": "int", "options": "map", "seed": "int",
-    "turns": "int", "script": "list", "dice": "list", "random": "list", "about": "text",
-    "setup": {"turn": "text", "round": "int", "zones": "map", "rest": "text", "players": "map",
+    "turns": "int", "until": "text", "script": "list", "dice": "list", "random": "list", "about": "text",
+    "setup": {"from": "text", "turn": "text", "round": "int", "zones": "map", "rest": "text", "players": "map",
               "cards": "map", "globals": "map"},
     "expect": {"zones": "map", "players": "map", "cards": "map", "globals": "map", "log": "list",
-               "not_log": "list", "winners": "list", "next": "text", "stats": "map"},
+               "not_log": "list", "winners": "list", "over": "bool", "reason": "text", "round": "int",
+               "next": "text", "stats": "map"},
 }
-_WORDS = {"map": "a mapping (key: value lines)", "list": "a list", "int": "a whole number", "text": "a text"}
+_WORDS = {"map": "a mapping (key: value lines)", "list": "a list", "int": "a whole number", "text": "a text",
+          "bool": "yes or no"}
 
 
 def _check_shape(path, data, shape, where=""):
@@ -85,7 +95,7 @@ def _check_shape(path, data, shape, where=""):
                     raise _bad(path, v, k, f"unknown key `{k}` in `{where}{key}`", hint=did_you_mean(str(k), want))
             _check_shape(path, v, want, f"{where}{key}.")
             continue
-        ok = {"map": isinstance(v, dict), "list": isinstance(v, list),
+        ok = {"map": isinstance(v, dict), "list": isinstance(v, list), "bool": isinstance(v, bool),
               "int": isinstance(v, int) and not isinstance(v, bool), "text": isinstance(v, (str, int))}[want]
         if not ok:
             raise _bad(path, data, key, f"`{where}{key}` must be {_WORDS[want]}")
@@ -112,8 +122,47 @@ def read(path: str) -> list:
             if k not in KNOWN_KEYS:
                 raise _bad(path, item, k, f"unknown scenario key `{k}`", hint=did_you_mean(str(k), KNOWN_KEYS))
         _check_shape(path, item, _SHAPE)
+        _plan(path, item)
         out.append(item)
     return out
+
+
+def _words(text) -> str:
+    return " ".join(str(text).split()).lower()
+
+
+def _plan(path, item) -> tuple:
+    """Where a scenario's play begins and how far it goes: (begin, max_turns, to_end), begin
+    being "turn", "round" or "game". A wrong combination is an E013 at its line."""
+    setup = item.get("setup") or MarkedDict()
+    begin = "turn"
+    if setup.get("from") is not None:
+        begin = _FROM.get(_words(setup["from"]))
+        if begin is None:
+            raise _bad(path, setup, "from", f"`setup.from` must be `turn start` (the default), `round start` or "
+                       f"`game start`, not `{setup['from']}`", hint=did_you_mean(_words(setup["from"]), _FROM),
+                       value=True)
+    if begin != "turn" and setup.get("turn") is not None:
+        raise _bad(path, setup, "turn", f"a scenario from the {begin}'s start has no `turn`: the round's `first` "
+                   "(and its `start` block) decide who plays first")
+    if begin == "game" and setup.get("round") is not None:
+        raise _bad(path, setup, "round", "a scenario from the game's start plays from round 1: leave out `round`")
+    if setup.get("round") is not None and setup["round"] < 1:
+        raise _bad(path, setup, "round", f"`setup.round` counts from 1, not {setup['round']}", value=True)
+    until = item.get("until")
+    if until is not None:
+        if item.get("turns") is not None:
+            raise _bad(path, item, "until", "give `turns` (how many turns to play) or `until` (where to stop), "
+                       "not both")
+        stop = _UNTIL.get(_words(until))
+        if stop is None:
+            raise _bad(path, item, "until", f"`until` must be `round end` or `game end`, not `{until}` (for a number "
+                       "of turns, write `turns: N`)", hint=did_you_mean(_words(until), _UNTIL), value=True)
+        return begin, None, stop == "game"
+    turns = 1 if item.get("turns") is None else item["turns"]
+    if turns < 0:
+        raise _bad(path, item, "turns", f"`turns` is how many turns to play: 0 or more, not {turns}", value=True)
+    return begin, turns, False
 
 
 def _seat(path, data, key, text, n) -> int:
@@ -123,36 +172,109 @@ def _seat(path, data, key, text, n) -> int:
     raise _bad(path, data, key, f"`{text}` is not a player of this scenario (P1 to P{n})")
 
 
-def _zone_key(engine, path, data, label) -> str:
+def _zone_key(engine, path, data, label, key=None) -> str:
+    """The state's key of the zone a scenario names (`pile`, `hand P1`, `under Drache`); an
+    error points at `key` of `data` (default: the label itself, a key of `data`)."""
     rs = engine.rs
+    at, on_value = (label, False) if key is None else (key, True)
     parts = str(label).split()
-    name = parts[0]
+    name = parts[0] if parts else ""
     z = rs.zones.get(name)
     if z is None:
-        raise _bad(path, data, label, f"unknown zone `{name}`", hint=did_you_mean(name, rs.zones))
+        raise _bad(path, data, at, f"unknown zone `{name}`", hint=did_you_mean(name, rs.zones), value=on_value)
     if z.per_card:
         host = " ".join(parts[1:])
         card = next((c for c in engine.cards if c.name == host), None)
         if card is None:
-            raise _bad(path, data, label, f"`{name}` belongs to each card: write `{name} CARD NAME`",
-                       hint=did_you_mean(host, [c.name for c in engine.cards]) if host else None)
+            raise _bad(path, data, at, f"`{name}` belongs to each card: write `{name} CARD NAME`",
+                       hint=did_you_mean(host, [c.name for c in engine.cards]) if host else None, value=on_value)
         return f"{name}@{card.id}"
     if z.per_player:
         if len(parts) != 2:
-            raise _bad(path, data, label, f"`{name}` belongs to each player: write `{name} P1`")
-        return f"{name}:{_seat(path, data, label, parts[1], engine.n)}"
+            raise _bad(path, data, at, f"`{name}` belongs to each player: write `{name} P1`", value=on_value)
+        return f"{name}:{_seat(path, data, at, parts[1], engine.n)}"
     if len(parts) != 1:
-        raise _bad(path, data, label, f"`{name}` is shared: write just `{name}`")
+        raise _bad(path, data, at, f"`{name}` is shared: write just `{name}`", value=on_value)
     return name
 
 
-def _value(engine, v):
-    """A scenario value: card names stay text unless they name a card var's value."""
+def _value(engine, v, path="", data=None, key=None):
+    """A scenario value for a variable: `P1` is a player; a mapping `{card: …}` is one card
+    (see `_card`); a list holds such values; anything else (a number, a text, an enum
+    member) is itself. `data`/`key`: where the value is, for errors."""
     if isinstance(v, str) and v.upper().startswith("P") and v[1:].isdigit() and 1 <= int(v[1:]) <= engine.n:
         return engine.players[int(v[1:]) - 1]
     if isinstance(v, list):
-        return [_value(engine, x) for x in v]
+        return [_value(engine, x, path, data, key) for x in v]
+    if isinstance(v, dict):
+        return _card(engine, path, v, data, key)
     return v
+
+
+def _card(engine, path, spec, data=None, key=None):
+    """The one card a scenario names as a value: `{card: NAME}` when a single card has that
+    name; `{card: NAME, in: ZONE}` for the copy lying in that zone (as the setup placed it);
+    `{card: NAME, in: ZONE, at: N}` for the Nth card from the top when several copies lie
+    there. Anything else is an E013 at its line."""
+    where = spec if isinstance(spec, MarkedDict) else data
+    for k in spec:
+        if k not in _CARD_KEYS:
+            raise _bad(path, spec, k, f"unknown key `{k}` in a card: write `{{card: NAME}}`, or "
+                       "`{card: NAME, in: ZONE}` (and `at: N`, counted from the top) when several cards have "
+                       "that name", hint=did_you_mean(str(k), _CARD_KEYS))
+    name = spec.get("card")
+    if name is None or isinstance(name, (bool, list, dict)):
+        raise _bad(path, where, key if where is data else "card",
+                   "a card as a value is written `{card: NAME}` (`{card: NAME, in: ZONE}` to say which copy)")
+    name = str(name)
+    copies = [c for c in engine.cards if c.name == name]
+    if not copies:
+        raise _bad(path, spec, "card", f"no card is named `{name}`",
+                   hint=did_you_mean(name, [c.name for c in engine.cards]), value=True)
+    at = spec.get("at")
+    if at is not None and (not isinstance(at, int) or isinstance(at, bool) or at < 1):
+        raise _bad(path, spec, "at", f"`at` is a position from the top of the zone (1 is the top), not `{at}`",
+                   value=True)
+    if spec.get("in") is None:
+        if at is not None:
+            raise _bad(path, spec, "at", "`at` counts from the top of a zone: name the zone with `in: ZONE`")
+        if len(copies) > 1:
+            raise _bad(path, spec, "card", f"{len(copies)} cards are named `{name}`: say which with "
+                       f"`{{card: {name}, in: ZONE}}`", value=True)
+        return copies[0]
+    label = spec["in"]
+    if not isinstance(label, (str, int)) or isinstance(label, bool):
+        raise _bad(path, spec, "in", "`in` names a zone: `pile`, `hand P1`, `under CARD NAME`", value=True)
+    st = engine.state
+    ids = list(reversed(st.zones.get(_zone_key(engine, path, spec, label, "in"), [])))   # top first
+    if at is not None:
+        if at > len(ids):
+            raise _bad(path, spec, "at", f"`{label}` holds {len(ids)} card(s): nothing lies at {at}", value=True)
+        found = engine.cards[ids[at - 1]]
+        if found.name != name:
+            raise _bad(path, spec, "at", f"the card at {at} in `{label}` is `{found.name}`, not `{name}`",
+                       value=True)
+        return found
+    here = [pos for pos, cid in enumerate(ids, 1) if engine.cards[cid].name == name]
+    if not here:
+        raise _bad(path, spec, "in", f"no `{name}` lies in `{label}`", value=True)
+    if len(here) > 1:
+        raise _bad(path, spec, "in", f"{len(here)} cards named `{name}` lie in `{label}` (at "
+                   f"{', '.join(map(str, here))} from the top): say which with `at: N`", value=True)
+    return engine.cards[ids[here[0] - 1]]
+
+
+def _want(engine, path, v, data=None, key=None):
+    """An expected value: players as for `_value`; a card by its name (`King` or `{card: King}`)."""
+    if isinstance(v, list):
+        return [_want(engine, path, x, data, key) for x in v]
+    if isinstance(v, dict):
+        extra = [k for k in v if k != "card"]
+        if extra or v.get("card") is None:
+            raise _bad(path, v if isinstance(v, MarkedDict) else data, extra[0] if extra else key,
+                       "an expected card is compared by its name: write `NAME` or `{card: NAME}`")
+        return str(v["card"])
+    return _value(engine, v)
 
 
 def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
@@ -200,7 +322,7 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
         for k, v in (values or {}).items():
             if k not in eng.player_var_names:
                 raise _bad(path, values, k, f"no player variable `{k}`", hint=did_you_mean(str(k), eng.player_var_names))
-            st.player_vars[seat][k] = _value(eng, v)
+            st.player_vars[seat][k] = _value(eng, v, path, values, k)
     for name, values in (setup.get("cards") or {}).items():
         cards = by_name.get(str(name))
         if not cards:
@@ -209,11 +331,11 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
             if k not in eng.card_var_names:
                 raise _bad(path, values, k, f"no card variable `{k}`", hint=did_you_mean(str(k), eng.card_var_names))
             for c in cards:
-                st.card_vars[c.id][k] = _value(eng, v)
+                st.card_vars[c.id][k] = _value(eng, v, path, values, k)
     for k, v in (setup.get("globals") or {}).items():
         if k not in st.globals:
             raise _bad(path, setup.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))
-        st.globals[k] = _value(eng, v)
+        st.globals[k] = _value(eng, v, path, setup.get("globals"), k)
     st.round_no = int(setup.get("round") or 1)
     return _seat(path, setup, "turn", setup.get("turn") or "P1", eng.n)
 
@@ -264,11 +386,15 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True) -> Outcome:
     eng.listeners.append(lambda e: transcript.append(e["text"]))
     failures: list = []
     setup = item.get("setup") or MarkedDict()
+    begin, turns, to_end = _plan(path, item)
     start = setup_position(game, path, setup)
+    if begin != "turn":
+        # the round (or the game) is about to start: `play_round` counts it
+        eng.state.round_no = (setup.get("round") or 1) - 1 if begin == "round" else 0
     script = list(item.get("script") or [])
-    turns = 1 if item.get("turns") is None else item["turns"]
     try:
-        d = game.start(start_turn=start, max_turns=turns)
+        d = game.start(start_turn=start if begin == "turn" else None, max_turns=turns,
+                       start_round=begin == "round", to_end=to_end)
         while d is not None:
             if not script:
                 failures.append(f"the game asks P{d.player + 1} \"{d.prompt}\" ({', '.join(d.labels[:8])}) "
@@ -327,17 +453,17 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
         seat = _seat(path, expect.get("players"), label, label, eng.n)
         for k, v in (values or {}).items():
             have = plain(st.player_vars[seat].get(k, "<no such variable>"))
-            if have != plain(_value(eng, v)):
+            if have != plain(_want(eng, path, v, values, k)):
                 out.append(f"{label}.{k}: expected {v}, found {have}")
     for name, values in (expect.get("cards") or {}).items():
         cards = [c for c in eng.cards if c.name == str(name)]
         for k, v in (values or {}).items():
             have = plain(st.card_vars[cards[0].id].get(k)) if cards else None
-            if have != plain(v):
+            if have != plain(_want(eng, path, v, values, k)):
                 out.append(f"{name}.{k}: expected {v}, found {have}")
     for k, v in (expect.get("globals") or {}).items():
         have = plain(st.globals.get(k))
-        if have != plain(_value(eng, v)):
+        if have != plain(_want(eng, path, v, expect.get("globals"), k)):
             out.append(f"{k}: expected {v}, found {have}")
     for line in expect.get("log") or []:
         if not any(str(line) in t for t in transcript):
@@ -349,7 +475,18 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
         want = sorted(str(w) for w in (expect["winners"] or []))
         have = sorted(f"P{w + 1}" for w in (st.winners or []))
         if want != have:
-            out.append(f"winners: expected {want or 'none'}, found {have or 'none'}")
+            out.append(f"winners: expected {want or 'none'}, found {have or 'none'}"
+                       + ("" if st.finished else " (the game has not ended)"))
+    if expect.get("over") is not None and expect["over"] != st.finished:
+        out.append("the game: expected it to " + ("have ended" if expect["over"] else "go on")
+                   + (f", but it ended ({st.end_reason})" if st.finished else ", but it has not ended"))
+    if expect.get("reason") is not None:
+        if not st.finished:
+            out.append(f"end reason: expected \"{expect['reason']}\", but the game has not ended")
+        elif str(expect["reason"]) != st.end_reason:
+            out.append(f"end reason: expected \"{expect['reason']}\", found \"{st.end_reason}\"")
+    if expect.get("round") is not None and expect["round"] != st.round_no:
+        out.append(f"round: expected {expect['round']}, found {st.round_no}")
     if "next" in expect:
         nxt = eng.following_seat(st.current)
         if f"P{nxt + 1}" != str(expect["next"]):

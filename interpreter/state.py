@@ -28,7 +28,22 @@ class State:
     round_no: int = 0
     turn_no: int = 0
     phase: Optional[str] = None
+    # The turn order (section 1.2 of docs/language.md, interpreter/turn_order.py).
+    # `next_player`: who a `give turn to` made during a round's turns named for the next
+    # turn; `first_player`: who one made outside them (setup, a match's start, a round's
+    # start or end) named for the first turn of the round to come; `extra_turns`: the seats
+    # of the extra turns still to be taken, first first (`give extra turn to`);
+    # `first_extra_turns`: those given outside a round's turns, taken first in the round to
+    # come; `resume_from`: while extra turns are taken, the seat whose turn they follow,
+    # from which the order goes on; `direction`: 1 while play goes up the seats, -1 after
+    # `reverse turn order`; `in_turns`: a round's turns are being played.
     next_player: Optional[int] = None
+    first_player: Optional[int] = None
+    extra_turns: list = attrs.Factory(list)
+    first_extra_turns: list = attrs.Factory(list)
+    resume_from: Optional[int] = None
+    direction: int = 1
+    in_turns: bool = False
     finished: bool = False
     winners: Optional[list] = None
     end_reason: Optional[str] = None
@@ -52,6 +67,12 @@ class State:
             "round": self.round_no,
             "turn": self.turn_no,
             "phase": self.phase,
+            "direction": self.direction,
+            "next_player": None if self.next_player is None else self.next_player + 1,
+            "first_player": None if self.first_player is None else self.first_player + 1,
+            "extra_turns": [s + 1 for s in self.extra_turns],
+            "first_extra_turns": [s + 1 for s in self.first_extra_turns],
+            "resume_from": None if self.resume_from is None else self.resume_from + 1,
             "winners": None if self.winners is None else [w + 1 for w in self.winners],
         }
 

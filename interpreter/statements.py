@@ -22,7 +22,23 @@ class Statements:
     """`x_move`, `s_move`, … (see the module doc); the engine's other methods come with it."""
 
     def x_move(self, s, env):
-        return self.s_move(s, self.ev(s.cards, env), self.ev(s.dest, env))
+        moved = yield from self.s_move(s, self.ev(s.cards, env), self.ev(s.dest, env))
+        if s.then is not None:
+            yield from self.then_block(s, moved, env)
+
+    # `… then { … }` runs its block when the statement moved at least one card: each card
+    # statement's `s_…` returns how many it moved (not those already there, refused by a
+    # rule or replaced by an `instead`). The statement and its block are one change: the
+    # game settles (state checks) after the block, not between them.
+    def then_block(self, s, moved, env):
+        if moved:
+            self.holding += 1
+            try:
+                yield from self.run_block(s.then, env)
+            finally:
+                self.holding -= 1
+        if self._checks:
+            yield from self.settle()
 
     # Each statement is split in two: `x_…` evaluates its expressions (tree walking) and
     # `s_…` does the work with the values; compiled rulesets (codegen.py) call `s_…` directly.
@@ -42,9 +58,12 @@ class Statements:
                 self.log("move", f"{moved} card{'s' if moved != 1 else ''} move to {dest}", count=moved)
         self.quiet_moves += bulk
         try:
-            yield from self._move_each(cards, dest, s)
+            moved = yield from self._move_each(cards, dest, s)
         finally:
             self.quiet_moves -= bulk
+        if self._checks and s.then is None:
+            yield from self.settle()
+        return moved
 
     def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
         """True when a card event of this kind between these zones is known to need no
@@ -54,25 +73,33 @@ class Statements:
     def _move_each(self, cards, dest, s):
         quiet = set()   # source zones a move from which nothing hears (nothing runs between such moves)
         where = self.state.where
+        ruled = self._zone_rules
+        moved = 0
         for c in cards:
             key = where[c.id]
             if key == dest.key:
                 continue  # already there: no move, no event
             if key in quiet:
                 self._place(c, dest, s.position)
+                moved += 1
                 continue
             src = self.zone_of_card(c)
-            if self._unheard("move", src, dest):
+            if not ruled and self._unheard("move", src, dest):
                 quiet.add(key)
                 self._place(c, dest, s.position)
+                moved += 1
                 continue
             who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
             ev = Event("move", None, c, self.players[who], src, dest)
+            if ruled and self.refused(ev):
+                continue
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
+            moved += 1
             hit = self._moved(ev, s.position)
             if hit is not None:
                 yield from self.event_run(ev, hit)
+        return moved
 
     def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
         """Card event `ev` happens: its card goes to `ev.dest`, counted under `stat` + its
@@ -112,8 +139,10 @@ class Statements:
         return ref
 
     def x_draw(self, s, env):
-        return self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
-                           self.ev(s.dest, env) if s.dest else None)
+        moved = yield from self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
+                                       self.ev(s.dest, env) if s.dest else None)
+        if s.then is not None:
+            yield from self.then_block(s, moved, env)
 
     def s_draw(self, s, n, src, dest):
         n = _num(n, s.count, self)
@@ -122,6 +151,7 @@ class Statements:
                 else self._default_zone("hand", s, self.state.current))
         who = dest.owner if dest.owner is not None else self.state.current
         zones = self.state.zones
+        moved = 0
         for _ in range(n):
             ids = zones.get(src.key)
             if not ids:
@@ -131,16 +161,31 @@ class Statements:
                 break
             card = self.cards[ids[-1]]
             ev = Event("draw", None, card, self.players[who], src, dest)
+            if self._zone_rules and self.refused(ev):
+                break  # the top card may not go: the draw stops there
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
+            moved += 1
             hit = self._moved(ev, "top", "card drawn:")
             if hit is not None:
                 yield from self.event_run(ev, hit)
+        if self._checks and s.then is None:
+            yield from self.settle()
+        return moved
 
     def x_deal(self, s, env):
-        return self.s_deal(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None)
+        moved = yield from self.s_deal(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None)
+        if s.then is not None:
+            yield from self.then_block(s, moved, env)
 
     def s_deal(self, s, n, src):
+        counter = [0]
+        yield from self._deal(s, n, src, counter)
+        if self._checks and s.then is None:
+            yield from self.settle()
+        return counter[0]
+
+    def _deal(self, s, n, src, counter):
         n = _num(n, s.count, self)
         src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
         order = self.seat_order(self.state.current)
@@ -156,27 +201,77 @@ class Statements:
                     return
                 card = self.cards[ids[-1]]
                 ev = Event("deal", None, card, self.players[p], src, dest)
+                if self._zone_rules and self.refused(ev):
+                    return  # the top card may not go: the deal stops there
                 if self._instead_by_kind and (yield from self._replace(ev)):
                     continue
+                counter[0] += 1
                 hit = self._moved(ev, "top", "card dealt:")
                 if hit is not None:
                     yield from self.event_run(ev, hit)
 
     def x_discard(self, s, env):
-        return self.s_discard(s, self.ev(s.cards, env), self.ev(s.dest, env) if s.dest else None)
+        moved = yield from self.s_discard(s, self.ev(s.cards, env), self.ev(s.dest, env) if s.dest else None)
+        if s.then is not None:
+            yield from self.then_block(s, moved, env)
 
     def s_discard(self, s, cards, dest):
         cards = self.cards_of(cards, s.cards)
         dest = self.as_zone(dest, s.dest) if s.dest else self._default_zone("discard", s)
+        moved = 0
         for c in list(cards):
             src = self.zone_of_card(c)
             who = src.owner if src.owner is not None else self.state.current
             ev = Event("discard", None, c, self.players[who], src, dest, s.forced)
+            if self._zone_rules and self.refused(ev):
+                continue
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
+            moved += 1
             hit = self._moved(ev, "top", "card discarded:")
             if hit is not None:
                 yield from self.event_run(ev, hit)
+        if self._checks and s.then is None:
+            yield from self.settle()
+        return moved
+
+    def x_swap(self, s, env):
+        moved = yield from self.s_swap(s, self.ev(s.a, env), self.ev(s.b, env))
+        if s.then is not None:
+            yield from self.then_block(s, moved, env)
+
+    def s_swap(self, s, a, b):
+        """`swap a with b`: the two cards trade places (zone and position) as one change: both
+        halves are asked of the zone rules first (either refused: neither moves), both cards
+        are placed, and only then are the two move events raised (a's, then b's), so every
+        trigger sees the final position; the game settles after both."""
+        a, b = self._one_card(a, s.a), self._one_card(b, s.b)
+        where, zones = self.state.where, self.state.zones
+        ka, kb = where[a.id], where[b.id]
+        if a.id == b.id or ka == kb:
+            return 0   # the same zone: nothing moves
+        za, zb = self.zone_of_card(a), self.zone_of_card(b)
+        cur = self.state.current
+        ev_a = Event("move", None, a, self.players[zb.owner if zb.owner is not None else cur], za, zb)
+        ev_b = Event("move", None, b, self.players[za.owner if za.owner is not None else cur], zb, za)
+        if self._zone_rules and (self.refused(ev_a) or self.refused(ev_b)):
+            return 0
+        ia, ib = zones[ka].index(a.id), zones[kb].index(b.id)
+        zones[ka][ia], zones[kb][ib] = b.id, a.id
+        where[a.id], where[b.id] = kb, ka
+        hits = [(ev, self.event_begin(ev)) for ev in (ev_a, ev_b)]
+        for ev, hit in hits:
+            if hit is not None:
+                yield from self.event_run(ev, hit)
+        if self._checks and s.then is None:
+            yield from self.settle()
+        return 2
+
+    def _one_card(self, value, node):
+        cards = self.cards_of(value, node)
+        if len(cards) != 1:
+            raise self.fail(node, f"`swap` trades two cards, one on each side, and this is {len(cards)} cards")
+        return cards[0]
 
     def x_shuffle(self, s, env):
         return self.s_shuffle(s, self.ev(s.zone, env))
@@ -219,8 +314,8 @@ class Statements:
                 self.state.globals[t.id] = new
         else:
             self.s_set_attr(s, self.ev(t.obj, env), value)
-        return
-        yield
+        if self._checks:
+            yield from self.settle()
 
     def s_set_attr(self, s, obj, value):
         """`set obj.name op value` for a card's or player's variable."""
@@ -494,7 +589,41 @@ class Statements:
         yield
 
     def s_give(self, s, who):
-        self.state.next_player = self.as_player(who, s.player).seat
+        """During a round's turns, `who` plays the next turn (after any extra turns still to
+        be taken) and the order goes on from them; outside them (setup, a match's start, a
+        round's start or end), `who` plays the first turn of the round to come."""
+        st = self.state
+        seat = self.as_player(who, s.player).seat
+        if st.in_turns:
+            st.next_player = seat
+        else:
+            st.first_player = seat
+
+    def x_give_extra(self, s, env):
+        self.s_give_extra(s, self.ev(s.player, env))
+        return
+        yield
+
+    def s_give_extra(self, s, who):
+        """`who` takes an extra turn: queued after those already given, each taken in order
+        once this turn ends (a player out by then is passed over); given outside a round's
+        turns, taken first in the round to come."""
+        st = self.state
+        p = self.as_player(who, s.player)
+        (st.extra_turns if st.in_turns else st.first_extra_turns).append(p.seat)
+        self.log("extra_turn", f"{p} will take an extra turn", player=p.seat + 1)
+
+    def x_reverse(self, s, env):
+        self.s_reverse(s)
+        return
+        yield
+
+    def s_reverse(self, s):
+        """Play goes the other way round the table: `direction` changes sign."""
+        st = self.state
+        st.direction = -st.direction
+        way = "up" if st.direction > 0 else "down"
+        self.log("direction", f"The turn order is reversed: play now goes {way} the seats", direction=st.direction)
 
     def x_act(self, s, env):
         who = self.as_player(self.ev(s.by, env), s.by)

@@ -279,6 +279,8 @@ class TypeChecker:
                         self._bound.add(n.name)
                     elif isinstance(n, A.Action) and n.param:
                         self._bound.add(n.param)
+                    elif isinstance(n, A.Check) and n.var:
+                        self._bound.add(n.var)
         if scope == "global" and name in self._bound:
             return None     # a local of the same name: `set` may mean either
         for n in self._sets:
@@ -536,7 +538,7 @@ class Checks:
     def c_DeckRule(self, r, sc):
         self.condition(r.cond, sc)
 
-    c_Invariant = c_Rule = c_Trigger = c_DeckRule
+    c_Invariant = c_Rule = c_Trigger = c_Check = c_DeckRule
 
     def c_Reaction(self, r, sc):
         self.condition(r.cond, sc)
@@ -559,6 +561,17 @@ class Checks:
     def c_Draw(self, s, sc):
         self._count(s, sc)
         self.c_Move(s, sc)
+
+    def c_GiveExtra(self, s, sc):
+        t = self.ty(s.player, sc)
+        if t is not None and t != "player":
+            self.report(s.player, f"an extra turn goes to a player, and this is {describe(t)}")
+
+    def c_Swap(self, s, sc):
+        for side in (s.a, s.b):
+            t = self.ty(side, sc)
+            if t is not None and t != "card":
+                self.report(side, f"`swap` trades one card for another, and this is {describe(t)}")
 
     def c_Move(self, s, sc):
         dest = getattr(s, "dest", None)

@@ -31,3 +31,144 @@ def _one_load_per_ruleset(monkeypatch):
 def test_scenario(path, item):
     outcome = scenario.run(path, item, check_invariants=True)
     assert outcome.passed, outcome.report() + "\n" + "\n".join("    | " + t for t in outcome.transcript)
+
+
+# ------------------------------------------------------------------ wrong shapes
+# A scenario's plan (where its play begins and stops) and the cards it names as values
+# are checked with an E013 at the line and column of the mistake, never a traceback.
+
+WAR = str(pathlib.Path(__file__).parent.parent / "examples" / "war.cgl")
+
+
+def _scenario_file(tmp_path, body: str) -> str:
+    path = tmp_path / "s.yaml"
+    path.write_text(f"scenario: x\nruleset: {WAR}\nplayers: 2\n{body}")
+    return str(path)
+
+
+def _error(fn):
+    from cgl.interpreter.diagnostics import CglError
+    with pytest.raises(CglError) as info:
+        fn()
+    [d] = info.value.diagnostics
+    return d
+
+
+@pytest.mark.one_engine
+@pytest.mark.parametrize("body, line, col, message", [
+    ("setup: {from: round begin}\n", 4, 15, "`setup.from` must be `turn start` (the default), `round start` or "
+                                            "`game start`, not `round begin`"),
+    ("setup:\n  from: round start\n  turn: P2\n", 6, 3, "has no `turn`: the round's `first`"),
+    ("setup:\n  from: game start\n  round: 2\n", 6, 3, "plays from round 1: leave out `round`"),
+    ("setup: {round: 0}\n", 4, 16, "`setup.round` counts from 1, not 0"),
+    ("turns: -1\n", 4, 8, "`turns` is how many turns to play: 0 or more, not -1"),
+    ("until: rond end\n", 4, 8, "`until` must be `round end` or `game end`, not `rond end`"),
+    ("until: 3\n", 4, 8, "for a number of turns, write `turns: N`"),
+    ("turns: 2\nuntil: round end\n", 5, 1, "give `turns` (how many turns to play) or `until` (where to stop), not both"),
+    ("expect: {over: maybe}\n", 4, 10, "`expect.over` must be yes or no"),
+    ("expect:\n  round: last\n", 5, 3, "`expect.round` must be a whole number"),
+    ("expect:\n  reason: [win]\n", 5, 3, "`expect.reason` must be a text"),
+])
+def test_a_wrong_plan_or_expectation_is_a_located_error(tmp_path, body, line, col, message):
+    from cgl.interpreter.diagnostics import render
+    path = _scenario_file(tmp_path, body)
+    d = _error(lambda: scenario.read(path))
+    assert d.code == "E013" and message in d.message, d.message
+    assert (d.span.path, d.span.line, d.span.column) == (path, line, col)
+    shown = render(d).splitlines()
+    assert shown[0].startswith(f"{path}:{line}:{col}: E013") and shown[1].endswith(body.splitlines()[line - 4])
+    assert shown[2].strip().startswith("^")
+
+
+@pytest.mark.parametrize("value, col, message", [
+    ("{card: King}", 26, "4 cards are named `King`: say which with `{card: King, in: ZONE}`"),
+    ("{card: King, in: pot}", 36, "2 cards named `King` lie in `pot` (at 1, 3 from the top): say which with `at: N`"),
+    ("{card: King, in: pot, at: 2}", 45, "the card at 2 in `pot` is `5`, not `King`"),
+    ("{card: King, in: pot, at: 9}", 45, "`pot` holds 3 card(s): nothing lies at 9"),
+    ("{card: King, in: pot, at: 0}", 45, "`at` is a position from the top of the zone (1 is the top), not `0`"),
+    ("{card: King, at: 1}", 32, "`at` counts from the top of a zone: name the zone with `in: ZONE`"),
+    ("{card: Queen, in: pot}", 37, "no `Queen` lies in `pot`"),
+    ("{card: Kong}", 26, "no card is named `Kong`"),
+    ("{card: King, in: pott}", 36, "unknown zone `pott`"),
+    ("{card: King, in: pile}", 36, "`pile` belongs to each player: write `pile P1`"),
+    ("{name: King}", 20, "unknown key `name` in a card"),
+    ("{in: pot}", 19, "a card as a value is written `{card: NAME}`"),
+    ("[{card: King, in: pot, at: 1}, {card: Joker}]", 57, "no card is named `Joker`"),
+])
+def test_a_card_named_as_a_value_must_be_one_card(tmp_path, value, col, message):
+    """A card-valued variable is set to one card: by name when unique, else by zone (and
+    position from the top, when several copies lie there); anything else is located."""
+    path = _scenario_file(tmp_path, "setup:\n  zones:\n    pot: [King, \"5\", King]\n  players:\n"
+                                    f"    P2: {{showing: {value}}}\n")
+    [item] = scenario.read(path)
+    d = _error(lambda: scenario.run(path, item))
+    assert d.code == "E013" and message in d.message, d.message
+    assert (d.span.line, d.span.column) == (8, col)
+
+
+def test_an_expected_card_is_compared_by_its_name(tmp_path):
+    path = _scenario_file(tmp_path, "expect:\n  players:\n    P2: {showing: {card: King, in: pot}}\n")
+    [item] = scenario.read(path)
+    d = _error(lambda: scenario.run(path, item))
+    assert d.code == "E013" and "an expected card is compared by its name" in d.message
+    assert (d.span.line, d.span.column) == (6, 32)
+
+
+def test_card_valued_globals_and_card_variables_hold_the_very_copy_named(tmp_path):
+    """Of two copies of C1 in P1's hand, `at: 3` names the lower one: the game reads that
+    card itself (its id), not a text or the other copy."""
+    (tmp_path / "deck.yaml").write_text("cards:\n  - {name: A1, rank: 1}\n  - {name: C1, rank: 3, count: 2}\n")
+    (tmp_path / "r.cgl").write_text(
+        'game "G" { players 2 }\ncards from "deck.yaml" { name: text  rank: int }\n'
+        'zone deck: shared, ordered, hidden, as deck\nzone hand: per player, owner, as hand\n'
+        'var chosen = none\nvar partner per card = none\n'
+        'round { until turn_no >= 1 }\n'
+        'turn { phase p { say "chosen {chosen.name} #{chosen.id} rank {chosen.rank}, partner {chosen.partner.name}" } }\n')
+    (tmp_path / "s.yaml").write_text(
+        "scenario: x\nruleset: r.cgl\nplayers: 2\n"
+        "setup:\n  zones:\n    hand P1: [A1, C1, C1]\n"
+        "  globals: {chosen: {card: C1, in: hand P1, at: 3}}\n"
+        "  cards:\n    C1: {partner: {card: A1}}\n"
+        "expect:\n  globals: {chosen: C1}\n  cards:\n    C1: {partner: {card: A1}}\n"
+        "  log: ['chosen C1 #2 rank 3, partner A1']\n")
+    [item] = scenario.read(str(tmp_path / "s.yaml"))
+    outcome = scenario.run(str(tmp_path / "s.yaml"), item)
+    assert outcome.passed, outcome.report() + "\n" + "\n".join(outcome.transcript)
+    # the other copy (#1) is not the one the global holds
+    assert "chosen C1 #2 rank 3, partner A1" in outcome.transcript
+
+
+@pytest.mark.one_engine
+def test_the_cli_reports_a_wrong_plan_with_its_line_and_fails(tmp_path):
+    from click.testing import CliRunner
+
+    from cgl.cli.main import main
+    path = _scenario_file(tmp_path, "until: match ends\n")
+    r = CliRunner().invoke(main, ["test", path])
+    assert r.exit_code == 1
+    assert f"{path}:4:8: E013 `until` must be `round end` or `game end`" in r.output
+    assert "   4 | until: match ends" in r.output and "help: did you mean `match end`?" in r.output
+
+
+@pytest.mark.parametrize("how, plan, ends", [
+    ("win current", "turns: 1", "Game over (win): winner: P2"),
+    ("end game", "until: round end", "Game over (win): winner: P1"),   # the match's end block decides
+    ("end game", "turns: 1", None),                                   # the turn limit's signal: no end
+])
+def test_a_game_that_ends_inside_a_scenario_ends_as_a_game_does(tmp_path, how, plan, ends):
+    """`win` ends the game wherever a scenario's play is, with the `end of game` event; `end
+    game` also runs the match's end block, unless the play counts turns (the turn limit stops
+    the play by the same signal)."""
+    (tmp_path / "r.cgl").write_text(
+        'game "G" { players 2 }\nmatch { rounds 3  end { say "match end"  win seat(1) } }\n'
+        f'round {{ until turn_no >= 2 }}\nturn {{ phase p {{ if current = seat(2) {{ {how} }} }} }}\n'
+        'on end of game as bye { say "bye" }\n')
+    (tmp_path / "s.yaml").write_text(f"scenario: x\nruleset: r.cgl\nplayers: 2\nsetup: {{turn: P2}}\n{plan}\n")
+    [item] = scenario.read(str(tmp_path / "s.yaml"))
+    outcome = scenario.run(str(tmp_path / "s.yaml"), item)
+    assert outcome.passed, outcome.report()
+    if ends is None:
+        assert not any("Game over" in t or "bye" in t for t in outcome.transcript), outcome.transcript
+    else:
+        assert ends in outcome.transcript and outcome.transcript[-1] == "bye", outcome.transcript
+        assert ("match end" in outcome.transcript) == (how == "end game")

@@ -30,7 +30,7 @@ class CompiledEngine(Engine):
         super().__init__(rs, players, seed, check_invariants)
         self.dcache = {name: [_MISSING] * len(self.cards) for name in self.card_derives}
         self._use(self.cx)
-        self._forbidden = {r.forbid for r in rs.rules}
+        self._forbidden = {r.tag for r in rs.rules} - {None}
         # the zones of the roles `draw 1` and `discard c` use, found once (see s_draw1)
         self._deck = self._pile = None
         self._hands = [None] * self.n
@@ -80,7 +80,7 @@ class CompiledEngine(Engine):
     # generator to run (None: nothing does). Anything else goes the general way, unstarted.
     def s_draw1(self, s, dest):
         """`s_draw(s, 1, None, dest)`."""
-        if self._instead_by_kind:
+        if self._instead_by_kind or self._zone_rules or self._checks:
             return self.s_draw(s, 1, None, dest)
         st = self.state
         src = self._deck or self._default_zone("deck", s)
@@ -100,7 +100,7 @@ class CompiledEngine(Engine):
 
     def s_discard1(self, s, card):
         """`s_discard(s, card, None)`."""
-        if card.__class__ is not Card or self._instead_by_kind:
+        if card.__class__ is not Card or self._instead_by_kind or self._zone_rules or self._checks:
             return self.s_discard(s, card, None)
         src = self._zone_refs.get(self.state.where[card.id]) or self.zone_of_card(card)
         dest = self._pile = self._pile or self._default_zone("discard", s)

@@ -243,6 +243,8 @@ class CodeGen(Expressions, Statements):
                                             event=r.event.kind)
                            for k in ("eligible", "ask", "body")})
             self.reactions[id(r)] = pieces
+        for chk in rs.checks:
+            self.body(chk.body, sure=[chk.var] if chk.var else [])
         for a in rs.actions:
             self.actions[id(a)] = self.action_pieces(a)
         for proc in rs.procedures.values():

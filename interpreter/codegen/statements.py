@@ -225,6 +225,8 @@ class Statements:
                 f.limited = True
                 f = f.parent
         method(fn, s, sc, ks)
+        if isinstance(s, A.Set) and self.rs.checks:
+            fn.emit("if not eng.event_chain: yield from eng.settle()")   # as `Engine.x_set` does
 
     def _callable(self, s) -> bool:
         proc = self.rs.procedures.get(s.name)
@@ -388,16 +390,40 @@ class Statements:
     def s_Move(self, fn, s, sc, ks):
         a = self.guard(fn, s.cards, sc)
         b = self.guard(fn, s.dest, sc)
-        self.call(fn, s, f"eng.s_move({ks}, {a}, {b})")
+        self.call_then(fn, s, sc, f"eng.s_move({ks}, {a}, {b})")
+
+    def s_Swap(self, fn, s, sc, ks):
+        a = self.guard(fn, s.a, sc)
+        b = self.guard(fn, s.b, sc)
+        self.call_then(fn, s, sc, f"eng.s_swap({ks}, {a}, {b})")
+
+    def call_then(self, fn, s, sc, line: str):
+        """A card statement's call (as `call`), and its `then { … }` block when it moved a
+        card (each `s_…` returns how many it moved; see Engine.x_move)."""
+        if s.then is None:
+            self.call(fn, s, line)
+            return
+        moved = self.fresh("moved")
+        self.call(fn, s, f"{moved} = yield from {line}", gen=False)
+        fn.emit(f"if {moved}:")   # as Engine.then_block: one change, settled after the block
+        fn.emit("    eng.holding += 1")
+        fn.emit("    try:")
+        fn.ind += 2
+        self.block(fn, s.then, sc)
+        fn.ind -= 2
+        fn.emit("    finally:")
+        fn.emit("        eng.holding -= 1")
+        if self.rs.checks:
+            fn.emit("yield from eng.settle()")
 
     def s_Draw(self, fn, s, sc, ks):
         n = self.guard(fn, s.count, sc)
         src = self.guard(fn, s.source, sc) if s.source else "None"
         dest = self.guard(fn, s.dest, sc) if s.dest else "None"
-        if n == "1" and src == "None":  # the commonest draw: see CompiledEngine.s_draw1
+        if n == "1" and src == "None" and s.then is None:  # the commonest draw: see CompiledEngine.s_draw1
             self.run_moved(fn, s, f"eng.s_draw1({ks}, {dest})")
         else:
-            self.call(fn, s, f"eng.s_draw({ks}, {n}, {src}, {dest})")
+            self.call_then(fn, s, sc, f"eng.s_draw({ks}, {n}, {src}, {dest})")
 
     def run_moved(self, fn, s, line):
         """Call a one-card move that runs at once (`s_draw1`, `s_discard1`), then what waits
@@ -411,14 +437,15 @@ class Statements:
     def s_Deal(self, fn, s, sc, ks):
         n = self.guard(fn, s.count, sc)
         src = self.guard(fn, s.source, sc) if s.source else "None"
-        self.call(fn, s, f"eng.s_deal({ks}, {n}, {src})")
+        self.call_then(fn, s, sc, f"eng.s_deal({ks}, {n}, {src})")
 
     def s_Discard(self, fn, s, sc, ks):
         a = self.guard(fn, s.cards, sc)
-        if s.dest is None:
+        if s.dest is None and s.then is None:
             self.run_moved(fn, s, f"eng.s_discard1({ks}, {a})")
         else:
-            self.call(fn, s, f"eng.s_discard({ks}, {a}, {self.guard(fn, s.dest, sc)})")
+            dest = self.guard(fn, s.dest, sc) if s.dest is not None else "None"
+            self.call_then(fn, s, sc, f"eng.s_discard({ks}, {a}, {dest})")
 
     def s_Shuffle(self, fn, s, sc, ks):
         z = self.guard(fn, s.zone, sc)
@@ -447,6 +474,13 @@ class Statements:
     def s_Give(self, fn, s, sc, ks):
         w = self.guard(fn, s.player, sc)
         self.call(fn, s, f"eng.s_give({ks}, {w})", gen=False)
+
+    def s_GiveExtra(self, fn, s, sc, ks):
+        w = self.guard(fn, s.player, sc)
+        self.call(fn, s, f"eng.s_give_extra({ks}, {w})", gen=False)
+
+    def s_ReverseOrder(self, fn, s, sc, ks):
+        self.call(fn, s, f"eng.s_reverse({ks})", gen=False)
 
     def s_Emit(self, fn, s, sc, ks):
         vals = [(k, self.guard(fn, v, sc)) for k, v in s.fields]

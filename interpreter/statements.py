@@ -52,7 +52,7 @@ class Statements:
             raise self.fail(s.dest, f"`{dest.name}` is a zone of each card: say which, `{dest.name}(c)`")
         cards = list(cards)
         bulk = len(cards) > 3
-        if bulk:  # one line for the log instead of one per card
+        if bulk and not self._zone_rules:  # one line for the log instead of one per card
             moved = sum(1 for c in cards if self.state.where[c.id] != dest.key)
             if moved:
                 self.log("move", f"{moved} card{'s' if moved != 1 else ''} move to {dest}", count=moved)
@@ -61,6 +61,8 @@ class Statements:
             moved = yield from self._move_each(cards, dest, s)
         finally:
             self.quiet_moves -= bulk
+        if bulk and self._zone_rules and moved:  # (a rule may refuse some: counted once moved)
+            self.log("move", f"{moved} card{'s' if moved != 1 else ''} moved to {dest}", count=moved)
         if self._checks and s.then is None:
             yield from self.settle()
         return moved

@@ -66,6 +66,7 @@ def test_each_card_of_a_move_is_asked_on_its_own(make_rules):
     assert sorted(names(rs, st.zones["pile"])) == ["A1", "A2", "A3"]
     assert sorted(names(rs, st.zones["deck"])) == ["B1", "B2", "B3", "C1", "C1"]
     assert st.stats["rule:green_stays"] == 2
+    assert "3 cards moved to pile" in texts(g)   # the bulk line counts what moved
 
 
 def test_a_refused_discard_keeps_the_card_in_hand(make_rules):

@@ -132,6 +132,7 @@ def _round_starts(version, players, seed, options=None):
                 "tables": [len(st.zones[f"table:{p}"]) for p in range(players)],
                 "stock": len(st.zones["stock"]),
                 "pile": len(st.zones["pile"]),
+                "aside": sum(len(st.zones[f"aside:{p}"]) for p in range(players)),
             })
     game.engine.listeners.append(listen)
     from cgl.interpreter.game import GreedyAgent
@@ -157,12 +158,13 @@ def test_mgt_deal_every_player_draws_eight_at_the_start(version, players):
 
 def test_mgt_deal_v02_every_round_starts_with_a_fresh_deal_of_eight():
     """MGT-DEAL: in v0.2 every round starts with all cards back in the stock and a new deal of
-    8 to every player."""
+    8 to every player; only the proud monsters set aside stay out (MGT-N-PROUD)."""
     game, snaps = _round_starts("mgt", 4, seed=2)
     assert [s["round"] for s in snaps] == [1, 2, 3]
+    assert snaps[0]["aside"] == 0 and snaps[-1]["aside"] > 0
     for s in snaps:
         assert s["hands"] == [8] * 4 and s["tables"] == [0] * 4 and s["pile"] == 0
-        assert s["stock"] == 201 - 32
+        assert s["stock"] == 201 - 32 - s["aside"]
     deals = collections.Counter()
     rnd = 0
     for e in game.state.log:
@@ -222,15 +224,129 @@ def test_mgt_rounds_v02_number_of_rounds_is_an_option():
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_mgt_rounds_v01_is_a_single_hand(seed):
-    """MGT-ROUNDS is a v0.2 rule: v0.1 is a single hand; the player who completes it wins."""
-    game = play(load("mgt-v0.1"), players=4, seed=seed, agents=["greedy"] * 4, check_invariants=True)
+def test_mgt_rounds_v01_plays_rounds_like_v02_by_default(seed):
+    """MGT-ROUNDS, decision 3: v0.1's document never speaks of rounds but gives points that
+    only matter when summed, so v0.1 offers the `rounds` option with v0.2's default of 3
+    (`cgl compare` then compares like with like): points are summed, most points wins."""
+    rs = load("mgt-v0.1")
+    assert rs.option_values["rounds"] == 3
+    game = play(rs, players=4, seed=seed, agents=["greedy"] * 4, check_invariants=True)
+    res = game.result
+    assert res.rounds == 3
+    assert sum(1 for e in game.state.log if e.get("type") == "round") == 3
+    totals = [0] * 4
+    for p, pts in _round_results(game):
+        totals[p - 1] += pts
+    assert [pl["points"] for pl in res.players] == totals
+    best = max(totals)
+    assert res.winners == ([p + 1 for p in range(4) if totals[p] == best] if best > 0 else [])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_mgt_rounds_v01_one_round_is_the_single_hand_of_its_document(seed):
+    """MGT-ROUNDS, decision 3: with `rounds=1` v0.1 is the single hand its document describes:
+    the player who completes it wins; a hand that runs the stock dry has no winner."""
+    game = play(load("mgt-v0.1", {"rounds": "1"}), players=4, seed=seed, agents=["greedy"] * 4,
+                check_invariants=True)
     res = game.result
     assert res.rounds == 1
     assert sum(1 for e in game.state.log if e.get("type") == "round") == 1
     won = _round_results(game)
     assert len(won) <= 1
     assert res.winners == [p for p, _ in won]
+
+
+# ------------------------------------------------------------------ MGT-N-PROUD across rounds
+# Scenarios play within one round, so the match-long ban (decision 13: "do końca gry", until
+# the end of the game, i.e. the match) is tested here, through the engine.
+
+def _zone_of(game, name):
+    card = next(c for c in game.engine.cards if c.name == name)
+    return game.state.where[card.id]
+
+
+def test_mgt_proud_ban_and_set_aside_monster_survive_the_start_of_a_round():
+    """MGT-N-PROUD: a ban made in an earlier round holds in the next one, and the set-aside
+    proud monster stays aside: a new round's deal does not bring it back into the stock."""
+    game = Game(load("mgt"), 2, 0, check_invariants=True)
+    setup_position(game, "test_mgt_rules", {
+        "zones": {"aside P1": ["Sphinx"], "aside P2": ["Demon"]},
+        "players": {"P1": {"banned": ["CAT"]}, "P2": {"banned": ["FIEND"]}},
+    })
+    seen = []
+    game.engine.listeners.append(lambda e: seen.append(e["text"]))
+    d = game.start()                      # the next round starts: all cards back, shuffle, deal
+    assert d is not None
+    st = game.state
+    assert st.round_no == 2
+    assert _zone_of(game, "Sphinx") == "aside:0" and _zone_of(game, "Demon") == "aside:1"
+    assert list(st.player_vars[0]["banned"]) == ["CAT"]
+    assert list(st.player_vars[1]["banned"]) == ["FIEND"]
+    in_play = sum(len(st.zones[k]) for k in st.zones if not k.startswith("aside"))
+    assert in_play == 201 - 2
+    assert not any("Sphinx" in t or "Demon" in t for t in seen)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_mgt_proud_set_aside_monster_stays_out_for_the_whole_match(version, seed):
+    """MGT-N-PROUD: a proud monster set aside is never dealt, drawn or moved again in the match
+    (`cgl run mgt -p 4 -s 1` used to deal P1's set-aside Sphinx again in round 2)."""
+    game = play(load(version), players=4, seed=seed, agents=["greedy"] * 4, check_invariants=True)
+    log = game.state.log
+    rounds = [i for i, e in enumerate(log) if e.get("type") == "round"]
+    assert len(rounds) == 3
+    asides = [(i, e["card"], e["player"]) for i, e in enumerate(log)
+              if e.get("type") == "move" and "to aside(" in e["text"]]
+    assert any(i < rounds[-1] for i, _, _ in asides), "nothing set aside before the last round"
+    for i, name, p in asides:
+        assert not [e["text"] for e in log[i + 1:] if e.get("card") == name], name
+        assert _zone_of(game, name) == f"aside:{p - 1}"
+
+
+def _key(game, card):
+    return game.engine.attr_of(card, "key")[1]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_mgt_proud_bans_last_the_whole_match(version, seed):
+    """MGT-N-PROUD: over a whole match, no ban is ever lifted and no set-aside monster ever
+    comes back; a round winner never counts a card of a type they banned earlier in the
+    match, except in an exposed set laid before the ban (decision 13)."""
+    game = Game(load(version), 4, seed, check_invariants=True)
+    st, eng = game.state, game.engine
+    by_id = {c.id: c for c in eng.cards}
+    snaps, problems = [], []
+
+    def snapshot():
+        return ([set(st.player_vars[p]["banned"]) for p in range(4)],
+                [set(st.zones[f"aside:{p}"]) for p in range(4)])
+
+    def listen(e):
+        if e.get("type") == "round" or (e.get("type") == "turn" and e.get("turn") == 1):
+            snaps.append((e.get("type"), snapshot()))
+        m = re.match(r"P(\d+) completes (\w+) and wins the round", e["text"])
+        if m and m.group(2) != "orphans_and_one":
+            p = int(m.group(1)) - 1
+            banned = set(st.player_vars[p]["banned"])
+            bad = [by_id[i].name for i in st.zones[f"hand:{p}"] if _key(game, by_id[i]) in banned]
+            if bad:
+                problems.append(f"P{p + 1} wins with banned cards in hand: {bad}")
+    eng.listeners.append(listen)
+    from cgl.interpreter.game import GreedyAgent
+    agents = [GreedyAgent(p, seed) for p in range(4)]
+    d = game.start()
+    while d is not None:
+        d = game.answer(agents[d.player].decide(d))
+    assert not problems, problems
+    final = snapshot()
+    seq = [s for _, s in snaps] + [final]
+    assert any(any(b) for b in final[0]), "nobody banned anything: pick another seed"
+    for before, after in zip(seq, seq[1:]):
+        for p in range(4):
+            assert before[0][p] <= after[0][p], f"P{p + 1}'s ban was lifted"
+            assert before[1][p] <= after[1][p], f"a monster P{p + 1} set aside came back"
 
 
 # ------------------------------------------------------------------ MGT-ANNOUNCE

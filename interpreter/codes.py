@@ -154,6 +154,11 @@ _CODES = [
          "kept on purpose (the rules say so), silence it with `# cgl: allow W109` on its line.",
          '| g.size = 8 and g.label in ["orphans"] -> 12   # the deck has 7 orphans',
          '| g.size = 7 and g.label in ["orphans"] -> 12'),
+    Code("W110", "warning", "a turn given where no turn follows",
+         "A `give turn to` or `give extra turn to` in the match's `end` block or an `on end of "
+         "game` trigger: the game is over, so it gives nothing.",
+         'match { rounds 3  end { give turn to first(players) } }',
+         'round { end { give turn to first(players) } }   # the next round starts with them'),
     Code("W107", "warning", "a local name hides a card property",
          "A `let`, loop, choice or parameter named like a card property: inside `where` and "
          "triggers the bare name then means the local, not the card's property.",

@@ -514,6 +514,24 @@ def table_rows_no_group_satisfies(ctx):
                                  cond.span)
 
 
+@rule("W110")
+def turn_given_where_no_turn_follows(ctx):
+    """`give turn to` / `give extra turn to` in the match's `end` block or an `on end of game`
+    trigger: the game is over, no turn follows (section 4.22 of docs/language.md)."""
+    rs = ctx.rs
+    places = []
+    if rs.match is not None and rs.match.end is not None and ctx.mine(rs.match):
+        places.append(("the match's `end` block", rs.match.end))
+    for tr in rs.triggers:
+        if tr.event.kind == "end" and tr.event.name == "game" and ctx.mine(tr):
+            places.append((f"`{tr.name}` (on end of game)", tr.body))
+    for where, block in places:
+        for n in _walk(block):
+            if isinstance(n, (A.Give, A.GiveExtra)):
+                yield Diagnostic("W110", f"no turn follows {where}: the game is over, so this gives nothing",
+                                 n.span, hint="give the turn where a turn or round follows (a round's `end`, say)")
+
+
 @rule("E015")
 def deck_too_small_for_the_deal(ctx):
     """`deal N to zone` at set-up needing more cards than the deck has for the most players."""

@@ -728,7 +728,7 @@ class Engine(Statements, TurnOrder):
     def rest_of_round(self, root, seat: int, max_turns: Optional[int]):
         """A scenario's round from the start of `seat`'s turn in round `round_no`: its
         turns (at most `max_turns`), then its end as a round ends."""
-        rs, st = self.rs, self.state
+        st = self.state
         st.round_no = max(st.round_no, 1)
         st.current = seat
         self.checks_on = True
@@ -739,6 +739,12 @@ class Engine(Statements, TurnOrder):
                 raise
         # the round ended (by `end round` or its `until`): finish it as a round does
         st.end_reason = "the round ended"
+        yield from self._round_end(root)
+
+    def _round_end(self, root):
+        """A round's end: its `end` block (where `end round` ends only the block), then the
+        `end of round` event."""
+        rs = self.rs
         if rs.round and rs.round.end:
             try:
                 yield from self.run_block(rs.round.end, root)
@@ -746,6 +752,15 @@ class Engine(Statements, TurnOrder):
                 if e.scope != "round":
                     raise
         yield from self.scope_event("end", "round")
+
+    def _named_first(self, first: int) -> int:
+        """The round's first player: the one a `give turn to` named since (unless out), else `first`."""
+        st = self.state
+        if st.first_player is not None:
+            if st.first_player not in st.out:
+                first = st.first_player
+            st.first_player = None
+        return first
 
     def play_round(self, root, max_turns: Optional[int] = None):
         rs, st = self.rs, self.state
@@ -755,12 +770,9 @@ class Engine(Statements, TurnOrder):
         first = 0
         if rs.round and rs.round.first is not None:
             first = self.as_player(self.ev(rs.round.first, root), rs.round.first).seat
-        if st.first_player is not None:
-            # `give turn to` after the previous round's turns (in its end, say) or before the
-            # first round (setup, the match's start) names who plays first, in place of `first`
-            if st.first_player not in st.out:
-                first = st.first_player
-            st.first_player = None
+        # `give turn to` after the previous round's turns (in its end, say) or before the
+        # first round (setup, the match's start) names who plays first, in place of `first`
+        first = self._named_first(first)
         st.current = first
         self.log("round", f"Round {st.round_no} begins", round=st.round_no)
         self.bump("rounds")
@@ -768,22 +780,13 @@ class Engine(Statements, TurnOrder):
             yield from self.scope_event("start", "round")
             if rs.round and rs.round.start:
                 yield from self.run_block(rs.round.start, root)
-            if st.first_player is not None:
-                # `give turn to` in the round's start (after its deal, say) names who plays first
-                if st.first_player not in st.out:
-                    first = st.first_player
-                st.first_player = None
+            # `give turn to` in the round's start (after its deal, say) names who plays first
+            first = self._named_first(first)
             yield from self.play_turns(root, first, max_turns)
         except _EndScope as e:
             if e.scope != "round":
                 raise
-        if rs.round and rs.round.end:
-            try:
-                yield from self.run_block(rs.round.end, root)
-            except _EndScope as e:
-                if e.scope != "round":
-                    raise
-        yield from self.scope_event("end", "round")
+        yield from self._round_end(root)
 
     def play_turns(self, root, first: int, max_turns):
         """A round's turns, from seat `first` (extra turns given before them come first),

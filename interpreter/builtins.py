@@ -287,6 +287,11 @@ ATTRS: dict[str, tuple[str, str]] = {
     "forced": ("event", "whether a discard was forced"),
 }
 
+#: Built-in functions, values and card attributes whose value depends on where any card
+#: lies, not only on the zones their arguments name (`resolver.what_checks_read` cannot
+#: narrow down what a state check reads through them).
+READS_ANY_ZONE = frozenset({"owner", "zone_of", "random", "can_move", "all_cards", "zone"})
+
 #: The events the engine raises itself (a ruleset's own are raised by `emit NAME(…)`):
 #: kind -> what raises it.
 EVENTS: dict[str, str] = {

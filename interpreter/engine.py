@@ -20,7 +20,8 @@ from .diagnostics import CglError, Diagnostic, error
 from .patterns import solve_all
 from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, plain
 from .protocol import AnswerError, Decision  # noqa: F401 (the decision API, re-exported)
-from .protocol import MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_SETTLE, MAX_TURNS, ActionChoice, _EndScope, _GameOver
+from .protocol import MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_TURNS, ActionChoice, _EndScope, _GameOver
+from .continuous import ContinuousRules
 from .statements import Statements
 from .turn_order import TurnOrder
 from .values import _fresh, _hashable, _kind, _label, _num, _show, _truth
@@ -33,9 +34,10 @@ from .loader import Card  # noqa: E402
 
 # ---------------------------------------------------------------- the engine
 
-class Engine(Statements, TurnOrder):
+class Engine(Statements, TurnOrder, ContinuousRules):
     """Runs one game of a ruleset. Create through :class:`Game`. (Its statements are in
-    statements.py, who plays next in turn_order.py.)"""
+    statements.py, who plays next in turn_order.py, the continuous rules and state checks
+    in continuous.py.)"""
 
     def __init__(self, rs, players: int, seed: int, check_invariants: bool = False):
         self.rs = rs
@@ -80,6 +82,17 @@ class Engine(Statements, TurnOrder):
         self._checks = tuple(rs.checks)
         self.checks_on = False
         self.holding = 0          # inside a `… then { … }` block: the game settles after it
+        # changes to the position (cards placed, variables set, …) so far, and how many there
+        # had been when the checks last found nothing to do: a settle with none since is a no-op
+        self.changes = 0
+        self._settled = -1
+        # the zone keys whose cards the checks read (None: any), and whether they read variables
+        self._watched: Optional[frozenset] = None
+        self._check_vars = facts.check_vars
+        if self._checks and facts.check_zones is not None:
+            self._watched = frozenset(k for name in facts.check_zones
+                                      for k in ([f"{name}:{p}" for p in range(players)]
+                                                if rs.zones[name].per_player else [name]))
         # `rule …: forbid enter|leave ZONE`: by (forbid, zone name), in declaration order
         self._zone_rules: dict = {}
         for r in rs.rules:
@@ -217,6 +230,9 @@ class Engine(Statements, TurnOrder):
         ids = zones.get(dest.key)
         if ids is None:
             ids = zones[dest.key] = []
+        watched = self._watched
+        if watched is None or old in watched or dest.key in watched:
+            self.changes += 1
         if position == "bottom":
             ids.insert(0, cid)
         else:
@@ -415,88 +431,6 @@ class Engine(Statements, TurnOrder):
         except RecursionError:
             raise self.fail(s, "the rules call themselves without end", code="E011") from None
 
-    # ------------------------------------------------------------ continuous rules
-    def allowed(self, name: str, env: Env) -> bool:
-        """False when a `rule …: forbid NAME if …` holds in this situation."""
-        for r in self.rs.rules:
-            if r.forbid == name and r.zone is None and (r.cond is None or _truth(self.ev(r.cond, env))):
-                self.bump(f"rule:{r.name}")
-                return False
-        return True
-
-    # ------------------------------------------------------------ state checks
-    def settle(self):
-        """The game has settled after an event or a change (a card's move, draw, deal or
-        discard; an `emit`; the start or end of a scope; a `set`): run the body of each
-        `check` whose condition holds — the first in declaration order, for the first element
-        of its `for` list — and look again from the first check, until none holds. Not while
-        a trigger, reaction or check body is running (they settle when the outermost one
-        ends) or a `then` block (after it), not before the game has begun (setup) and not
-        once it is over."""
-        if self.event_chain or self.holding or not self.checks_on or self.state.finished:
-            return
-        fired = 0
-        while True:
-            for chk in self._checks:
-                env = self._check_applies(chk)
-                if env is not None:
-                    break
-            else:
-                return
-            fired += 1
-            if fired > MAX_SETTLE:
-                raise CglError(Diagnostic("E011", f"check `{chk.name}` still applies after the game settled "
-                                                  f"{MAX_SETTLE} times", chk.span,
-                                          hint="a check's body must make its condition false (or end the game)"))
-            yield from self._fire("check", chk.name, chk.body, env)
-
-    def _check_applies(self, chk) -> Optional[Env]:
-        """The environment a check's body runs in if its condition holds now, else None."""
-        root = Env()
-        if chk.var is None:
-            return root if _truth(self.ev(chk.cond, root)) else None
-        for x in self.as_list(self.ev(chk.domain, root), chk.domain):
-            env = Env({chk.var: x})
-            if _truth(self.ev(chk.cond, env)):
-                return env
-        return None
-
-    def refused(self, ev: Event) -> bool:
-        """True when a `rule …: forbid leave|enter ZONE if …` refuses this card event (a
-        move, draw, deal or discard about to happen): the card stays where it is, and the
-        log names the rule. Every route a card takes between zones asks this first."""
-        r = self.refusing_rule(ev)
-        if r is None:
-            return False
-        self.bump(f"rule:{r.name}")
-        self._log_card_event(ev, refused_by=r.name)
-        return True
-
-    def refusing_rule(self, ev: Event):
-        """The first `forbid leave` rule of the card's zone, then `forbid enter` rule of the
-        zone it would go to, that holds for this card event; None if none does."""
-        src, dest = ev.source, ev.dest
-        for key in (("leave", src.name if src is not None else None), ("enter", dest.name)):
-            rules = self._zone_rules.get(key)
-            if not rules:
-                continue
-            env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
-            for r in rules:
-                if r.cond is None or _truth(self.ev(r.cond, env)):
-                    return r
-        return None
-
-    def may_move(self, card, dest, node=None) -> bool:
-        """`can_move(card, zone)`: no continuous rule would refuse moving the card there now."""
-        if not hasattr(card, "props"):
-            raise self.fail(node, f"`can_move` needs a card first, got {_kind(card)}")
-        dest = self.as_zone(dest, node)
-        if not self._zone_rules:
-            return True
-        src = self.zone_of_card(card)
-        who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
-        return self.refusing_rule(Event("move", None, card, self.players[who], src, dest)) is None
-
     # ================================================================ events
     def raise_event(self, ev: Event):
         hit = self.event_begin(ev)
@@ -645,7 +579,7 @@ class Engine(Statements, TurnOrder):
         if kind in self._scope_kinds:  # nothing waits for any start (or end): no event
             yield from self.raise_event(Event(kind, name=scope, phase=phase, player=self.players[self.state.current]))
         elif self._checks:
-            yield from self.settle()   # (raise_event settles after the event)
+            yield from self.settle(force=True)   # (whose turn, which round: raise_event settles after the event)
 
     # ================================================================ flow
     def finish(self, winners: list, reason: str):
@@ -683,7 +617,7 @@ class Engine(Statements, TurnOrder):
                         yield from self.run_block(rs.setup.body, root)
                     self.checks_on = True
                     if self._checks:
-                        yield from self.settle()
+                        yield from self.settle(force=True)
                     if rs.match and rs.match.start:
                         yield from self.run_block(rs.match.start, root)
                 n = 0   # the rounds of the match played so far

@@ -120,6 +120,10 @@ class Facts:
     compiler: Any = None                               # the tree walker's closures (compiler.Compiler)
     compiled: dict = attrs.field(factory=dict)         # budget (bool) -> codegen.Compiled, or None
     compiled_why: Optional[str] = None                 # why the generator could not compile the ruleset
+    # What the state checks read (`what_checks_read`): the zones (None: any zone), and
+    # whether any variable. Engine.settle need not look again until one of them changed.
+    check_zones: Optional[frozenset] = None
+    check_vars: bool = True
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)
@@ -145,10 +149,58 @@ def _make_facts(rs) -> Facts:
     if rs.cards_decl:
         card_props |= {p.name for p in rs.cards_decl.props}
     derive_kinds, static_defs = _lifetimes(rs)
+    check_zones, check_vars = what_checks_read(rs)
     return Facts(local_names=frozenset(local), it_names=frozenset(card_props | B.IT_ATTRS | emitted),
                  emitted_fields=emitted, derive_kinds=derive_kinds, static_defs=frozenset(static_defs),
                  decl_order={id(d): i for i, d in enumerate(rs.items)},
-                 derives_reading=_derives_reading(rs, derive_kinds))
+                 derives_reading=_derives_reading(rs, derive_kinds), check_zones=check_zones,
+                 check_vars=check_vars)
+
+
+def what_checks_read(rs) -> tuple:
+    """The zones the `check` declarations' lists and conditions read, with everything they
+    call (defs, tables, derived properties), as a frozenset of zone names — None when they
+    may read any zone (a pattern, `all_cards`, `owner`, `zone_of`, a card's `zone` …) — and
+    whether they read any variable. Conservative: what it cannot follow counts as anything."""
+    zones: set = set()
+    reads_vars = False
+    seen: set = set()
+    todo = [x for chk in rs.checks for x in (chk.domain, chk.cond) if x is not None]
+    var_names = set(rs.vars)
+
+    def follow(name, node):
+        if name not in seen:
+            seen.add(name)
+            todo.append(node)
+
+    while todo:
+        for n in A.walk(todo.pop()):
+            name = n.name if isinstance(n, (A.Call, A.Attr)) else n.id if isinstance(n, A.Name) else None
+            if name is None:
+                continue
+            if name in B.READS_ANY_ZONE:
+                return None, True
+            if name in var_names:
+                reads_vars = True
+            if name in rs.derives:
+                follow("derive " + name, rs.derives[name])
+            if isinstance(n, A.Call):
+                meaning = call_meaning(rs, name)
+                if meaning == "def":
+                    follow(name, rs.defs[name])
+                elif meaning == "table":
+                    follow(name, rs.table_decls[name])
+                elif meaning in ("card_zone", "pattern"):
+                    return None, True
+                elif meaning == "player_zone":
+                    zones.add(name)
+            elif isinstance(n, A.Name):
+                meaning = name_meaning(rs, name)
+                if meaning == "def":
+                    follow(name, rs.defs[name])
+                elif meaning == "zone":
+                    zones.add(name)
+    return frozenset(zones), reads_vars
 
 
 def _derives_reading(rs, derive_kinds) -> dict:

@@ -260,6 +260,7 @@ class Statements:
             return 0
         ia, ib = zones[ka].index(a.id), zones[kb].index(b.id)
         zones[ka][ia], zones[kb][ib] = b.id, a.id
+        self.changes += 1
         where[a.id], where[b.id] = kb, ka
         hits = [(ev, self.event_begin(ev)) for ev in (ev_a, ev_b)]
         for ev, hit in hits:
@@ -282,6 +283,7 @@ class Statements:
         z = self.as_zone(z, s.zone)
         ids = self.state.zones.setdefault(z.key, [])
         self.state.rng.shuffle(ids)
+        self.changes += 1
         self.log("shuffle", f"{z} is shuffled", zone=z.name)
         return
         yield
@@ -317,6 +319,7 @@ class Statements:
         else:
             self.s_set_attr(s, self.ev(t.obj, env), value)
         if self._checks:
+            self.changes += self._check_vars
             yield from self.settle()
 
     def s_set_attr(self, s, obj, value):
@@ -547,6 +550,7 @@ class Statements:
             seat = self.as_player(p, s.who).seat
             if seat not in self.state.out:
                 self.state.out.append(seat)
+                self.changes += 1
                 self.log("lose", f"P{seat + 1} is out", player=seat + 1)
         alive = [p for p in range(self.n) if p not in self.state.out]
         if len(alive) <= 1:
@@ -596,6 +600,7 @@ class Statements:
         round's start or end), `who` plays the first turn of the round to come."""
         st = self.state
         seat = self.as_player(who, s.player).seat
+        self.changes += 1
         if st.in_turns:
             st.next_player = seat
         else:
@@ -612,6 +617,7 @@ class Statements:
         turns, taken first in the round to come."""
         st = self.state
         p = self.as_player(who, s.player)
+        self.changes += 1
         (st.extra_turns if st.in_turns else st.first_extra_turns).append(p.seat)
         self.log("extra_turn", f"{p} will take an extra turn", player=p.seat + 1)
 
@@ -623,6 +629,7 @@ class Statements:
     def s_reverse(self, s):
         """Play goes the other way round the table: `direction` changes sign."""
         st = self.state
+        self.changes += 1
         st.direction = -st.direction
         way = "up" if st.direction > 0 else "down"
         self.log("direction", f"The turn order is reversed: play now goes {way} the seats", direction=st.direction)

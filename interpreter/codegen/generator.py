@@ -243,8 +243,13 @@ class CodeGen(Expressions, Statements):
                                             event=r.event.kind)
                            for k in ("eligible", "ask", "body")})
             self.reactions[id(r)] = pieces
-        for chk in rs.checks:
+        for chk in rs.checks:   # (Engine.settle evaluates them with `ev`: these are what it runs)
+            self.entry_expr(chk.domain)
+            self.entry_expr(chk.cond, sure=[chk.var] if chk.var else [])
             self.body(chk.body, sure=[chk.var] if chk.var else [])
+        for r in rs.rules:      # a zone rule's condition (Engine.refusing_rule)
+            if r.zone is not None:
+                self.entry_expr(r.cond, sure=["event", "card", "player", "it"])
         for a in rs.actions:
             self.actions[id(a)] = self.action_pieces(a)
         for proc in rs.procedures.values():

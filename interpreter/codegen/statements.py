@@ -225,8 +225,10 @@ class Statements:
                 f.limited = True
                 f = f.parent
         method(fn, s, sc, ks)
-        if isinstance(s, A.Set) and self.rs.checks:
-            fn.emit("if not eng.event_chain: yield from eng.settle()")   # as `Engine.x_set` does
+        if isinstance(s, A.Set) and self.rs.checks:   # as `Engine.x_set` does
+            if self.facts.check_vars:
+                fn.emit("eng.changes += 1")
+            fn.emit("if not eng.event_chain: yield from eng.settle()")
 
     def _callable(self, s) -> bool:
         proc = self.rs.procedures.get(s.name)

@@ -351,3 +351,36 @@ def test_a_statement_and_its_then_block_are_one_change(make_rules):
     """)
     g, _ = run_script(rs, [])
     assert not g.state.winners and "still playing" in texts(g)
+
+
+@pytest.mark.one_engine
+@pytest.mark.parametrize("check, zones, reads_vars", [
+    # what the check calls is followed: the def reads hand and pile
+    ('def mine(p) = count(hand(p)) + count(pile)\ncheck c: for p in players if mine(p) > 9 { win p }',
+     {"hand", "pile"}, False),
+    ('var score per player = 0\ncheck c: for p in players if p.score > 2 { win p }', set(), True),
+    # a card's zone, or every card, may be anywhere: any zone
+    ('check c: if exists(all_cards where zone = "pile") { win first(players) }', None, True),
+    ('check c: if exists(deck where owner(it) != none) { win first(players) }', None, True),
+])
+def test_what_the_checks_read_decides_when_the_game_must_look_again(make_rules, check, zones, reads_vars):
+    from cgl.interpreter.resolver import what_checks_read
+    found, found_vars = what_checks_read(make_rules(check + "\n"))
+    assert (None if found is None else set(found)) == zones and found_vars == reads_vars
+
+
+def test_a_check_still_sees_a_change_to_a_zone_it_reads_through_a_def(make_rules):
+    # the pile is read only through the def: a red card reaching it on P2's turn makes P1 win
+    rs = make_rules("""
+        def reds(p) = count(hand(p) where suit = "red") + count(pile where suit = "red")
+        check two_reds: for p in players if reds(p) >= 2 { win p }
+        match { rounds 1 }
+        round { until turn_no >= 8 }
+        turn { phase p {
+            if current = first(players) { move first(deck where suit = "red") to hand(current) }
+            else { move first(deck where suit = "red") to pile }
+            say "moved"
+        } }
+    """)
+    g, _ = run_script(rs, [])
+    assert g.state.winners == [0] and texts(g).count("moved") == 1   # P1 wins as P2's move settles

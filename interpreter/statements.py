@@ -151,29 +151,38 @@ class Statements:
         src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
         dest = (self.as_zone(dest, s.dest) if s.dest
                 else self._default_zone("hand", s, self.state.current))
-        who = dest.owner if dest.owner is not None else self.state.current
-        zones = self.state.zones
+        who = self.players[dest.owner if dest.owner is not None else self.state.current]
         moved = 0
         for _ in range(n):
-            ids = zones.get(src.key)
-            if not ids:
-                if ids is None:
-                    zones[src.key] = []
-                self.log("empty", f"{src} is empty", zone=src.name)
+            took = yield from self._take_top("draw", src, dest, who, "card drawn:")
+            if took is None:
                 break
-            card = self.cards[ids[-1]]
-            ev = Event("draw", None, card, self.players[who], src, dest)
-            if self._zone_rules and self.refused(ev):
-                break  # the top card may not go: the draw stops there
-            if self._instead_by_kind and (yield from self._replace(ev)):
-                continue
-            moved += 1
-            hit = self._moved(ev, "top", "card drawn:")
-            if hit is not None:
-                yield from self.event_run(ev, hit)
+            moved += took
         if self._checks and s.then is None:
             yield from self.settle()
         return moved
+
+    def _take_top(self, kind, src: ZoneRef, dest: ZoneRef, who: Player, stat: str):
+        """The top card of `src` goes to `dest` as a `kind` event (a draw, a deal): 1 when it
+        went, 0 when a replacement ran instead, None when it cannot — `src` is empty (the
+        log says so) or a continuous rule refuses it (the next card is under it): the
+        statement stops there."""
+        zones = self.state.zones
+        ids = zones.get(src.key)
+        if not ids:
+            if ids is None:
+                zones[src.key] = []
+            self.log("empty", f"{src} is empty", zone=src.name)
+            return None
+        ev = Event(kind, None, self.cards[ids[-1]], who, src, dest)
+        if self._zone_rules and self.refused(ev):
+            return None
+        if self._instead_by_kind and (yield from self._replace(ev)):
+            return 0
+        hit = self._moved(ev, "top", stat)
+        if hit is not None:
+            yield from self.event_run(ev, hit)
+        return 1
 
     def x_deal(self, s, env):
         moved = yield from self.s_deal(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None)
@@ -181,36 +190,23 @@ class Statements:
             yield from self.then_block(s, moved, env)
 
     def s_deal(self, s, n, src):
-        counter = [0]
-        yield from self._deal(s, n, src, counter)
-        if self._checks and s.then is None:
-            yield from self.settle()
-        return counter[0]
-
-    def _deal(self, s, n, src, counter):
         n = _num(n, s.count, self)
         src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
         order = self.seat_order(self.state.current)
-        dests = [ZoneRef(s.zone, p) for p in order]
-        zones = self.state.zones
+        dests = [(self.players[p], ZoneRef(s.zone, p)) for p in order]
+        moved = 0
         for _ in range(n):
-            for p, dest in zip(order, dests):
-                ids = zones.get(src.key)
-                if not ids:
-                    if ids is None:
-                        zones[src.key] = []
-                    self.log("empty", f"{src} is empty", zone=src.name)
-                    return
-                card = self.cards[ids[-1]]
-                ev = Event("deal", None, card, self.players[p], src, dest)
-                if self._zone_rules and self.refused(ev):
-                    return  # the top card may not go: the deal stops there
-                if self._instead_by_kind and (yield from self._replace(ev)):
-                    continue
-                counter[0] += 1
-                hit = self._moved(ev, "top", "card dealt:")
-                if hit is not None:
-                    yield from self.event_run(ev, hit)
+            for who, dest in dests:
+                took = yield from self._take_top("deal", src, dest, who, "card dealt:")
+                if took is None:
+                    break
+                moved += took
+            else:
+                continue
+            break
+        if self._checks and s.then is None:
+            yield from self.settle()
+        return moved
 
     def x_discard(self, s, env):
         moved = yield from self.s_discard(s, self.ev(s.cards, env), self.ev(s.dest, env) if s.dest else None)

@@ -83,6 +83,13 @@ class Call(Expr):
 
 
 @attrs.frozen
+class Possible(Expr):
+    """`possible(card_effect(actor, c))` — whether the procedure, were it run now, could
+    change the game (tried on a copy of the state: interpreter/trial.py)."""
+    call: Call
+
+
+@attrs.frozen
 class ListLit(Expr):
     """`["rock", "paper", "scissors"]`"""
     items: tuple

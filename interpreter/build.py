@@ -137,6 +137,10 @@ class _Build(Transformer):
     def call(self, meta, c):
         return A.Call(str(c[0]), c[1] if len(c) > 1 and c[1] is not None else (), span=self.sp(meta))
 
+    def possible(self, meta, c):
+        call = A.Call(str(c[0]), c[1] if len(c) > 1 and c[1] is not None else (), span=self.sp(meta))
+        return A.Possible(call, span=self.sp(meta))
+
     def list_lit(self, meta, c):
         return A.ListLit(c[0] if c and c[0] is not None else (), span=self.sp(meta))
 

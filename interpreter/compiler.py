@@ -279,6 +279,10 @@ class Compiler:
             return lambda eng, env: fn(eng, e, [a0(eng, env)])
         return lambda eng, env: fn(eng, e, [a(eng, env) for a in args])
 
+    def c_Possible(self, e):
+        args = [self(a) for a in e.call.args]
+        return lambda eng, env: eng.possible(e, [a(eng, env) for a in args])
+
     def c_ListLit(self, e):
         items = [self(i) for i in e.items]
         return lambda eng, env: [i(eng, env) for i in items]

@@ -20,9 +20,10 @@ from .diagnostics import CglError, Diagnostic, error
 from .patterns import solve_all
 from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, plain
 from .protocol import AnswerError, Decision  # noqa: F401 (the decision API, re-exported)
-from .protocol import MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_TURNS, ActionChoice, _EndScope, _GameOver
+from .protocol import MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_TURNS, ActionChoice, _EndScope, _GameOver, _TrialMoved
 from .continuous import ContinuousRules
 from .statements import Statements
+from .trial import Trials
 from .turn_order import TurnOrder
 from .values import _fresh, _hashable, _kind, _label, _num, _show, _truth
 
@@ -34,7 +35,7 @@ from .loader import Card  # noqa: E402
 
 # ---------------------------------------------------------------- the engine
 
-class Engine(Statements, TurnOrder, ContinuousRules):
+class Engine(Statements, TurnOrder, ContinuousRules, Trials):
     """Runs one game of a ruleset. Create through :class:`Game`. (Its statements are in
     statements.py, who plays next in turn_order.py, the continuous rules and state checks
     in continuous.py.)"""
@@ -145,6 +146,10 @@ class Engine(Statements, TurnOrder, ContinuousRules):
         for name in derives:
             self.derive_cache.pop((card.id, name), None)
 
+    def forget_all(self) -> None:
+        """Forget every cached derived property of every card (the state was swapped)."""
+        self.derive_cache.clear()
+
     def fail(self, node, message, code="E010", hint=None):
         return CglError(Diagnostic(code, message, node.span if node is not None else None, hint=hint))
 
@@ -217,6 +222,8 @@ class Engine(Statements, TurnOrder, ContinuousRules):
         return z.owner
 
     def _place(self, card, dest: ZoneRef, position="top"):
+        if self.trying:   # `possible`: a card that moves is all the trial needs to know
+            raise _TrialMoved()
         st = self.state
         cid = card.id
         where, zones = st.where, st.zones
@@ -300,9 +307,8 @@ class Engine(Statements, TurnOrder, ContinuousRules):
     def _card_getter(self, name):
         """How to read property `name` of any card, decided once per name."""
         meaning = resolver.card_attr_meaning(self.rs, name)
-        if meaning == "var":
-            card_vars = self.state.card_vars
-            return lambda c: (True, card_vars[c.id][name])
+        if meaning == "var":   # (the state read when called: a trial, `possible`, swaps it)
+            return lambda c: (True, self.state.card_vars[c.id][name])
         if meaning == "derive":
             body = self.compile(self.rs.derives[name].expr)
             kind = self.derive_kinds[name]

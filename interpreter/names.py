@@ -114,6 +114,17 @@ class NameChecker:
                 self.fail(f"unknown function `{e.name}`", _name_span(e.span, e.name), e.name, self.callables)
             for a in e.args:
                 self.expr(a, scope)
+        elif t is A.Possible:   # possible(PROC(args)): a procedure, tried (interpreter/trial.py)
+            c = e.call
+            proc = self.rs.procedures.get(c.name)
+            if proc is None:
+                self.fail(f"`possible` tries a procedure, and `{c.name}` is not one", _name_span(c.span, c.name),
+                          c.name, self.rs.procedures)
+            elif len(proc.params) != len(c.args):
+                self.report(Diagnostic("E009", f"`{c.name}` takes {len(proc.params)} argument(s), "
+                                          f"not {len(c.args)}", c.span))
+            for a in c.args:
+                self.expr(a, scope)
         elif t is A.Attr:
             self.expr(e.obj, scope)
             if e.name not in self.attrs:

@@ -29,6 +29,10 @@ class _GameOver(Exception):
     """`win`/`lose` decided the game."""
 
 
+class _TrialMoved(Exception):
+    """A card moved while a procedure was being tried (`possible`): it can change the game."""
+
+
 # ---------------------------------------------------------------- decisions
 
 @attrs.define

@@ -13,7 +13,8 @@ from typing import Optional
 from . import ast as A
 from .compiler import Env
 from .diagnostics import CglError, Diagnostic
-from .protocol import MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision, _EndScope, _GameOver
+from .protocol import (MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision, _EndScope,
+                       _GameOver, _TrialMoved)
 from .state import Event, Player, ZoneRef
 from .values import _apply, _kind, _num, _show, _truth
 
@@ -254,6 +255,8 @@ class Statements:
         ev_b = Event("move", None, b, self.players[za.owner if za.owner is not None else cur], zb, za)
         if self._zone_rules and (self.refused(ev_a) or self.refused(ev_b)):
             return 0
+        if self.trying:
+            raise _TrialMoved()
         ia, ib = zones[ka].index(a.id), zones[kb].index(b.id)
         zones[ka][ia], zones[kb][ib] = b.id, a.id
         self.changes += 1

@@ -116,6 +116,9 @@ class TypeChecker:
         or its name or id), rather than where it lies."""
         return card_attr_meaning(self.rs, name) != "data" or name in self.card_props or name in ("name", "id")
 
+    def t_Possible(self, e, sc):
+        return "bool"
+
     def t_Int(self, e, sc):
         return "int"
 
@@ -423,6 +426,9 @@ class Checks:
         inner = sc.child()
         inner.names[name] = Binding(name, False, None, elem_ty(self.ty(source, sc)))
         return inner
+
+    def v_Possible(self, e, sc):
+        self.visit(e.call.args, sc)   # (its call names a procedure: no value to check)
 
     def v_Where(self, e, sc):
         self.visit(e.source, sc)

@@ -384,3 +384,80 @@ def test_a_check_still_sees_a_change_to_a_zone_it_reads_through_a_def(make_rules
     """)
     g, _ = run_script(rs, [])
     assert g.state.winners == [0] and texts(g).count("moved") == 1   # P1 wins as P2's move settles
+
+
+# ---------------------------------------------------------------- possible: impossible effects
+
+POSSIBLE = """
+    zone table: per player, public
+    procedure effect(p, c) {
+        if c.suit = "red" {
+            choose t in others(p) where count(table(it)) > 0 by p "Whose card?" { move first(table(t)) to pile }
+        } elif c.suit = "blue" {
+            say "a blue effect: {d6}"
+            draw 1 to hand(p)
+        }
+    }
+    action play(c in hand(actor)) "Play {c.name}" when possible(effect(actor, c)) { effect(actor, c)  discard c }
+    action rest "Rest" { pass }
+    match { rounds 1 }
+    round { start { move all_cards where name in ["A1", "B1", "C1"] to hand(current) } until turn_no >= 1 }
+    turn { phase p { act by current } }
+"""
+
+
+def test_a_card_whose_effect_could_change_nothing_is_not_offered(make_rules):
+    rs = make_rules(POSSIBLE)
+    g, asked = run_script(rs, [0])
+    labels = asked[0].labels
+    # A1 (red) needs a card on another table: there is none; B1 (blue) draws; C1 does nothing
+    assert "Play B1" in labels and "Play A1" not in labels and "Play C1" not in labels and "Rest" in labels
+
+
+def test_a_trial_leaves_no_trace(make_rules):
+    # the blue effect rolls a die, says so and draws while it is tried: none of it happens
+    # in the game, whose log, random source and stock are those of a game that never tried
+    tried = make_rules(POSSIBLE)
+    plain = make_rules(POSSIBLE.replace("when possible(effect(actor, c))", 'when c.name = "B1"'), name="plain.cgl")
+    a, _ = run_script(tried, [1], seed=3)    # the options: Play B1, Rest: rest
+    b, _ = run_script(plain, [1], seed=3)
+    assert texts(a) == texts(b) and a.state.rng.getstate() == b.state.rng.getstate()
+    assert a.state.zones == b.state.zones and not any("blue effect" in t for t in texts(a))
+
+
+def test_a_later_choice_can_make_an_effect_possible(make_rules):
+    # P2's table is empty, P3's is not: the first option changes nothing, the second does
+    rs = make_rules(POSSIBLE.replace(
+        'move all_cards where name in ["A1", "B1", "C1"] to hand(current)',
+        'move all_cards where name in ["A1", "C1"] to hand(current)  move first(all_cards where name = "B2") '
+        'to table(last(players))'))
+    g, asked = run_script(rs, [0, 1], players=3)
+    assert asked[0].labels[0] == "Play A1"
+    assert names(rs, g.state.zones["pile"]) == ["B2", "A1"]
+
+
+@pytest.mark.one_engine
+@pytest.mark.parametrize("call, code, text", [
+    ("possible(efect(actor, c))", "E004", "`efect` is not one"),
+    ("possible(effect(actor))", "E009", "takes 2 argument(s), not 1"),
+])
+def test_possible_names_a_procedure_with_its_arguments(make_rules, call, code, text):
+    with pytest.raises(CglError) as e:
+        make_rules(POSSIBLE.replace("possible(effect(actor, c))", call))
+    d = e.value.diagnostics[0]
+    assert d.code == code and text in d.message
+
+
+def test_what_a_trial_reads_and_writes_stays_in_the_trial(make_rules):
+    # the trial is the first to read the card variable: the game must not read it through
+    # the trial's state afterwards (a cached reader did, on the tree walker)
+    rs = make_rules("""
+        var mark per card = 0
+        procedure effect(p, c) { set c.mark = c.mark + 7 }
+        action play(c in hand(actor)) "Play {c.name}" when possible(effect(actor, c)) { say "mark {c.mark}" }
+        match { rounds 1 }
+        round { start { move first(all_cards where name = "A1") to hand(current) } until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """)
+    g, _ = run_script(rs, [0])
+    assert "mark 0" in texts(g)

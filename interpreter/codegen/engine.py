@@ -39,6 +39,11 @@ class CompiledEngine(Engine):
         for name in derives:
             self.dcache[name][card.id] = _MISSING
 
+    def forget_all(self) -> None:
+        Engine.forget_all(self)
+        for values in self.dcache.values():
+            values[:] = [_MISSING] * len(values)
+
     # ------------------------------------------------------------ events
     def _handlers(self, ev: Event):
         """The triggers and reactions waiting for this kind of event, each with its compiled

@@ -462,6 +462,10 @@ class Expressions:
         finally:
             self._inlining.pop()
 
+    def x_Possible(self, e, sc, fn):
+        args = ", ".join(self.x(a, sc, fn) for a in e.call.args)
+        return f"eng.possible({self.k(e)}, [{args}])"
+
     def x_ListLit(self, e, sc, fn):
         return "[" + ", ".join(self.x(i, sc, fn) for i in e.items) + "]"
 

@@ -83,6 +83,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
         self._checks = tuple(rs.checks)
         self.checks_on = False
         self.holding = 0          # inside a `… then { … }` block: the game settles after it
+        self.trying = False       # a procedure is being tried (`possible`, trial.py)
         # changes to the position (cards placed, variables set, …) so far, and how many there
         # had been when the checks last found nothing to do: a settle with none since is a no-op
         self.changes = 0
@@ -503,31 +504,29 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
         kind = ev.kind if refused_by is None else "refused"
         who = player.seat + 1 if player is not None else None
 
-        def text(named: bool) -> str:
-            t = self._card_text(ev, named)
-            return t if refused_by is None else f"rule {refused_by} refuses: {t}"
+        head = "" if refused_by is None else f"rule {refused_by} refuses: "
 
         if self.quiet_moves and refused_by is None:
-            self.log(kind, text(False), visible_to=[], quiet=True, card=card.name, player=who)
+            self.log(kind, head + self._card_text(ev, False), visible_to=[], quiet=True, card=card.name, player=who)
             return
         vis = self._visibility
         sv = "public" if src is None else vis.get(src.name, "public")
         dv = "public" if dest is None else vis.get(dest.name, "public")
         if sv == "public" or dv == "public":
             if ev.forced:
-                self.log(kind, text(True), card=card.name, player=who, forced=True)
+                self.log(kind, head + self._card_text(ev, True), card=card.name, player=who, forced=True)
             else:
-                self.log(kind, text(True), card=card.name, player=who)
+                self.log(kind, head + self._card_text(ev, True), card=card.name, player=who)
             return
         seers = sorted({self.zone_owner(z) for z, v in ((src, sv), (dest, dv)) if z is not None and v == "owner"}
                        - {None})
         if not seers:
-            self.log(kind, text(False), visible_to=[], quiet=True, card=card.name, player=who)
+            self.log(kind, head + self._card_text(ev, False), visible_to=[], quiet=True, card=card.name, player=who)
             return
-        self.log(kind, text(True), visible_to=seers, card=card.name, player=who)
+        self.log(kind, head + self._card_text(ev, True), visible_to=seers, card=card.name, player=who)
         others = [p for p in range(self.n) if p not in seers]
         if others:
-            self.log(kind, text(False), hidden=True, visible_to=others, player=who)
+            self.log(kind, head + self._card_text(ev, False), hidden=True, visible_to=others, player=who)
 
     def _card_text(self, ev: Event, named: bool) -> str:
         """How a card's move reads: naming the card, or veiled ("a card")."""

@@ -23,14 +23,18 @@ class Statements:
     """`x_move`, `s_move`, … (see the module doc); the engine's other methods come with it."""
 
     def x_move(self, s, env):
-        moved = yield from self.s_move(s, self.ev(s.cards, env), self.ev(s.dest, env))
-        if s.then is not None:
-            yield from self.then_block(s, moved, env)
+        return self._then_after(s, self.s_move(s, self.ev(s.cards, env), self.ev(s.dest, env)), env)
 
     # `… then { … }` runs its block when the statement moved at least one card: each card
     # statement's `s_…` returns how many it moved (not those already there, refused by a
     # rule or replaced by an `instead`). The statement and its block are one change: the
     # game settles (state checks) after the block, not between them.
+    def _then_after(self, s, statement, env):
+        """Run card statement `s` (its `s_…` generator), then its `then` block if it has one."""
+        moved = yield from statement
+        if s.then is not None:
+            yield from self.then_block(s, moved, env)
+
     def then_block(self, s, moved, env):
         if moved:
             self.holding += 1
@@ -142,10 +146,8 @@ class Statements:
         return ref
 
     def x_draw(self, s, env):
-        moved = yield from self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
-                                       self.ev(s.dest, env) if s.dest else None)
-        if s.then is not None:
-            yield from self.then_block(s, moved, env)
+        return self._then_after(s, self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
+                                               self.ev(s.dest, env) if s.dest else None), env)
 
     def s_draw(self, s, n, src, dest):
         n = _num(n, s.count, self)
@@ -186,33 +188,31 @@ class Statements:
         return 1
 
     def x_deal(self, s, env):
-        moved = yield from self.s_deal(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None)
-        if s.then is not None:
-            yield from self.then_block(s, moved, env)
+        return self._then_after(s, self.s_deal(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None),
+                                env)
 
     def s_deal(self, s, n, src):
         n = _num(n, s.count, self)
         src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
         order = self.seat_order(self.state.current)
         dests = [(self.players[p], ZoneRef(s.zone, p)) for p in order]
-        moved = 0
+        moved, stopped = 0, False
         for _ in range(n):
             for who, dest in dests:
                 took = yield from self._take_top("deal", src, dest, who, "card dealt:")
                 if took is None:
+                    stopped = True   # the source is empty, or a rule keeps its top card
                     break
                 moved += took
-            else:
-                continue
-            break
+            if stopped:
+                break
         if self._checks and s.then is None:
             yield from self.settle()
         return moved
 
     def x_discard(self, s, env):
-        moved = yield from self.s_discard(s, self.ev(s.cards, env), self.ev(s.dest, env) if s.dest else None)
-        if s.then is not None:
-            yield from self.then_block(s, moved, env)
+        return self._then_after(s, self.s_discard(s, self.ev(s.cards, env), self.ev(s.dest, env) if s.dest else None),
+                                env)
 
     def s_discard(self, s, cards, dest):
         cards = self.cards_of(cards, s.cards)
@@ -235,9 +235,7 @@ class Statements:
         return moved
 
     def x_swap(self, s, env):
-        moved = yield from self.s_swap(s, self.ev(s.a, env), self.ev(s.b, env))
-        if s.then is not None:
-            yield from self.then_block(s, moved, env)
+        return self._then_after(s, self.s_swap(s, self.ev(s.a, env), self.ev(s.b, env)), env)
 
     def s_swap(self, s, a, b):
         """`swap a with b`: the two cards trade places (zone and position) as one change: both

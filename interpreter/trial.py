@@ -26,9 +26,7 @@ MAX_ALTERNATIVES = 8     # other options tried at one decision
 
 
 class Trials:
-    """`possible` (see the module doc)."""
-
-    trying = False
+    """`possible` (see the module doc); the engine's `trying` is true while one runs."""
 
     def possible(self, e, args) -> bool:
         """`possible(P(args))`: could procedure P, run now with these arguments, change the game?"""

@@ -17,8 +17,10 @@ import click
 
 from cgl.interpreter import simulate as sim
 from cgl.interpreter.diagnostics import CglError, did_you_mean, render_all, use_colour
-from cgl.interpreter.game import AGENTS, Game
+from cgl.interpreter.game import Game
 from cgl.interpreter.loader import load, resolve
+
+from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DASK_HINT = 'pip install "cgl[dask]"'
@@ -48,18 +50,7 @@ def _agents(agent: Optional[str], agents_csv: Optional[str], players: int) -> li
     if agent and agents_csv:
         raise click.BadParameter("give --agent (every seat) or --agents (one per seat), not both",
                                  param_hint="--agents")
-    if not agents_csv:
-        return [agent or "random"] * players
-    names = [a.strip() for a in agents_csv.split(",")]
-    for a in names:
-        if a not in AGENTS:
-            hint = did_you_mean(a, AGENTS) or f"the agents: {', '.join(sorted(AGENTS))}"
-            raise click.BadParameter(f"unknown agent `{a}` ({hint})", param_hint="--agents")
-    if len(names) != players:
-        example = ",".join(["greedy"] + ["random"] * (players - 1))
-        raise click.BadParameter(f"{len(names)} agent{'s' if len(names) != 1 else ''} for {players} players: "
-                                 f"give one per seat, e.g. --agents {example}", param_hint="--agents")
-    return names
+    return agent_specs(agent, agents_csv, players, "random")
 
 
 def _prepare(ruleset: str, opts: dict, players: Optional[int], agent, agents_csv, seed: int, score: Optional[str]):
@@ -144,8 +135,8 @@ def _common(f):
         click.option("--players", "-p", type=int, help="Number of players (default: the fewest the game allows)."),
         click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
                      help="Set a ruleset option, e.g. -o rounds=4 (repeatable)."),
-        click.option("--agent", type=click.Choice(sorted(AGENTS)), default=None,
-                     help="The bot at every seat (default: random)."),
+        click.option("--agent", metavar=AGENT_METAVAR, default=None, callback=check_agent,
+                     help=f"The bot at every seat (default: random). {agents_help()}."),
         click.option("--agents", "agents_csv", metavar="A,B,…",
                      help="One bot per seat, e.g. --agents greedy,random."),
         click.option("--seed", "-s", type=int,

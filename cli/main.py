@@ -12,10 +12,11 @@ import click
 
 from cgl.interpreter.diagnostics import CglError, render_all, use_colour
 from cgl.interpreter.engine import AnswerError
-from cgl.interpreter.game import AGENTS, Game, ScriptedAgent
+from cgl.interpreter.game import Game, ScriptedAgent, make_agent
 from cgl.interpreter.loader import load, packaged_rulesets
 
 from .human import HumanAgent, QuitGame
+from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -116,9 +117,8 @@ def _print_entry(entry, quiet):
               help="Set a ruleset option, e.g. -o rounds=4 (repeatable). `cgl info` lists them.")
 @click.option("--human", "humans", type=int, multiple=True, metavar="SEAT",
               help="Seat (1-based) played by you at the terminal (repeatable).")
-@click.option("--agent", type=click.Choice(sorted(AGENTS)), default="greedy", show_default=True,
-              help="The bot that plays the other seats: greedy follows the ruleset's `prefer` hints, "
-                   "random picks uniformly.")
+@click.option("--agent", metavar=AGENT_METAVAR, default="greedy", show_default=True, callback=check_agent,
+              help=f"The bot that plays the other seats. {agents_help()}.")
 @click.option("--agents", "agent_list", metavar="A,B,…",
               help="One bot per seat, e.g. greedy,random,random (overrides --agent; a human seat ignores its entry).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, writable=True),
@@ -147,15 +147,8 @@ def run(ruleset, players, seed, options, humans, agent, agent_list, deck_files, 
         if not 1 <= h <= n:
             raise click.BadParameter(f"seat {h} does not exist in a {n}-player game (seats 1 to {n})",
                                      param_hint="--human")
-    per_seat = [agent] * n
-    if agent_list:
-        per_seat = [a.strip() for a in agent_list.split(",")]
-        bad = [a for a in per_seat if a not in AGENTS]
-        if bad or len(per_seat) != n:
-            raise click.BadParameter(
-                f"give {n} bots, one per seat, from: {', '.join(sorted(AGENTS))}" +
-                (f" (unknown: {', '.join(bad)})" if bad else f" (got {len(per_seat)})"), param_hint="--agents")
-    agents = [HumanAgent(i) if (i + 1) in humans else AGENTS[per_seat[i]](i, seed) for i in range(n)]
+    per_seat = agent_specs(agent, agent_list, n, "greedy")
+    agents = [HumanAgent(i) if (i + 1) in humans else make_agent(per_seat[i], i, seed) for i in range(n)]
     watcher = humans[0] - 1 if humans else None
 
     def show(entry):

@@ -11,8 +11,7 @@ records every answer given, and :func:`replay` feeds them back.
 """
 from __future__ import annotations
 
-import random
-from typing import Callable, Optional, Sequence
+from typing import Optional
 
 import attrs
 
@@ -20,6 +19,7 @@ from .diagnostics import CglError, Diagnostic
 from .engine import AnswerError, Decision, Engine  # noqa: F401 (Engine: re-exported)
 from .codegen import make_engine
 from .state import plain
+from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent  # noqa: F401 (re-exported)
 
 
 @attrs.define
@@ -145,86 +145,6 @@ class Game:
             stats=dict(st.stats), decisions=len(self.answers))
 
 
-# ---------------------------------------------------------------- agents
-
-class Agent:
-    """Something that answers decisions. Agents see only `decision.view()`."""
-
-    name = "agent"
-
-    def __init__(self, seat: int, seed: int):
-        self.seat = seat
-        self.rng = random.Random(f"cgl-agent:{self.name}:{seed}:{seat}")
-
-    def decide(self, d: Decision):
-        raise NotImplementedError
-
-
-class RandomAgent(Agent):
-    """Picks uniformly among the legal answers; says yes to a `may` half the time."""
-
-    name = "random"
-
-    def decide(self, d: Decision):
-        if d.kind == "may":
-            return self.rng.random() < 0.5
-        if d.optional and self.rng.random() < 0.25:
-            return None
-        n = len(d.options)
-        if d.hi == 1 and d.lo <= 1 and n > 0:
-            # randrange(n) is _randbelow(n) after checking its argument: the same numbers
-            return self.rng._randbelow(n)
-        k = self.rng.randint(max(d.lo, 1), d.hi) if d.hi > 1 else 1
-        return sorted(self.rng.sample(range(n), k))
-
-
-class GreedyAgent(Agent):
-    """Follows the ruleset's `prefer` hints: takes the best-scored options, says yes to
-    every `may`, accepts optional choices, and falls back to random where no hint is given."""
-
-    name = "greedy"
-
-    def decide(self, d: Decision):
-        if d.kind == "may":
-            return True
-        scores = d.scores()
-        n = len(d.options)
-        if scores is None:
-            if d.hi == 1:
-                return self.rng.randrange(n)
-            return list(range(max(d.lo, 1)))
-        keyed = sorted(range(n), key=lambda i: (-_score(scores[i]), self.rng.random()))
-        if d.hi == 1:
-            return keyed[0]
-        return sorted(keyed[:max(d.lo, 1)])
-
-
-def _score(v) -> float:
-    if isinstance(v, bool):
-        return float(v)
-    if isinstance(v, (int, float)):
-        return float(v)
-    return 0.0
-
-
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent}
-
-
-class ScriptedAgent:
-    """Answers from a list (used by scenarios and replays); falls back to `fallback` when out."""
-
-    def __init__(self, answers: Sequence, fallback: Optional[Callable] = None):
-        self.answers = list(answers)
-        self.fallback = fallback
-
-    def decide(self, d: Decision):
-        if self.answers:
-            return self.answers.pop(0)
-        if self.fallback:
-            return self.fallback(d)
-        raise AnswerError(f"the script has no answer left for: {d.describe()}")
-
-
 def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, check_invariants: bool = False,
          max_decisions: int = 1_000_000, listener=None, decks: Optional[dict] = None, record: bool = True) -> Game:
     """Play a whole game. `agents` is a list (one per seat) of agents or agent names;
@@ -235,7 +155,7 @@ def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, che
         agents = ["random"] * n
     elif len(agents) < n:
         agents = list(agents) + [agents[-1]] * (n - len(agents))
-    made = [AGENTS[a](i, seed) if isinstance(a, str) else a for i, a in enumerate(agents)]
+    made = [make_agent(a, i, seed) if isinstance(a, str) else a for i, a in enumerate(agents)]
     if listener is not None:
         game.engine.listeners.append(listener)
     d = game.start()

@@ -38,7 +38,7 @@ from typing import Callable, Optional, Sequence
 from .batchspec import SEED_SPACE, BatchSpec, default_score, game_seed, rerun_command
 from .comparison import compare, format_compare
 from .diagnostics import CglError, Diagnostic
-from .game import AGENTS, Game
+from .game import Game, make_agent
 from .loader import load
 from .protocol import AnswerError
 from .stats import (ALPHA, Z95, betainc, binom_pmf, binom_test, chi2_homogeneity, chi2_sf, chi2_uniform, describe,
@@ -159,7 +159,7 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
     seed = game_seed(spec.seed, index)
     game = Game(rs, spec.players, seed, record=False)   # the statistics need no transcript
     n = game.players
-    agents = [AGENTS[name](seat, seed) for seat, name in enumerate(spec.agents[:n])]
+    agents = [make_agent(name, seat, seed) for seat, name in enumerate(spec.agents[:n])]
     watch = _Watcher(game.engine, spec.score)
     game.engine.turn_hooks.append(watch.check_leader)   # a new turn: the previous one is over
     decisions = 0

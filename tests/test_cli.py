@@ -192,7 +192,7 @@ def test_agents_per_seat_and_a_bad_list():
     b = cli("run", "mgt", "-p", "3", "-s", "2", "--agents", "random,random,random", "-q")
     assert a.output != b.output  # the greedy seat plays differently
     bad = cli("run", "mgt", "-p", "3", "--agents", "greedy,smart,random")
-    assert bad.exit_code == 2 and "unknown: smart" in bad.output
+    assert bad.exit_code == 2 and "unknown agent `smart`" in bad.output
 
 
 def test_human_can_read_an_options_card_data():

@@ -70,6 +70,9 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
         # False: no transcript is kept (`cgl simulate`); the game is the same, its log empty
         self.record = True
         self.turn_hooks: list = []    # called as each turn starts
+        # called as `snap(seat, why)` where each turn of a round is about to begin (its `until`
+        # not yet asked): `Game` keeps the state there, to fork the game from (see `clone`)
+        self.snap = None
         self.last_seen: dict = {}
         self._views: dict = {}
         self.quiet_moves = 0          # inside a bulk `move`: cards are logged as one line
@@ -141,6 +144,58 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
                 for c in range(len(self.cards)):
                     st.card_vars[c][name] = _fresh(init)
         return st
+
+    # Engine attributes that belong to one game (the rest belong to the ruleset and the seat
+    # count, and are shared by clones): how `clone` makes each afresh. A test checks that
+    # every attribute is listed here or in `_SHARED`.
+    _PER_GAME = {
+        "state": None, "snap": None, "listeners": list, "turn_hooks": list, "event_chain": list,
+        "forced_dice": list, "forced_random": list, "deferred": None, "last_seen": dict, "_views": dict,
+        "card_getters": dict, "derive_cache": dict, "_validated": None,
+    }
+    # the game's counters and flags, as a snapshot keeps them (`snapshot`, `clone`)
+    _COUNTERS = ("changes", "_settled", "holding", "secret_depth", "quiet_moves", "checks_on", "trying")
+    _SHARED = frozenset((
+        "rs", "n", "seed", "check", "players", "_orders", "_others", "cards", "opts", "card_var_names",
+        "player_var_names", "compile", "static_cache", "derive_kinds", "derives_reading", "card_derives",
+        "record", "max_steps", "decks", "decl_order", "_triggers_by_kind", "_instead_by_kind",
+        "_reactions_by_kind", "_checks", "_watched", "_check_vars", "_zone_rules", "_visibility", "_role_zones",
+        "_zone_refs", "_scope_kinds")) | frozenset(_COUNTERS)
+
+    def snapshot(self) -> dict:
+        """What this game is now, apart from the running program: a copy of the state, the
+        counters, what each seat has read of the log, the scripted dice. Taken where a turn
+        is about to begin (see `snap`); `clone` makes a game of it."""
+        return {"state": self.state.copy(), "last_seen": dict(self.last_seen), "derived": self._derived_copy(),
+                "event_chain": list(self.event_chain), "forced_dice": list(self.forced_dice),
+                "forced_random": list(self.forced_random), **{k: getattr(self, k) for k in self._COUNTERS}}
+
+    def clone(self, snap: dict) -> "Engine":
+        """An engine for a game of the same ruleset and seats at snapshot `snap`, with
+        nothing running: what `Game.fork` resumes from a turn's start. Made without
+        evaluating the ruleset again: the ruleset's parts are shared, the game's own
+        containers are new (`_PER_GAME`), its counters those of the snapshot. `snap` is not
+        changed (its state is copied)."""
+        twin = object.__new__(type(self))
+        d = twin.__dict__
+        d.update(self.__dict__)
+        for name, make in self._PER_GAME.items():
+            if name in d:
+                d[name] = make() if make is not None else None
+        for k in self._COUNTERS:
+            d[k] = snap[k]
+        twin.state = snap["state"].copy()
+        twin.last_seen, twin.event_chain = dict(snap["last_seen"]), list(snap["event_chain"])
+        twin.forced_dice, twin.forced_random = list(snap["forced_dice"]), list(snap["forced_random"])
+        twin._derived_restore(snap["derived"])
+        return twin
+
+    def _derived_copy(self):
+        """The cached derived properties of cards (they hold for the state they were read from)."""
+        return dict(self.derive_cache)
+
+    def _derived_restore(self, kept) -> None:
+        self.derive_cache = dict(kept)
 
     def forget(self, card, derives) -> None:
         """Forget the cached derived properties `derives` of `card` (a variable they read changed)."""
@@ -599,7 +654,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
                  winners=[w + 1 for w in st.winners], reason=reason)
 
     def play(self, start_turn: Optional[int] = None, max_turns: Optional[int] = None,
-             start_round: bool = False, to_end: Optional[bool] = None):
+             start_round: bool = False, to_end: Optional[bool] = None, resume: Optional[tuple] = None):
         """The whole game as a generator of decisions.
 
         Scenarios start from a prepared position instead: with `start_turn` (a seat), at the
@@ -608,9 +663,16 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
         `max_turns` turns, or at the end of the round it began in (or began, for the whole
         game with `to_end` false), unless `to_end` (the whole game's default) plays on
         through the later rounds to the match's `end` block and the `end of game` event.
+
+        `resume` = (seat, why) goes on with a whole game from a state `snap` kept where a
+        turn was about to begin: the rest of the game, as the game it was kept from would
+        play it (`Game.fork`).
         """
         rs, st = self.rs, self.state
         root = Env()
+        if resume is not None:
+            yield from self._resumed(root, *resume)
+            return
         whole = start_turn is None and not start_round
         if to_end is None:
             to_end = whole
@@ -663,6 +725,44 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
                 yield from self.scope_event("end", "game")
             except (_GameOver, _EndScope):
                 pass
+
+    def _resumed(self, root, seat: int, why: str):
+        """The rest of a whole game from a turn's start (see `play`): the rest of the round
+        as `play_round` plays it, the later rounds, the match's end, as `play` does."""
+        rs, st = self.rs, self.state
+        try:
+            try:
+                try:
+                    yield from self.play_turns(root, seat, None, why)
+                except _EndScope as e:
+                    if e.scope != "round":
+                        raise
+                yield from self._round_end(root)
+                n = st.round_no
+                rounds = None
+                if rs.match and rs.match.rounds is not None:
+                    rounds = _num(self.ev(rs.match.rounds, root), rs.match.rounds, self)
+                while rounds is None or n < rounds:
+                    n += 1
+                    if n > MAX_ROUNDS:
+                        raise error("E011", f"the match ran {MAX_ROUNDS} rounds without ending")
+                    yield from self.play_round(root)
+            except _EndScope as e:
+                if e.scope != "game":
+                    raise
+            if rs.match and rs.match.end and not st.finished:
+                yield from self.run_block(rs.match.end, root)
+            if not st.finished:
+                self.finish([], "no winner")
+        except _GameOver:
+            pass
+        except _EndScope:
+            if not st.finished:
+                self.finish([], "no winner")
+        try:
+            yield from self.scope_event("end", "game")
+        except (_GameOver, _EndScope):
+            pass
 
     def rest_of_round(self, root, seat: int, max_turns: Optional[int]):
         """A scenario's round from the start of `seat`'s turn in round `round_no`: its
@@ -727,18 +827,19 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
                 raise
         yield from self._round_end(root)
 
-    def play_turns(self, root, first: int, max_turns):
+    def play_turns(self, root, first: int, max_turns, why: str = "first"):
         """A round's turns, from seat `first` (extra turns given before them come first),
         until its `until` holds or `end round`. While they are played, `give turn to` and
-        `give extra turn to` are about the turns of this round (`State.in_turns`)."""
+        `give extra turn to` are about the turns of this round (`State.in_turns`). `why`:
+        "first", or how a resumed game's first turn came (`play(resume=…)`)."""
         st = self.state
         st.in_turns = True
         try:
-            yield from self._turns(root, first, max_turns)
+            yield from self._turns(root, first, max_turns, why)
         finally:
             st.in_turns = False
 
-    def _turns(self, root, first: int, max_turns):
+    def _turns(self, root, first: int, max_turns, why: str = "first"):
         rs, st = self.rs, self.state
         until = rs.round.until if rs.round else None
         turn = rs.turn
@@ -748,8 +849,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
         phases = [(ph.name, block_fn(ph.body)) for ph in turn.phases] if turn else []
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
         stats, hooks = st.stats, self.turn_hooks
-        seat, why = first, "first"
-        if st.first_extra_turns:
+        seat = first
+        if why == "first" and st.first_extra_turns:
             # extra turns given before the round's turns are taken first, then `first`'s turn
             st.extra_turns += st.first_extra_turns
             st.first_extra_turns.clear()
@@ -757,6 +858,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
             seat, why = self._turn_after(first, root)
         played = 0
         while True:
+            if self.snap is not None:
+                self.snap(seat, why)
             if until is not None and _truth(self.ev(until, root)):
                 return
             if max_turns is not None and played >= max_turns:

@@ -47,7 +47,7 @@ class Game:
     """One game of a ruleset, driven one decision at a time."""
 
     def __init__(self, ruleset, players: Optional[int] = None, seed: int = 0, check_invariants: bool = False,
-                 decks: Optional[dict] = None, record: bool = True):
+                 decks: Optional[dict] = None, record: bool = True, forkable: bool = False):
         g = ruleset.game
         if players is None:
             players = g.min_players
@@ -74,6 +74,12 @@ class Game:
         self.pending: Optional[Decision] = None
         self._gen = None
         self._start_args = (None, None, False, None)
+        # where the current turn began: (the engine's snapshot, seat, why, answers given),
+        # kept when `forkable` so that `fork` costs a turn, not the whole game
+        self._snap: Optional[tuple] = None
+        self._resuming = False
+        if forkable:
+            self.engine.snap = self._snapshot
 
     @property
     def state(self):
@@ -119,15 +125,42 @@ class Game:
         self.pending = d
         return d
 
-    def fork(self) -> "Game":
-        """An independent game at the same point, ready to take a different answer.
+    def _snapshot(self, seat: int, why: str) -> None:
+        if self._resuming:   # a fork's first turn: it began where the snapshot it came from was kept
+            self._resuming = False
+            return
+        self._snap = (self.engine.snapshot(), seat, why, len(self.answers))
 
-        The engine is a running program, so a fork replays (ruleset, seed, answers):
-        the copy is exact because everything random comes from the seeded state.
+    def fork(self) -> "Game":
+        """An independent game at the same point, ready to take a different answer; it
+        goes on exactly as this game would for the same answers (its log, its dice).
+
+        The engine is a running program, so a fork replays answers: in a `forkable` game,
+        only those of the current turn, from a copy of the state kept where the turn began
+        (the cost of a turn); otherwise the whole game from its seed. Either is exact,
+        because everything random comes from the seeded state.
         """
-        twin = Game(self.ruleset, self.players, self.seed, self.engine.check, self.decks)
-        twin.start(*self._start_args)
-        for a in self.answers:
+        snap = self._snap
+        if snap is None or self._start_args != (None, None, False, None):
+            twin = Game(self.ruleset, self.players, self.seed, self.engine.check, self.decks, self.engine.record,
+                        forkable=self.engine.snap is not None)
+            twin.start(*self._start_args)
+            for a in self.answers:
+                twin.answer(a)
+            return twin
+        kept, seat, why, given = snap
+        twin = Game.__new__(Game)
+        twin.ruleset, twin.seed, twin.decks = self.ruleset, self.seed, self.decks
+        eng = twin.engine = self.engine.clone(kept)
+        twin._snap = snap          # never changed: a fork of the fork copies it again
+        twin._resuming = True
+        eng.snap = twin._snapshot
+        twin._start_args = self._start_args
+        twin.answers = self.answers[:given]
+        twin.pending = None
+        twin._gen = eng.play(resume=(seat, why))
+        twin._advance(None, first=True)
+        for a in self.answers[given:]:
             twin.answer(a)
         return twin
 

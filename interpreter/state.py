@@ -51,8 +51,28 @@ class State:
     steps: int = 0
     stats: dict = attrs.Factory(dict)      # counters: trigger fires, cards played, …
 
-    def copy(self) -> "State":
-        """An independent copy (the random source included)."""
+    def copy(self, log: bool = True) -> "State":
+        """An independent copy (the random source included; the log left out with `log=False`).
+
+        One level deep: rules values are never changed in place (`set x += [c]` makes a new
+        list; cards, players and zones are immutable), and log entries are never changed
+        once written, so containers are copied and the values in them shared.
+        """
+        rng = random.Random(0)
+        rng.setstate(self.rng.getstate())
+        return State(
+            zones={k: v[:] for k, v in self.zones.items()}, where=self.where[:],
+            card_vars=[d.copy() for d in self.card_vars], player_vars=[d.copy() for d in self.player_vars],
+            globals=self.globals.copy(), rng=rng, players=self.players, out=self.out[:],
+            current=self.current, round_no=self.round_no, turn_no=self.turn_no, phase=self.phase,
+            next_player=self.next_player, first_player=self.first_player, extra_turns=self.extra_turns[:],
+            first_extra_turns=self.first_extra_turns[:], resume_from=self.resume_from, direction=self.direction,
+            in_turns=self.in_turns, finished=self.finished,
+            winners=None if self.winners is None else self.winners[:], end_reason=self.end_reason,
+            log=self.log[:] if log else [], steps=self.steps, stats=self.stats.copy())
+
+    def deep_copy(self) -> "State":
+        """A copy sharing nothing with this state (what `copy` is checked against)."""
         return copy.deepcopy(self)
 
     def to_json(self, rs) -> dict:

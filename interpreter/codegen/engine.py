@@ -35,6 +35,20 @@ class CompiledEngine(Engine):
         self._deck = self._pile = None
         self._hands = [None] * self.n
 
+    _SHARED = Engine._SHARED | {"cx", "step_limit", "_dispatch", "_display", "_forbidden", "_deck", "_pile"}
+
+    def clone(self, snap):
+        twin = Engine.clone(self, snap)
+        twin._hands = list(self._hands)
+        return twin
+
+    def _derived_copy(self):
+        return {name: values[:] for name, values in self.dcache.items()}
+
+    def _derived_restore(self, kept) -> None:
+        Engine._derived_restore(self, {})
+        self.dcache = {name: values[:] for name, values in kept.items()}
+
     def forget(self, card, derives) -> None:
         for name in derives:
             self.dcache[name][card.id] = _MISSING

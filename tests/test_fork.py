@@ -1,0 +1,144 @@
+"""Forks: a copy of a game at a decision goes on exactly as the game would (issue 15).
+
+A `forkable` game keeps a copy of its state where each turn begins; `Game.fork()` makes
+an engine from it and replays only the current turn's answers. These tests play the
+fork and the original with the same answers to the end and compare their logs and final
+states, for every shipped ruleset and on both engines, at decisions early, mid-game, at
+a turn's start and deep inside a turn.
+"""
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from cgl.interpreter.agents import RandomAgent
+from cgl.interpreter.game import Game
+from conftest import load_cached
+
+pytestmark = pytest.mark.both_engines
+
+SHIPPED = ["mgt", "mgt-v0.1", "unicorns", "monkic", "kozyablo"]
+
+
+def _play_to(rs, players, seed, at, forkable=True, record=True):
+    game = Game(rs, players, seed, forkable=forkable, record=record, check_invariants=True)
+    agents = [RandomAgent(i, seed) for i in range(game.players)]
+    d = game.start()
+    k = 0
+    while d is not None and k < at:
+        d = game.answer(agents[d.player].decide(d))
+        k += 1
+    return game, agents
+
+
+def _finish(game, agents):
+    d = game.pending
+    while d is not None:
+        d = game.answer(agents[d.player].decide(d))
+
+
+def _same_course(rs, game, agents, twin):
+    twin_agents = copy.deepcopy(agents)
+    a, b = game.pending, twin.pending
+    assert (b.player, b.kind, b.prompt, b.labels) == (a.player, a.kind, a.prompt, a.labels)
+    _finish(game, agents)
+    _finish(twin, twin_agents)
+    assert json.dumps(twin.state.log) == json.dumps(game.state.log)
+    assert twin.state.to_json(rs) == game.state.to_json(rs)
+    assert twin.result.winners == game.result.winners and twin.answers == game.answers
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_fork_goes_on_exactly_as_its_game(name):
+    rs = load_cached(name)
+    forked = 0
+    for seed in (3, 8):
+        for at in (1, 40, 130):
+            game, agents = _play_to(rs, 2, seed, at)
+            if game.pending is None:
+                continue
+            twin = game.fork()
+            assert twin.engine is not game.engine and twin.state is not game.state
+            _same_course(rs, game, agents, twin)
+            forked += 1
+    assert forked >= 4
+
+
+def test_a_fork_deep_inside_a_turn_replays_only_that_turn():
+    """MGT, 4 players: a decision several answers into its turn (a discard, then the claim
+    windows); the fork starts from the turn's copy and replays those answers."""
+    rs = load_cached("mgt")
+    game = Game(rs, 4, 4, forkable=True, record=False)
+    agents = [RandomAgent(i, 4) for i in range(4)]
+    d = game.start()
+    while d is not None and not (len(game.answers) > 100 and len(game.answers) - game._snap[3] >= 2):
+        d = game.answer(agents[d.player].decide(d))
+    assert d is not None
+    kept, seat, why, given = game._snap
+    assert kept["state"].turn_no + 1 == game.state.turn_no and given < len(game.answers)   # kept as it began
+    _same_course(rs, game, agents, game.fork())
+
+
+def test_a_fork_of_a_fork_and_a_fork_answered_otherwise():
+    rs = load_cached("mgt")
+    game, agents = _play_to(rs, 3, 5, 60)
+    before = json.dumps(game.state.log)
+    other = game.fork()
+    d = other.pending
+    other.answer(len(d.options) - 1 if d.kind != "may" else not True)   # a different answer
+    while other.pending is not None:
+        other.answer(0 if other.pending.kind != "may" else False)
+    assert json.dumps(game.state.log) == before     # the original is untouched
+    _same_course(rs, game, agents, game.fork().fork())
+
+
+def test_a_game_not_kept_forkable_forks_by_replaying_it_all():
+    rs = load_cached("monkic")
+    game, agents = _play_to(rs, 2, 2, 30, forkable=False)
+    assert game._snap is None
+    _same_course(rs, game, agents, game.fork())
+
+
+@pytest.mark.one_engine
+@pytest.mark.parametrize("engine_kind", ["compiled", "tree"])
+def test_every_engine_attribute_is_per_game_or_shared(engine_kind, monkeypatch):
+    """A clone shares what belongs to the ruleset and makes afresh what belongs to one
+    game; an attribute listed in neither would be shared by accident."""
+    if engine_kind == "tree":
+        monkeypatch.setenv("CGL_ENGINE", "tree")
+    rs = load_cached("unicorns")
+    game = Game(rs, 2, 1, forkable=True)
+    game.start()
+    eng = game.engine
+    unlisted = sorted(k for k in vars(eng) if k not in eng._PER_GAME and k not in eng._SHARED
+                      and k not in ("dcache", "_hands"))
+    assert unlisted == []
+    twin = game.fork().engine
+    for name in eng._PER_GAME:
+        value = getattr(eng, name, None)
+        if isinstance(value, (list, dict)):
+            assert getattr(twin, name) is not value, name
+
+
+@pytest.mark.one_engine
+def test_state_copy_is_complete_and_independent():
+    rs = load_cached("mgt")
+    game, _ = _play_to(rs, 4, 9, 80)
+    st = game.state
+    cp = st.copy()
+    deep = st.deep_copy()
+    import attrs
+    for f in attrs.fields(type(st)):
+        if f.name == "rng":
+            assert cp.rng.getstate() == st.rng.getstate()
+        else:
+            assert getattr(cp, f.name) == getattr(deep, f.name), f.name
+    cp.zones["stock"].append(0)
+    cp.card_vars[0]["x"] = 1
+    cp.player_vars[0]["points"] = -99
+    cp.rng.random()
+    assert st.zones == deep.zones and st.card_vars == deep.card_vars and st.player_vars == deep.player_vars
+    assert st.rng.getstate() == deep.rng.getstate()
+    assert st.copy(log=False).log == []

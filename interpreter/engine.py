@@ -258,7 +258,10 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
         raise self.fail(node, f"expected a list or a zone, got {_kind(value)}")
 
     def zone_of_card(self, card) -> ZoneRef:
-        key = self.state.where[card.id]
+        return self.zone_ref(self.state.where[card.id])
+
+    def zone_ref(self, key: str) -> ZoneRef:
+        """The zone (as a value) whose cards the state keeps under `key`."""
         ref = self._zone_refs.get(key)
         if ref is None:
             name, owner, host = parse_zone_key(key)
@@ -277,6 +280,31 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
             seen += 1
         return z.owner
 
+    def seers(self, src: Optional[ZoneRef], dest: Optional[ZoneRef]):
+        """Who sees which card moves from `src` to `dest`: None when everybody does (either
+        zone is public), else the seats that own a zone of the two they may look into."""
+        vis = self._visibility
+        sv = "public" if src is None else vis.get(src.name, "public")
+        dv = "public" if dest is None else vis.get(dest.name, "public")
+        if sv == "public" or dv == "public":
+            return None
+        return sorted({self.zone_owner(z) for z, v in ((src, sv), (dest, dv)) if z is not None and v == "owner"}
+                      - {None})
+
+    def sees_zone(self, z: ZoneRef, seat: int) -> bool:
+        """Whether player `seat` may look at the cards of zone `z`."""
+        v = self._visibility.get(z.name, "public")
+        return v == "public" or (v == "owner" and self.zone_owner(z) == seat)
+
+    def _learn(self, cid: int, old: Optional[str], dest: ZoneRef) -> None:
+        """Follow what each seat knows (`State.known`) as card `cid` moves from `old` to `dest`."""
+        seers = self.seers(None if old is None else self.zone_ref(old), dest)
+        for seat, known in enumerate(self.state.known):
+            if seers is None or seat in seers:
+                known.add(cid)
+            else:
+                known.discard(cid)
+
     def _place(self, card, dest: ZoneRef, position="top"):
         if self.trying:   # `possible`: a card that moves is all the trial needs to know
             raise _TrialMoved()
@@ -284,6 +312,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
         cid = card.id
         where, zones = st.where, st.zones
         old = where[cid]
+        if st.known is not None:
+            self._learn(cid, old, dest)
         if old is not None:
             ids = zones[old]
             if ids[-1] == cid:  # the top card (a draw): no search
@@ -564,17 +594,13 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
         if self.quiet_moves and refused_by is None:
             self.log(kind, head + self._card_text(ev, False), visible_to=[], quiet=True, card=card.name, player=who)
             return
-        vis = self._visibility
-        sv = "public" if src is None else vis.get(src.name, "public")
-        dv = "public" if dest is None else vis.get(dest.name, "public")
-        if sv == "public" or dv == "public":
+        seers = self.seers(src, dest)
+        if seers is None:
             if ev.forced:
                 self.log(kind, head + self._card_text(ev, True), card=card.name, player=who, forced=True)
             else:
                 self.log(kind, head + self._card_text(ev, True), card=card.name, player=who)
             return
-        seers = sorted({self.zone_owner(z) for z, v in ((src, sv), (dest, dv)) if z is not None and v == "owner"}
-                       - {None})
         if not seers:
             self.log(kind, head + self._card_text(ev, False), visible_to=[], quiet=True, card=card.name, player=who)
             return

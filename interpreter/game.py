@@ -11,6 +11,8 @@ records every answer given, and :func:`replay` feeds them back.
 """
 from __future__ import annotations
 
+import random
+from functools import partial
 from typing import Optional
 
 import attrs
@@ -80,6 +82,7 @@ class Game:
         self._resuming = False
         if forkable:
             self.engine.snap = self._snapshot
+            self.engine.state.known = [set() for _ in range(players)]
 
     @property
     def state(self):
@@ -123,6 +126,8 @@ class Game:
             self.pending = None
             return None
         self.pending = d
+        if self._snap is not None and self.state.known is not None:
+            d._sampler = partial(self.determinised, d.player)
         return d
 
     def _snapshot(self, seat: int, why: str) -> None:
@@ -131,19 +136,23 @@ class Game:
             return
         self._snap = (self.engine.snapshot(), seat, why, len(self.answers))
 
-    def fork(self) -> "Game":
+    def fork(self, forkable: Optional[bool] = None) -> "Game":
         """An independent game at the same point, ready to take a different answer; it
         goes on exactly as this game would for the same answers (its log, its dice).
+        `forkable=False` makes a fork that keeps no snapshots and follows no knowledge
+        (a playout's: cheaper); by default the fork is forkable as this game is.
 
         The engine is a running program, so a fork replays answers: in a `forkable` game,
         only those of the current turn, from a copy of the state kept where the turn began
         (the cost of a turn); otherwise the whole game from its seed. Either is exact,
         because everything random comes from the seeded state.
         """
+        if forkable is None:
+            forkable = self.engine.snap is not None
         snap = self._snap
         if snap is None or self._start_args != (None, None, False, None):
             twin = Game(self.ruleset, self.players, self.seed, self.engine.check, self.decks, self.engine.record,
-                        forkable=self.engine.snap is not None)
+                        forkable=forkable)
             twin.start(*self._start_args)
             for a in self.answers:
                 twin.answer(a)
@@ -154,7 +163,9 @@ class Game:
         eng = twin.engine = self.engine.clone(kept)
         twin._snap = snap          # never changed: a fork of the fork copies it again
         twin._resuming = True
-        eng.snap = twin._snapshot
+        eng.snap = twin._snapshot if forkable else None
+        if not forkable:
+            eng.state.known = None
         twin._start_args = self._start_args
         twin.answers = self.answers[:given]
         twin.pending = None
@@ -162,6 +173,47 @@ class Game:
         twin._advance(None, first=True)
         for a in self.answers[given:]:
             twin.answer(a)
+        if not forkable:
+            twin._snap = None
+        return twin
+
+    def determinised(self, seat: int, rng: random.Random, record: bool = False) -> "Game":
+        """A fork in which what player `seat` cannot see is dealt anew: the cards in zones
+        hidden from it whose place it does not know (`State.known`) are shuffled among the
+        places such cards fill (each zone keeps its size; a known card keeps its place), and
+        the random source is seeded from `rng`. It reads nothing the seat may not see but
+        which cards those are and where the gaps are, so two games that differ only in
+        hidden cards give the same game for the same `rng`. The decision pending here is
+        pending there; its options' cards keep their places. Needs a `forkable` game (that
+        follows what each seat knows). The fork keeps no log unless `record`, takes no
+        snapshots and follows no knowledge: a world for a search to play out."""
+        if self.state.known is None:
+            raise ValueError("determinised() needs a Game(..., forkable=True)")
+        twin = self.fork(forkable=False)
+        eng, st = twin.engine, twin.state
+        keep = set(self.state.known[seat])
+        d = self.pending
+        if d is not None:
+            keep.update(o.id for o in d.options if hasattr(o, "props"))
+        slots, pool = [], []
+        for key in sorted(st.zones):
+            if eng.sees_zone(eng.zone_ref(key), seat):
+                continue
+            for i, cid in enumerate(st.zones[key]):
+                if cid not in keep:
+                    slots.append((key, i))
+                    pool.append(cid)
+        pool.sort()
+        rng.shuffle(pool)
+        zones, where = st.zones, st.where
+        for (key, i), cid in zip(slots, pool):
+            zones[key][i] = cid
+            where[cid] = key
+        st.rng = random.Random(rng.getrandbits(64))
+        eng.forget_all()
+        eng.record = record
+        if not record:
+            st.log = []
         return twin
 
     @property

@@ -58,6 +58,7 @@ class Decision:
     span: Optional[A.Span] = None
     _scores: Optional[Callable] = None
     _view: Optional[Callable] = None
+    _sampler: Optional[Callable] = None   # set by a forkable Game: `sample`
 
     @property
     def labels(self) -> list:
@@ -73,6 +74,12 @@ class Decision:
     def view(self) -> dict:
         """What the deciding player can see."""
         return self._view() if self._view else {}
+
+    def sample(self, rng):
+        """A whole game at this decision, as the deciding player may imagine it: what it
+        cannot see dealt anew at random (`Game.determinised`), its own pending decision
+        this one. For search bots; only a `forkable` game offers it (else None)."""
+        return self._sampler(rng) if self._sampler is not None else None
 
     def describe(self) -> str:
         return f"P{self.player + 1} {self.kind}: {self.prompt}"

@@ -50,6 +50,11 @@ class State:
     log: list = attrs.Factory(list)
     steps: int = 0
     stats: dict = attrs.Factory(dict)      # counters: trigger fires, cards played, …
+    # What each seat knows of the cards it cannot see: per seat, the ids of the cards in
+    # zones hidden from it whose place it saw them take (a public move, a move into or out
+    # of its own zone, a reveal to it) and has not lost (a move it did not see, a shuffle).
+    # None: not followed (only search needs it: `Game(forkable=True)`, `Game.determinised`).
+    known: Optional[list] = None
 
     def copy(self, log: bool = True) -> "State":
         """An independent copy (the random source included; the log left out with `log=False`).
@@ -69,7 +74,8 @@ class State:
             first_extra_turns=self.first_extra_turns[:], resume_from=self.resume_from, direction=self.direction,
             in_turns=self.in_turns, finished=self.finished,
             winners=None if self.winners is None else self.winners[:], end_reason=self.end_reason,
-            log=self.log[:] if log else [], steps=self.steps, stats=self.stats.copy())
+            log=self.log[:] if log else [], steps=self.steps, stats=self.stats.copy(),
+            known=None if self.known is None else [k.copy() for k in self.known])
 
     def deep_copy(self) -> "State":
         """A copy sharing nothing with this state (what `copy` is checked against)."""

@@ -258,6 +258,9 @@ class Statements:
         ia, ib = zones[ka].index(a.id), zones[kb].index(b.id)
         zones[ka][ia], zones[kb][ib] = b.id, a.id
         self.changes += 1
+        if self.state.known is not None:
+            self._learn(a.id, ka, zb)
+            self._learn(b.id, kb, za)
         where[a.id], where[b.id] = kb, ka
         hits = [(ev, self.event_begin(ev)) for ev in (ev_a, ev_b)]
         for ev, hit in hits:
@@ -280,6 +283,11 @@ class Statements:
         z = self.as_zone(z, s.zone)
         ids = self.state.zones.setdefault(z.key, [])
         self.state.rng.shuffle(ids)
+        known = self.state.known
+        if known is not None:   # who cannot look into the zone no longer knows where its cards lie
+            for seat, k in enumerate(known):
+                if not self.sees_zone(z, seat):
+                    k.difference_update(ids)
         self.changes += 1
         self.log("shuffle", f"{z} is shuffled", zone=z.name)
         return
@@ -292,8 +300,15 @@ class Statements:
 
     def s_reveal(self, s, cards, to):
         names = [c.name for c in cards]
+        seats = None
         if s.to is not None:
             seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
+        known = self.state.known
+        if known is not None:   # those shown the cards know where they are
+            for seat, k in enumerate(known):
+                if seats is None or seat in seats:
+                    k.update(c.id for c in cards)
+        if seats is not None:
             self.log("reveal", f"{', '.join(f'P{x + 1}' for x in seats)} sees: {', '.join(names) or 'nothing'}",
                      visible_to=seats, cards=names)
         else:

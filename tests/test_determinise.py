@@ -1,0 +1,129 @@
+"""Determinisation: a game as one seat may imagine it (issue 15).
+
+`Game.determinised(seat, rng)` deals anew what the seat cannot see. It must never read
+what the seat may not see: two games that differ only in hidden cards give the same
+world for the same random source. What the seat knows stays put: its own cards, public
+zones, and cards it saw go into a hidden zone; a shuffle or a move it did not see makes
+it forget.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cgl.interpreter.agents import RandomAgent
+from cgl.interpreter.game import Game
+from conftest import load_cached
+
+pytestmark = pytest.mark.both_engines
+
+
+def _at_decision(rs, players, seed, at):
+    game = Game(rs, players, seed, forkable=True)
+    agents = [RandomAgent(i, seed) for i in range(players)]
+    d = game.start()
+    while d is not None and len(game.answers) < at:
+        d = game.answer(agents[d.player].decide(d))
+    assert d is not None
+    return game, d
+
+
+def _hidden_unknown(game, seat):
+    eng, st = game.engine, game.state
+    return [(key, i, cid) for key, ids in sorted(st.zones.items()) if not eng.sees_zone(eng.zone_ref(key), seat)
+            for i, cid in enumerate(ids) if cid not in st.known[seat]]
+
+
+def _swap(game, a, b):
+    """Exchange two cards in the game's state, where they lie (a difference nobody saw)."""
+    st = game.state
+    (ka, ia, ca), (kb, ib, cb) = a, b
+    st.zones[ka][ia], st.zones[kb][ib] = cb, ca
+    st.where[ca], st.where[cb] = kb, ka
+
+
+@pytest.mark.parametrize("name,players", [("mgt", 3), ("unicorns", 3), ("kozyablo", 2)])
+def test_games_that_differ_only_in_hidden_cards_give_the_same_worlds(name, players):
+    rs = load_cached(name)
+    game, d = _at_decision(rs, players, 11, 25)
+    seat = d.player
+    other = game.fork()
+    hidden = _hidden_unknown(other, seat)
+    by_zone = {}
+    for h in hidden:
+        by_zone.setdefault(h[0], []).append(h)
+    zones = sorted(by_zone, key=lambda k: -len(by_zone[k]))
+    # a card of one hidden zone exchanged with a card of another (or two of one zone)
+    a = by_zone[zones[0]][0]
+    b = by_zone[zones[1]][-1] if len(zones) > 1 else by_zone[zones[0]][-1]
+    assert a[2] != b[2]
+    _swap(other, a, b)
+    assert other.state.zones != game.state.zones
+    for k in range(3):
+        w1 = game.determinised(seat, random.Random(k))
+        w2 = other.determinised(seat, random.Random(k))
+        assert w1.state.zones == w2.state.zones and w1.state.where == w2.state.where
+        assert w1.state.rng.getstate() == w2.state.rng.getstate()
+        p1, p2 = w1.pending, w2.pending
+        assert (p1.player, p1.kind, p1.prompt, p1.labels) == (p2.player, p2.kind, p2.prompt, p2.labels)
+        assert (p1.player, p1.labels) == (d.player, d.labels)
+
+
+@pytest.mark.parametrize("name,players", [("mgt", 4), ("monkic", 2)])
+def test_a_world_keeps_what_the_seat_sees_and_deals_the_rest_anew(name, players):
+    rs = load_cached(name)
+    game, d = _at_decision(rs, players, 5, 12)
+    seat = d.player
+    eng, st = game.engine, game.state
+    worlds = [game.determinised(seat, random.Random(k)) for k in range(6)]
+    for w in worlds:
+        for key, ids in st.zones.items():
+            if eng.sees_zone(eng.zone_ref(key), seat):
+                assert w.state.zones.get(key) == ids, key      # what it sees, as it is
+            else:
+                assert len(w.state.zones.get(key, [])) == len(ids), key   # hidden: the same size
+                for i, cid in enumerate(ids):
+                    if cid in st.known[seat]:
+                        assert w.state.zones[key][i] == cid    # what it knows stays put
+        assert sorted(c for ids in w.state.zones.values() for c in ids) == list(range(len(rs.cards)))
+        assert all(w.state.where[c] == k for k, ids in w.state.zones.items() for c in ids)
+    hidden = {k for k in st.zones if not eng.sees_zone(eng.zone_ref(k), seat) and st.zones[k]}
+    assert any(w.state.zones[k] != st.zones[k] for w in worlds for k in hidden)   # something was dealt anew
+    assert game.state is st and st.zones == game.state.zones                     # the game untouched
+
+
+def test_what_a_seat_saw_it_knows_until_it_loses_sight(make_rules):
+    rs = make_rules("""
+        zone stash: per player, hidden
+        match { rounds 1 }
+        round {
+          start {
+            deal 3 to hand
+            move first(deck) to stash(seat(2))
+            move first(hand(seat(1))) to stash(seat(2))
+          }
+          until turn_no >= 2
+        }
+        turn { phase p {
+          choose c in hand(current) by current "Give a card" { move c to hand(next_after(current)) }
+          if turn_no = 2 { shuffle stash(seat(2)) }
+        } }
+    """)
+    game = Game(rs, 2, 3, forkable=True)
+    d = game.start()
+    st = game.state
+    given = st.zones["stash:1"]
+    assert len(given) == 2
+    # P1 moved its own card into P2's hidden stash: P1 knows it; the deck's top card it never saw
+    assert given[-1] in st.known[0] and given[0] not in st.known[0]
+    assert given[-1] not in st.known[1]      # P2 cannot look into its stash and was not shown it
+    for k in range(8):
+        w = game.determinised(0, random.Random(k))
+        assert w.state.zones["stash:1"][-1] == given[-1]
+    mine = st.zones["hand:0"][-1]
+    d = game.answer(d.labels.index(rs.cards[mine].name))   # P1 gives it to P2: both saw it
+    assert mine in st.known[0] and mine in st.known[1]
+    d = game.answer(0)
+    assert game.pending is None
+    assert not set(st.zones["stash:1"]) & st.known[0]     # the shuffle: where in the stash, nobody knows

@@ -47,7 +47,26 @@ class HumanAgent:
             vals = ", ".join(f"{k} {_fmt(v)}" for k, v in p.items() if k != "player" and v not in ([], None))
             e(f"  {p['player']}{' (you)' if p['player'] == view['you'] else ''}: {vals}")
 
+    def state(self) -> dict:
+        """What a saved game keeps of this seat: how much of the log it has been shown."""
+        return {"seen": self.seen}
+
+    def restore(self, state: dict) -> None:
+        """Take back a :meth:`state`; a state of the wrong shape raises ValueError."""
+        seen = state.get("seen") if isinstance(state, dict) else None
+        if type(seen) is not int or seen < 0:
+            raise ValueError("not the state of a human seat (it has no `seen` count)")
+        self.seen = seen
+
     def decide(self, d: Decision):
+        seen = self.seen
+        try:
+            return self._ask(d)
+        except BaseException:   # not answered (`quit`, end of input): shown again in full if asked again
+            self.seen = seen
+            raise
+
+    def _ask(self, d: Decision):
         view = d.view()
         for entry in view.get("log", []):
             if not entry.get("hidden") and not entry.get("quiet") and entry["step"] >= self.seen:

@@ -6,14 +6,19 @@ from __future__ import annotations
 import json
 import os
 import random
+import shlex
 import sys
+from typing import Optional
 
+import attrs
 import click
+from click.core import ParameterSource
 
+from cgl.interpreter import saves
 from cgl.interpreter.diagnostics import CglError, render_all, use_colour
 from cgl.interpreter.engine import AnswerError
 from cgl.interpreter.game import Game, ScriptedAgent, make_agent
-from cgl.interpreter.loader import load, packaged_rulesets
+from cgl.interpreter.loader import load, packaged_rulesets, resolve
 
 from .human import HumanAgent, QuitGame
 from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent
@@ -109,14 +114,33 @@ def _print_entry(entry, quiet):
         click.echo(f"  {text}{private}")
 
 
+@attrs.define
+class _Table:
+    """A game at the terminal, its agents, and what a log or a save says it was made from."""
+
+    ruleset: str          # as the user named it
+    options: dict         # as the user gave them
+    specs: list           # the agent spec of every seat
+    humans: tuple         # seats (1-based) played by people
+    game: Game
+    agents: list
+    hashes: Optional[dict] = None   # the files' hashes when the game began (for --save)
+
+
+# what a save fixes: these options cannot be given with --resume
+_FIXED_BY_SAVE = {"players": "--players", "seed": "--seed", "options": "--option", "deck_files": "--deck",
+                  "agent": "--agent", "agent_list": "--agents"}
+
+
 @main.command()
-@click.argument("ruleset")
+@click.argument("ruleset", required=False)
 @click.option("--players", "-p", type=int, help="Number of players (default: the fewest the game allows).")
 @click.option("--seed", "-s", type=int, help="Random seed; the same seed plays the same game (default: random, printed).")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="Set a ruleset option, e.g. -o rounds=4 (repeatable). `cgl info` lists them.")
 @click.option("--human", "humans", type=int, multiple=True, metavar="SEAT",
-              help="Seat (1-based) played by you at the terminal (repeatable).")
+              help="Seat (1-based) played by you at the terminal (repeatable). With --resume: "
+                   "the seats people take now (default: the saved ones).")
 @click.option("--agent", metavar=AGENT_METAVAR, default="greedy", show_default=True, callback=check_agent,
               help=f"The bot that plays the other seats. {agents_help()}.")
 @click.option("--agents", "agent_list", metavar="A,B,…",
@@ -125,71 +149,154 @@ def _print_entry(entry, quiet):
               help="Write every event and answer as JSON Lines (replay with `cgl replay`).")
 @click.option("--deck", "deck_files", multiple=True, metavar="SEAT=FILE",
               help="The deck list a seat brings (for games whose players bring decks), e.g. --deck 1=my.yaml.")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="When you quit at your prompt (`quit`, end of input, Ctrl-C), save the game to FILE "
+                   "(JSON) to go on later with `cgl run --resume FILE`. Needs a --human seat.")
+@click.option("--resume", "resume_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Go on with a game saved with --save, at the decision where it stopped. The save fixes "
+                   "the ruleset (RULESET may be left out), players, seed, options, decks and bots.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result.")
 @click.option("--check/--no-check", default=False, help="Check invariants while playing (slower).")
-def run(ruleset, players, seed, options, humans, agent, agent_list, deck_files, log_path, quiet, check):
+@click.pass_context
+def run(ctx, ruleset, players, seed, options, humans, agent, agent_list, deck_files, log_path, save_path,
+        resume_path, quiet, check):
     """Play one game of RULESET (a .cgl file, or the name of a shipped ruleset).
 
     Bots play every seat not given to --human. The play-by-play shows everything
     (a bot game has no secrets); with a human seat it shows only what that seat sees.
+
+    \b
+    A game you play can be saved when you quit, and resumed:
+      cgl run mgt --human 1 --save game.json     (type `quit` at a prompt)
+      cgl run --resume game.json
     """
-    opts = _parse_options(options)
-    rs = _load(ruleset, opts)
-    if seed is None:
-        seed = random.SystemRandom().randrange(1, 10**6)
-    decks = _parse_decks(deck_files)
-    try:
-        game = Game(rs, players, seed, check_invariants=check, decks=decks)
-    except CglError as e:
-        _report(e, EXIT_USAGE)
-    n = game.players
+    if resume_path:
+        table = _resumed_table(ctx, resume_path, ruleset, humans, check)
+    elif ruleset is None:
+        raise click.UsageError("Missing argument 'RULESET' (a .cgl file or a shipped ruleset's name), "
+                               "or --resume FILE to go on with a saved game.")
+    else:
+        table = _new_table(ruleset, players, seed, _parse_options(options), humans, agent, agent_list,
+                           _parse_decks(deck_files), check)
+    if save_path and not table.humans:
+        raise click.BadParameter("a game is saved when you quit at your prompt: play a seat with --human SEAT",
+                                 param_hint="--save")
+    if save_path and not os.path.isdir(os.path.dirname(os.path.abspath(save_path))):
+        raise click.BadParameter(f"there is no folder `{os.path.dirname(save_path)}` to save into",
+                                 param_hint="--save")
+    if save_path and table.hashes is None:
+        table.hashes = saves.fingerprint(table.game)
+    _play(table, quiet, log_path, save_path, resumed_from=resume_path)
+
+
+def _agents(specs: list, humans, seed: int) -> list:
+    n = len(specs)
     for h in humans:
         if not 1 <= h <= n:
             raise click.BadParameter(f"seat {h} does not exist in a {n}-player game (seats 1 to {n})",
                                      param_hint="--human")
-    per_seat = agent_specs(agent, agent_list, n, "greedy")
-    agents = [HumanAgent(i) if (i + 1) in humans else make_agent(per_seat[i], i, seed) for i in range(n)]
-    watcher = humans[0] - 1 if humans else None
+    return [HumanAgent(i) if (i + 1) in humans else make_agent(specs[i], i, seed) for i in range(n)]
+
+
+def _new_table(ruleset, players, seed, opts, humans, agent, agent_list, decks, check) -> _Table:
+    rs = _load(ruleset, opts)
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 10**6)
+    try:
+        game = Game(rs, players, seed, check_invariants=check, decks=decks)
+    except CglError as e:
+        _report(e, EXIT_USAGE)
+    specs = agent_specs(agent, agent_list, game.players, "greedy")
+    return _Table(ruleset, opts, specs, tuple(humans), game, _agents(specs, humans, seed))
+
+
+def _resumed_table(ctx, path, ruleset, humans, check) -> _Table:
+    """The table of a saved game, waiting at the decision where it stopped."""
+    given = [flag for name, flag in _FIXED_BY_SAVE.items()
+             if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
+    if given:
+        raise click.UsageError(f"{', '.join(given)} cannot be given with --resume: the save fixes the players, "
+                               "seed, options, deck lists and bots")
+    try:
+        data = saves.read_save(path)
+        if ruleset is not None and os.path.realpath(resolve(ruleset)) != \
+                os.path.realpath(saves.ruleset_of(data, path)):
+            raise click.UsageError(f"`{path}` is a game of {data['ruleset']}, not of {ruleset}: "
+                                   "leave RULESET out with --resume")
+        game = saves.resume(data, path, check)
+        humans = tuple(humans or data["humans"])
+        agents = _agents(data["agents"], humans, data["seed"])
+        saves.restore_agents(agents, data, humans, path)
+    except CglError as e:
+        _report(e, EXIT_USAGE)
+    return _Table(data["ruleset"], data["options"], data["agents"], humans, game, agents,
+                  {"ruleset_sha256": data["ruleset_sha256"], "files": data["files"]})
+
+
+def _play(t: _Table, quiet: bool, log_path, save_path, resumed_from=None):
+    """Play the table's game from where it stands to its end, or until a person quits."""
+    game, rs, n = t.game, t.game.ruleset, t.game.players
+    watcher = t.humans[0] - 1 if t.humans else None
 
     def show(entry):
         if watcher is not None:
             return  # the human agent prints what its seat sees
         _print_entry(entry, quiet)
 
+    def log():
+        _write_log(log_path, rs, t.ruleset, t.options, game.seed, n, t.specs, t.humans, game)
+
     game.engine.listeners.append(show)
     if not quiet:
-        click.secho(f"{rs.title} {rs.game.version or ''} · {n} players · seed {seed}"
-                    + (f" · options {', '.join(f'{k}={v}' for k, v in opts.items())}" if opts else ""), bold=True)
-    d = game.start()
+        title = (f"{rs.title} {rs.game.version or ''} · {n} players · seed {game.seed}"
+                 + (f" · options {', '.join(f'{k}={v}' for k, v in t.options.items())}" if t.options else ""))
+        click.secho(f"Resumed {title} at decision {len(game.answers) + 1} ({resumed_from})" if resumed_from
+                    else title, bold=True)
+    d = game.pending if resumed_from else game.start()
     try:
         while d is not None:
-            a = agents[d.player].decide(d)
+            a = t.agents[d.player].decide(d)
             try:
                 d = game.answer(a)
             except AnswerError as e:
-                if isinstance(agents[d.player], HumanAgent):
+                if isinstance(t.agents[d.player], HumanAgent):
                     click.echo(f"That answer does not fit: {e}")
                     continue
                 raise
     except QuitGame:
         click.echo("You left the game.")
-        _write_log(log_path, rs, ruleset, opts, seed, n, per_seat, humans, game)
+        _save_on_quit(t, save_path, err=False)
+        log()
         sys.exit(EXIT_OK)
     except click.exceptions.Abort:
         click.echo("\nThe game was stopped (end of input).", err=True)
+        _save_on_quit(t, save_path, err=True)
+        log()
         sys.exit(EXIT_USAGE)
     except CglError as e:
-        _write_log(log_path, rs, ruleset, opts, seed, n, per_seat, humans, game)
+        log()
         _report(e, EXIT_FAIL)
     if watcher is not None:  # what the human has not seen yet: how the game ended
-        for entry in game.state.log[agents[watcher].seen:]:
+        for entry in game.state.log[t.agents[watcher].seen:]:
             if not entry.get("hidden") and ("to" not in entry or watcher in entry["to"]):
                 click.echo(f"  · {entry['text']}")
     res = game.result
     click.echo("")
     click.secho(res.summary(), bold=True)
     _print_scores(res)
-    _write_log(log_path, rs, ruleset, opts, seed, n, per_seat, humans, game)
+    log()
+
+
+def _save_on_quit(t: _Table, save_path, err: bool):
+    if not save_path:
+        click.echo("(Not saved: play with --save FILE to keep a game you leave, then `cgl run --resume FILE`.)", err=err)
+        return
+    try:
+        saves.write_save(save_path, saves.save_data(t.game, t.ruleset, t.options, t.specs, t.humans, t.agents,
+                                                    t.hashes))
+    except CglError as e:
+        _report(e, EXIT_USAGE)
+    click.echo(f"Saved to {save_path}: go on with `cgl run --resume {shlex.quote(save_path)}`", err=err)
 
 
 def _parse_decks(pairs) -> dict:

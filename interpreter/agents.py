@@ -27,6 +27,20 @@ class Agent:
     def decide(self, d: Decision):
         raise NotImplementedError
 
+    def state(self) -> dict:
+        """What this bot needs to go on as if never stopped, as JSON-ready data (a saved game
+        keeps it). A bot that remembers more than its random generator adds its own keys."""
+        version, internal, gauss = self.rng.getstate()
+        return {"rng": [version, list(internal), gauss]}
+
+    def restore(self, state: dict) -> None:
+        """Take back a :meth:`state`; a state of the wrong shape raises ValueError."""
+        try:
+            version, internal, gauss = state["rng"]
+            self.rng.setstate((version, tuple(internal), gauss))
+        except (KeyError, TypeError, ValueError, OverflowError) as e:
+            raise ValueError(f"not the state of a `{self.name}` bot ({e.__class__.__name__}: {e})") from None
+
 
 class RandomAgent(Agent):
     """Picks uniformly among the legal answers; says yes to a `may` half the time."""

@@ -26,7 +26,8 @@ _CODES = [
          'turn {\n  phase draw {\n    draw\n  }\n}',
          'turn {\n  phase draw {\n    draw 1\n  }\n}'),
     Code("E002", "error", "cannot read a file",
-         "A ruleset, card data, scenario or log file is missing, unreadable or not of the right kind.",
+         "A ruleset, card data, scenario, log or save file is missing, unreadable or not of the right kind "
+         "(a save, too, when a file of its game changed since, or when the game refuses one of its answers).",
          'cards from "mgt-card.yaml" { name: text }',
          'cards from "mgt-cards.yaml" { name: text }'),
     Code("E003", "error", "card data does not match its schema",

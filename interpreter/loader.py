@@ -5,6 +5,7 @@ The result, :class:`Ruleset`, is immutable and shared by every game played with 
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from importlib import resources
 from typing import Any, Optional
@@ -134,6 +135,34 @@ def _read(path: str, span: Optional[A.Span] = None) -> str:
         raise error("E002", f"cannot read `{path}`: {e.__class__.__name__}", span) from None
     remember_source(path, text)
     return text
+
+
+def ruleset_files(rs: "Ruleset") -> list[str]:
+    """Every file a ruleset is made of: its .cgl file, the files it extends, its card data."""
+    files = list(rs.sources)
+    if rs.cards_decl is not None:
+        files.append(os.path.join(os.path.dirname(rs.cards_decl.span.path), rs.cards_decl.path))
+    return files
+
+
+def content_hash(paths) -> str:
+    """sha256 over the text of the files, in order (each one's length first, so that text moved
+    from one file to the next changes it too). A file that cannot be read is an E002."""
+    h = hashlib.sha256()
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise error("E002", f"cannot read `{path}`: {e.strerror or e.__class__.__name__}") from None
+        h.update(b"%d\n" % len(data))
+        h.update(data)
+    return h.hexdigest()
+
+
+def ruleset_hash(rs: "Ruleset") -> str:
+    """The content hash of a ruleset: equal hashes, the same rules and cards."""
+    return content_hash(ruleset_files(rs))
 
 
 # ---------------------------------------------------------------- merging

@@ -20,7 +20,7 @@ from cgl.interpreter.diagnostics import CglError, did_you_mean, render_all, use_
 from cgl.interpreter.game import Game
 from cgl.interpreter.loader import load, resolve
 
-from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent
+from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent, check_skill
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 DASK_HINT = 'pip install "cgl[dask]"'
@@ -46,14 +46,27 @@ def _parse_options(pairs, hint: str) -> dict:
     return out
 
 
-def _agents(agent: Optional[str], agents_csv: Optional[str], players: int) -> list:
+DEFAULT_AGENT = "greedy"
+
+
+def _agents(agent: Optional[str], agents_csv: Optional[str], skill: Optional[tuple], players: int) -> tuple:
+    """(the agent spec of each seat, whether the lineup rotates)."""
     if agent and agents_csv:
         raise click.BadParameter("give --agent (every seat) or --agents (one per seat), not both",
                                  param_hint="--agents")
-    return agent_specs(agent, agents_csv, players, "random")
+    if skill:
+        if agent or agents_csv:
+            raise click.BadParameter(f"--skill A,B sets every seat (A at one, B at the others), so it does not go "
+                                     f"with {'--agent' if agent else '--agents'}", param_hint="--skill")
+        if players < 2:
+            raise click.BadParameter("a skill tournament needs at least 2 players", param_hint="--skill")
+        a, b = skill
+        return [a] + [b] * (players - 1), True
+    return agent_specs(agent, agents_csv, players, DEFAULT_AGENT), False
 
 
-def _prepare(ruleset: str, opts: dict, players: Optional[int], agent, agents_csv, seed: int, score: Optional[str]):
+def _prepare(ruleset: str, opts: dict, players: Optional[int], agent, agents_csv, seed: int, score: Optional[str],
+             skill: Optional[tuple] = None, direction: str = "high"):
     """Load and check everything before playing: (ruleset, spec). Exits 2 on a bad input."""
     try:
         found = resolve(ruleset)
@@ -62,14 +75,19 @@ def _prepare(ruleset: str, opts: dict, players: Optional[int], agent, agents_csv
     except CglError as e:
         _report_error(e)
     n = game.players
+    lineup, rotate = _agents(agent, agents_csv, skill, n)
     if score is None:
         score = sim.default_score(rs)
+        if score is None and direction != "high":
+            names = ", ".join(rs.player_vars()) or "none"
+            raise click.BadParameter(f"there is no score to follow: this ruleset has no `points`; name one of its "
+                                     f"player variables with --score ({names})", param_hint="--score-direction")
     elif score not in rs.player_vars():
         hint = did_you_mean(score, rs.player_vars()) or (
             "its player variables: " + ", ".join(rs.player_vars()) if rs.player_vars() else "it has none")
         raise click.BadParameter(f"`{score}` is not a player variable of this ruleset ({hint})", param_hint="--score")
     # workers (other processes, or a Dask cluster) load the ruleset themselves: an absolute path
-    spec = sim.BatchSpec.make(os.path.abspath(found), opts, n, _agents(agent, agents_csv, n), seed, score)
+    spec = sim.BatchSpec.make(os.path.abspath(found), opts, n, lineup, seed, score, rotate, direction)
     sim.remember_ruleset(spec, rs)
     return rs, spec
 
@@ -136,16 +154,23 @@ def _common(f):
         click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
                      help="Set a ruleset option, e.g. -o rounds=4 (repeatable)."),
         click.option("--agent", metavar=AGENT_METAVAR, default=None, callback=check_agent,
-                     help=f"The bot at every seat (default: random). {agents_help()}."),
+                     help=f"The bot at every seat (default: {DEFAULT_AGENT}). {agents_help()}."),
         click.option("--agents", "agents_csv", metavar="A,B,…",
                      help="One bot per seat, e.g. --agents greedy,random."),
+        click.option("--skill", metavar="A,B", callback=check_skill,
+                     help="A seat-rotated tournament: bot A at one seat, bot B at every other; in game i A sits at "
+                          "seat ((i-1) mod players)+1. Reports A's skill gap (its win rate beyond the fair share "
+                          "1/players, with a 95% interval and a test). E.g. --skill greedy,random. Not with "
+                          "--agent/--agents."),
         click.option("--seed", "-s", type=int,
                      help="Seed of the batch: game i plays with a seed derived from (seed, i) "
                           "(default: random, printed)."),
         click.option("--workers", "-w", type=click.IntRange(min=1),
                      help="Local worker processes (default: one per core). The results do not depend on it."),
-        click.option("--score", metavar="VAR", help="Player variable whose leader is followed for lead changes "
-                                                    "(default: points, if the ruleset has it)."),
+        click.option("--score", metavar="VAR", help="Player variable whose leader is followed for lead changes, "
+                                                    "decisiveness and drama (default: points, if the ruleset has it)."),
+        click.option("--score-direction", "direction", type=click.Choice(["high", "low"]), default="high",
+                     show_default=True, help="Which scores are better: high, or low (the lowest score leads)."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every metric."),
         click.option("--dask", "dask", metavar="ADDRESS",
                      help='Run the games on the Dask cluster at ADDRESS (needs pip install "cgl[dask]").'),
@@ -162,24 +187,26 @@ def _common(f):
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write one row per game to this CSV file.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False),
               help='Write a self-contained HTML report with plots (needs pip install "cgl[plot]").')
-def simulate(ruleset, games, players, options, agent, agents_csv, seed, workers, score, as_json, dask,
-             csv_path, report_path):
+def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, workers, score, direction, as_json,
+             dask, csv_path, report_path):
     """Play N bot games of RULESET and report what happened.
 
     Win rates by seat (with 95% intervals and a test of the first-seat advantage), game
-    length, how games end, scores, lead changes, decisions and options per decision, and
-    every trigger, reaction, rule, action, event and card that never fired.
+    length, how games end, scores, lead changes, decisiveness and drama, decisions and
+    options per decision, and every trigger, reaction, rule, action, event and card that
+    never fired. The bots are greedy unless told otherwise; with --skill A,B, the skill gap.
 
     \b
     Examples:
       cgl simulate rulesets/mgt.cgl -n 200 --players 4 --seed 1
       cgl simulate mgt -n 1000 -p 4 -s 1 --json > mgt.json
       cgl simulate mgt -n 500 -p 3 --agents greedy,random,random --report mgt.html
+      cgl simulate mgt -n 200 -p 2 --skill greedy,random
     """
     opts = _parse_options(options, "--option")
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10**6)
-    rs, spec = _prepare(ruleset, opts, players, agent, agents_csv, seed, score)
+    rs, spec = _prepare(ruleset, opts, players, agent, agents_csv, seed, score, skill, direction)
     if report_path:
         from cgl.interpreter import report
         try:
@@ -199,7 +226,7 @@ def simulate(ruleset, games, players, options, agent, agents_csv, seed, workers,
         click.echo(text)
     try:
         if csv_file:
-            header, rows = sim.csv_rows(records, spec.players)
+            header, rows = sim.csv_rows(records, spec.players, spec)
             with csv_file:
                 w = csv.writer(csv_file)
                 w.writerow(header)
@@ -230,16 +257,18 @@ def _open_output(path: Optional[str], newline: Optional[str] = None):
 @_common
 @click.option("--a-option", "a_options", multiple=True, metavar="KEY=VALUE", help="An option for A only.")
 @click.option("--b-option", "b_options", multiple=True, metavar="KEY=VALUE", help="An option for B only.")
-def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, seed, workers, score, as_json, dask,
-            a_options, b_options):
+def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, skill, seed, workers, score, direction,
+            as_json, dask, a_options, b_options):
     """Play N games of two rulesets (or one with two option sets) on the same seeds,
     and show every metric side by side with the difference B − A, its 95% interval
-    and whether it is significant.
+    and whether it is significant. With --skill A,B: the skill gap of each version, and
+    whether skill matters more in one of them.
 
     \b
     Examples:
       cgl compare rulesets/mgt-v0.1.cgl rulesets/mgt.cgl -n 2000 --players 4
       cgl compare mgt -n 500 -p 4 --a-option rounds=3 --b-option rounds=4
+      cgl compare rulesets/mgt-v0.1.cgl rulesets/mgt.cgl -n 400 -p 2 --skill greedy,random
     """
     common = _parse_options(options, "--option")
     opts_a = {**common, **_parse_options(a_options, "--a-option")}
@@ -247,8 +276,8 @@ def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, se
     ruleset_b = ruleset_b or ruleset_a
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10**6)
-    rs_a, spec_a = _prepare(ruleset_a, opts_a, players, agent, agents_csv, seed, score)
-    rs_b, spec_b = _prepare(ruleset_b, opts_b, players, agent, agents_csv, seed, score)
+    rs_a, spec_a = _prepare(ruleset_a, opts_a, players, agent, agents_csv, seed, score, skill, direction)
+    rs_b, spec_b = _prepare(ruleset_b, opts_b, players, agent, agents_csv, seed, score, skill, direction)
     _check_dask(dask)
     rec_a = _play(spec_a, games, workers, dask, "A ")
     rec_b = _play(spec_b, games, workers, dask, "B ")

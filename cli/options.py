@@ -29,6 +29,17 @@ def check_agent(ctx, param, value: Optional[str]) -> Optional[str]:
     return None if value is None else _spec(value, param=param)
 
 
+def check_skill(ctx, param, value: Optional[str]) -> Optional[tuple]:
+    """Click callback of `--skill A,B`: the two agent specs, checked."""
+    if value is None:
+        return None
+    parts = value.split(",")
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise click.BadParameter(f"`{value}` is not two agents A,B: A plays one seat (the one whose skill is "
+                                 f"measured), B every other seat, e.g. --skill greedy,random", param=param)
+    return tuple(_spec(p, param=param) for p in parts)
+
+
 def agent_specs(agent: Optional[str], agents_csv: Optional[str], players: int, default: str,
                 skip: tuple = ()) -> list:
     """One agent spec per seat from `--agent` (every seat) or `--agents` (one per seat).

@@ -1,8 +1,14 @@
 """What a batch of simulated games plays: the :class:`BatchSpec`, and the seed of each game.
 
 Game ``i`` (1-based) of a batch with seed ``S`` is played with the seed :func:`game_seed`
-``(S, i)``, and its agents are made exactly as ``cgl run`` makes them, so
-:func:`rerun_command` names the ``cgl run`` that replays game ``i`` alone.
+``(S, i)``, by the agents :func:`seat_agents` ``(spec, i)`` names (made exactly as
+``cgl run`` makes them), so :func:`rerun_command` names the ``cgl run`` that replays game
+``i`` alone.
+
+A seat-rotated tournament (``cgl simulate --skill A,B``) is the lineup ``(A, B, B, …)``
+with ``rotate`` set: in game ``i`` the lineup is turned so that A sits at seat
+``((i − 1) mod players) + 1``. The rotation depends on the game's index only, like its
+seed, so any number of workers (or a Dask cluster) plays the same games.
 """
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 SEED_SPACE = 1_000_000_000   # game seeds are 0 .. 999 999 999
+DIRECTIONS = ("high", "low")  # which scores are better, for the leader of the score variable
 
 
 @dataclass(frozen=True)
@@ -24,17 +31,22 @@ class BatchSpec:
     ruleset: str                 # a path (absolute, so workers elsewhere find it) or a shipped name
     options: tuple               # ((name, raw value), …) as given on the command line
     players: int
-    agents: tuple                # one agent name per seat
+    agents: tuple                # one agent spec per seat (with `rotate`: the lineup of game 1)
     seed: int
     score: Optional[str] = None  # the player variable whose leader is tracked (lead changes)
+    rotate: bool = False         # turn the lineup one seat per game: agents[0] sits at seat (i - 1) mod players
+    score_direction: str = "high"   # "low": the lowest score leads
 
     @staticmethod
     def make(ruleset: str, options: Optional[dict], players: int, agents: Sequence[str], seed: int,
-             score: Optional[str] = None) -> "BatchSpec":
-        agents = list(agents) or ["random"]
+             score: Optional[str] = None, rotate: bool = False, score_direction: str = "high") -> "BatchSpec":
+        agents = list(agents) or ["greedy"]
         if len(agents) == 1:
             agents = agents * players
-        return BatchSpec(ruleset, tuple(sorted((options or {}).items())), players, tuple(agents), seed, score)
+        if score_direction not in DIRECTIONS:
+            raise ValueError(f"score_direction must be one of {DIRECTIONS}, not {score_direction!r}")
+        return BatchSpec(ruleset, tuple(sorted((options or {}).items())), players, tuple(agents), seed, score,
+                         rotate, score_direction)
 
 
 def game_seed(base: int, index: int) -> int:
@@ -47,14 +59,36 @@ def game_seed(base: int, index: int) -> int:
     return int.from_bytes(digest[:8], "big") % SEED_SPACE
 
 
+def seat_agents(spec: BatchSpec, index: int) -> tuple:
+    """The agent spec of each seat in game `index` (1-based).
+
+    Without rotation, `spec.agents`; with it, the lineup turned by (index - 1) seats, so that
+    `spec.agents[0]` sits at seat ((index - 1) mod players) + 1 (1-based)."""
+    agents = spec.agents[:spec.players]
+    if not spec.rotate:
+        return tuple(agents)
+    n = len(agents)
+    shift = (index - 1) % n
+    return tuple(agents[(seat - shift) % n] for seat in range(n))
+
+
+def rotated_seat(spec: BatchSpec, index: int) -> Optional[int]:
+    """The seat (1-based) of `spec.agents[0]` in game `index` of a rotated batch (None without rotation)."""
+    return (index - 1) % spec.players + 1 if spec.rotate else None
+
+
 def default_score(rs) -> Optional[str]:
     """The score variable tracked for lead changes: `points` if the ruleset has it."""
     return "points" if "points" in rs.player_vars() else None
 
 
-def rerun_command(label: str, spec: BatchSpec, seed="<seed>") -> Optional[str]:
-    """The `cgl run` command that replays one game, or None when `cgl run` cannot (mixed agents)."""
-    if len(set(spec.agents)) != 1:
+def rerun_command(label: str, spec: BatchSpec, seed="<seed>", index: Optional[int] = None) -> Optional[str]:
+    """The `cgl run` command that replays one game: `--agent X` when every seat has the same
+    bot, else `--agents` with the seats in order. With a rotating lineup the agents depend on
+    the game, so `index` (1-based) must be given (None without it)."""
+    if spec.rotate and index is None:
         return None
+    agents = seat_agents(spec, index) if index is not None else tuple(spec.agents[:spec.players])
+    who = f"--agent {agents[0]}" if len(set(agents)) == 1 else f"--agents {','.join(agents)}"
     opts = "".join(f" -o {k}={v}" for k, v in spec.options)
-    return f"cgl run {label} --players {spec.players} --agent {spec.agents[0]}{opts} --seed {seed}"
+    return f"cgl run {label} --players {spec.players} {who}{opts} --seed {seed}"

@@ -10,17 +10,20 @@ from __future__ import annotations
 import statistics
 from typing import Optional
 
+from .skill import compare_skill
 from .stats import ALPHA, _r, chi2_homogeneity, newcombe, two_prop_z, welch
 from .summary_text import _agents_text, _names, _p, _pct, _sig, _table
 
 
 def compare(sa: dict, ra: list, sb: dict, rb: list) -> dict:
     """Differences B - A of two batches played on the same seeds, each with its test."""
-    rows = _proportion_rows(sa, sb) + _mean_rows(sa, ra, sb, rb)
+    skill = compare_skill(sa.get("skill"), sb.get("skill"))
+    rows = (skill["rows"] if skill else []) + _proportion_rows(sa, sb) + _mean_rows(sa, ra, sb, rb)
     tables = _tables(sa, sb)
     tests = len(rows) + sum(1 for t in tables if t["test"])
     return _r({
         "a": _side(sa), "b": _side(sb), "seed": sa["seed"], "agents": sa["agents"],
+        "seat_rotation": sa.get("seat_rotation", False), "skill": skill,
         "paired": "both versions play game i with the same seed; the tests treat the two batches as independent "
                   "samples (once the rules differ the games diverge, so pairing adds little)",
         "rows": rows, "tables": tables, "never": _never(sa, sb),
@@ -73,7 +76,8 @@ def _mean(metric: str, a: list, b: list) -> Optional[dict]:
 
 
 def _col(records, key):
-    return [r[key] for r in records if not r["error"]]
+    """The values of `key` in the games that did not fail (and have one: decisiveness needs a winner)."""
+    return [r[key] for r in records if not r["error"] and r.get(key) is not None]
 
 
 def _per_game_ratio(records, num, den):
@@ -108,9 +112,13 @@ def _mean_rows(sa: dict, ra: list, sb: dict, rb: list) -> list:
     wanted.append(("decisions per turn", _per_game_ratio(ra, "decisions", "turns"),
                    _per_game_ratio(rb, "decisions", "turns")))
     wanted.append(("options per decision", _options_mean(ra), _options_mean(rb)))
-    if sa["lead_changes"] and sb["lead_changes"] and sa["lead_changes"]["variable"] == sb["lead_changes"]["variable"]:
-        wanted.append((f"lead changes ({sa['lead_changes']['variable']})", _col(ra, "lead_changes"),
-                       _col(rb, "lead_changes")))
+    la, lb = sa["lead_changes"], sb["lead_changes"]
+    if la and lb and (la["variable"], la["direction"]) == (lb["variable"], lb["direction"]):
+        var = la["variable"] + (", lower is better" if la["direction"] == "low" else "")
+        wanted.append((f"lead changes ({var})", _col(ra, "lead_changes"), _col(rb, "lead_changes")))
+        wanted.append((f"decisiveness ({var})", _col(ra, "decisiveness"), _col(rb, "decisiveness")))
+        wanted.append((f"drama ({var})", _col(ra, "drama"), _col(rb, "drama")))
+        wanted.append((f"drama at its worst ({var})", _col(ra, "drama_worst"), _col(rb, "drama_worst")))
     for var in [v for v in sa["scores"] if v in sb["scores"]]:
         wanted.append((f"{var} at the end (seat average)", _seat_average(ra, var), _seat_average(rb, var)))
     for name in _shared_events(sa, sb):
@@ -165,21 +173,22 @@ def format_compare(c: dict) -> str:
     a, b = c["a"], c["b"]
     L = [f"A: {_version_name(a)}", f"B: {_version_name(b)}"]
     L.append(f"{a['games']} games each, on the same seeds (seed {c['seed']}) · players A {a['players']}, "
-             f"B {b['players']} · agents: {_agents_text(c['agents'])}")
+             f"B {b['players']} · agents: {_agents_text(c['agents'], c['seat_rotation'])}")
     if a["failed"] or b["failed"]:
         L.append(f"failed games (left out): A {a['failed']}, B {b['failed']}")
     L.append("")
     L += _table([["metric", "A", "B", "B − A", "95% CI of B − A", "p", ""]] + [_row_cells(r) for r in c["rows"]],
                 ["<", ">", ">", ">", ">", ">", "<"])
+    L += _skill_lines(c["skill"])
     for t in c["tables"]:
         L += _category_lines(t)
     L += _dead_lines(c["never"])
     L.append("")
-    L.append(f"* significant at 5% (p < 0.05). Proportions: two-proportion z-test (pooled), CI by Newcombe's hybrid "
-             f"score method; means: Welch's t-test (t distribution, Welch–Satterthwaite df); end causes and event "
-             f"fields: chi-square test of homogeneity. The batches are treated as independent samples (same seeds, "
-             f"but the games diverge). {c['tests']} tests: at 5% about {c['tests'] / 20:.1f} may come out "
-             f"significant by chance alone.")
+    L.append(f"* significant at 5% (p < 0.05). Proportions (and skill gaps): two-proportion z-test (pooled), CI by "
+             f"Newcombe's hybrid score method; means: Welch's t-test (t distribution, Welch–Satterthwaite df); "
+             f"end causes and event fields: chi-square test of homogeneity. The batches are treated as independent "
+             f"samples (same seeds, but the games diverge). {c['tests']} tests: at 5% about {c['tests'] / 20:.1f} "
+             f"may come out significant by chance alone.")
     return "\n".join(L)
 
 
@@ -190,7 +199,11 @@ def _version_name(x: dict) -> str:
 
 def _row_cells(r: dict) -> list:
     """One metric's row: proportions in percent and points, means with a few significant digits."""
-    if r["kind"] == "proportion":
+    if r["kind"] == "gap":
+        fa, fb = f"{r['a'] * 100:+.1f} pts", f"{r['b'] * 100:+.1f} pts"
+        fd = f"{r['diff'] * 100:+.1f} pts"
+        ci = f"[{r['ci95'][0] * 100:+.1f}, {r['ci95'][1] * 100:+.1f}]"
+    elif r["kind"] == "proportion":
         fa, fb = _pct(r["a"]), _pct(r["b"])
         fd = f"{r['diff'] * 100:+.1f} pts"
         ci = f"[{r['ci95'][0] * 100:+.1f}, {r['ci95'][1] * 100:+.1f}]"
@@ -200,6 +213,29 @@ def _row_cells(r: dict) -> list:
         ci = f"[{_sig(r['ci95'][0], sign=True)}, {_sig(r['ci95'][1], sign=True)}]"
     p = "-" if r["p"] is None else ("<0.001" if r["p"] < 0.001 else f"{r['p']:.3f}")
     return [r["metric"], fa, fb, fd, ci, p, "*" if r["significant"] else ""]
+
+
+def _skill_lines(sk) -> list:
+    """Each version's skill gap with its own interval and test, and the answer in words."""
+    if not sk:
+        return []
+    L = ["", f"Skill gap of {sk['a']} against {sk['b']} (seat-rotated) in each version: {sk['a']}'s win rate "
+             f"− its fair share; 95% CI: Wilson, shifted"]
+    rows = [["", "gap", "95% CI", "p", "win rate", "no winner"]]
+    for side, g in (("A", sk["gap_a"]), ("B", sk["gap_b"])):
+        lo, hi = g["gap_ci95"]
+        rows.append([side, f"{100 * g['gap']:+.1f} pts", f"[{100 * lo:+.1f}, {100 * hi:+.1f}]",
+                     "<0.001" if g["p"] < 0.001 else f"{g['p']:.3f}", _pct(g["win_rate"]),
+                     f"{sk['undecided'][side.lower()]} of {g['games']}"])
+    L += _table(rows)
+    L.append(f"  {sk['verdict']}")
+    if sk["note"]:
+        L.append(f"  note: {sk['note']}")
+    many = max(sk["undecided"]["a"] / sk["gap_a"]["games"], sk["undecided"]["b"] / sk["gap_b"]["games"]) > 0.1
+    if many and "among decided games" not in sk["verdict"]:
+        L.append("  (games without a winner count as no win, so a version with more of them shows a smaller gap; "
+                 "see also the row \"skill gap among decided games\")")
+    return L
 
 
 def _category_lines(t: dict) -> list:

@@ -11,6 +11,8 @@ import html
 import io
 from typing import Optional
 
+from .summary_text import _agents_text
+
 INSTALL_HINT = 'pip install "cgl[plot]"'
 
 
@@ -103,6 +105,19 @@ img { max-width: 100%; } .muted { color: #666; }
 """
 
 
+def _skill_html(sk) -> list:
+    """The skill gap of a seat-rotated batch, in one paragraph."""
+    if not sk or not sk["all"]:
+        return []
+    e = html.escape
+    g = sk["all"]
+    return ["<h2>Skill gap</h2>",
+            f"<p>{e(sk['a'])} (at each seat in turn) against {e(sk['b'])}: won {100 * g['win_rate']:.1f}% "
+            f"of {g['games']} games against a fair {100 * g['fair']:.1f}%: gap {100 * g['gap']:+.1f} points, "
+            f"95% CI [{100 * g['gap_ci95'][0]:+.1f}, {100 * g['gap_ci95'][1]:+.1f}] ({e(g['test'])}: "
+            f"{_p(g['p'])}). Games without a winner: {sk['undecided']}.</p>"]
+
+
 def render_html(s: dict, text: str) -> str:
     """The page: summary, plots, dead rules and cards, and the whole text report."""
     Figure = require_matplotlib()
@@ -110,14 +125,18 @@ def render_html(s: dict, text: str) -> str:
     rs = s["ruleset"]
     title = f"{rs['title']} {rs['version'] or ''}".strip()
     agents = s["agents"]
-    agents_text = (f"{agents[0]} at every seat" if len(set(agents)) == 1
-                   else ", ".join(f"P{i + 1}: {a}" for i, a in enumerate(agents)))
+    if s.get("seat_rotation"):
+        agents_text = _agents_text(agents, True)
+    else:
+        agents_text = (f"{agents[0]} at every seat" if len(set(agents)) == 1
+                       else ", ".join(f"P{i + 1}: {a}" for i, a in enumerate(agents)))
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>cgl simulate: {e(title)}</title><style>{_CSS}</style></head><body>",
            f"<h1>{e(title)}: {s['games']} simulated games</h1>",
            f"<p>{e(rs['file'])} · {s['players']} players · seed {s['seed']} · "
            f"options: {e(', '.join(f'{k}={v}' for k, v in rs['options'].items()) or 'none')}</p>",
            f"<p><b>Agents:</b> {e(agents_text)}</p>"]
+    out += [f"<p><b>Warning:</b> {e(w['text'])}</p>" for w in s.get("warnings") or []]
 
     res = s["results"]
     out.append("<h2>Win rates by seat</h2>")
@@ -138,6 +157,8 @@ def render_html(s: dict, text: str) -> str:
         out.append(f"<p>First seat: P1 won {100 * fs['share']:.1f}% of decided games against a fair "
                    f"{100 * fs['fair']:.1f}% ({e(fs['test'])}: {_p(fs['p'])}, "
                    f"{'significant' if fs['significant'] else 'not significant'} at 5%).</p>")
+
+    out += _skill_html(s.get("skill"))
 
     out.append("<h2>Game length</h2>")
     img = length_plot(Figure, s)

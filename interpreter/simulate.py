@@ -15,11 +15,15 @@ the whole from. The rest lives in one module per job, re-exported here:
 - :mod:`.summary`: the metrics of a batch (:func:`summarize`) and its CSV rows;
 - :mod:`.summary_text`: the text report of a batch (:func:`format_summary`);
 - :mod:`.comparison`: two versions side by side (:func:`compare`, :func:`format_compare`);
+- :mod:`.skill`: the skill gap of a seat-rotated batch (``--skill A,B``) and of two versions;
+- :mod:`.leads`: the leader of the score after each turn: lead changes, decisiveness, drama;
 - :mod:`.stats`: the statistics (intervals, tests, quantiles).
 
 Seeds: game ``i`` (1-based) of a batch with seed ``S`` is played with the seed
-:func:`game_seed` ``(S, i)`` (a SHA-256 of ``"S:i"``), and its agents are made exactly as
-``cgl run`` makes them, so ``cgl run FILE --seed <that seed> …`` replays game ``i`` alone.
+:func:`game_seed` ``(S, i)`` (a SHA-256 of ``"S:i"``) by the agents :func:`seat_agents`
+``(spec, i)`` (the lineup, turned by ``i − 1`` seats in a seat-rotated batch), made exactly
+as ``cgl run`` makes them, so ``cgl run FILE --agents … --seed <that seed>`` replays game
+``i`` alone.
 Because every game depends on its index only, the results do not depend on how the
 games are spread over processes: they are merged in game order, and the output is the
 same, byte for byte, for any ``--workers``.
@@ -35,26 +39,29 @@ from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Optional, Sequence
 
-from .batchspec import SEED_SPACE, BatchSpec, default_score, game_seed, rerun_command
+from .batchspec import SEED_SPACE, BatchSpec, default_score, game_seed, rerun_command, rotated_seat, seat_agents
 from .comparison import compare, format_compare
 from .diagnostics import CglError, Diagnostic
 from .game import Game, make_agent
+from .leads import LeadTracker, lead_metrics
 from .loader import load
 from .protocol import AnswerError
+from .skill import compare_skill, skill_gap
 from .stats import (ALPHA, Z95, betainc, binom_pmf, binom_test, chi2_homogeneity, chi2_sf, chi2_uniform, describe,
                     histogram, newcombe, normal_cdf, normal_two_sided, one_prop_z, percentile, t_quantile,
-                    t_two_sided, two_prop_z, welch, wilson)
+                    share_test, t_two_sided, two_prop_z, welch, wilson)
 from .summary import KINDS, csv_rows, declared_events, summarize
 from .summary_text import format_summary
 
 # The names other code reaches through `simulate` (most of them live in the modules above).
 __all__ = [
-    "MAX_DECISIONS", "BatchSpec", "SEED_SPACE", "game_seed", "default_score", "rerun_command",
+    "MAX_DECISIONS", "BatchSpec", "SEED_SPACE", "game_seed", "default_score", "rerun_command", "seat_agents",
+    "rotated_seat", "LeadTracker", "lead_metrics", "skill_gap", "compare_skill",
     "remember_ruleset", "play_one", "run_chunk", "run_batch", "DaskUnavailable", "ClusterError",
     "summarize", "KINDS", "declared_events", "csv_rows", "format_summary", "compare", "format_compare",
     "Z95", "ALPHA", "wilson", "normal_cdf", "normal_two_sided", "binom_pmf", "binom_test", "one_prop_z",
-    "two_prop_z", "newcombe", "chi2_sf", "betainc", "t_two_sided", "t_quantile", "welch", "chi2_homogeneity",
-    "chi2_uniform", "percentile", "describe", "histogram",
+    "share_test", "two_prop_z", "newcombe", "chi2_sf", "betainc", "t_two_sided", "t_quantile", "welch",
+    "chi2_homogeneity", "chi2_uniform", "percentile", "describe", "histogram",
 ]
 
 MAX_DECISIONS = 1_000_000    # the same guard as game.play()
@@ -97,13 +104,15 @@ def _field_value(v):
 
 
 class _Watcher:
-    """Watches one game: the leader after each turn, and the custom events emitted."""
+    """Watches one game: the leader of the score after each turn (:class:`LeadTracker`), and
+    the custom events emitted."""
 
-    def __init__(self, engine, score: Optional[str]):
+    def __init__(self, engine, score: Optional[str], low: bool = False):
         self.engine = engine
         self.score = score
-        self.leader: Optional[int] = None
-        self.changes = 0
+        self.low = low
+        self.lead: Optional[LeadTracker] = None   # made at the first check (it needs the number of seats)
+        self.calls = 0
         self.custom: dict = {}          # name -> {"count", "values": {field: {value: n}}, "numbers": {field: [...]}}
         self.spied = False
         original = getattr(engine, "s_emit", None)
@@ -129,19 +138,32 @@ class _Watcher:
                 key = str(v).lower() if isinstance(v, bool) else v
                 counts[key] = counts.get(key, 0) + 1
 
-    def check_leader(self):
+    def check_leader(self, final: bool = False):
+        """A check of the score: as each turn starts (the previous one is over), and once at the end.
+        The first check, before the first turn, counts for lead changes only."""
         if self.score is None:
             return
         values = [pv.get(self.score) for pv in self.engine.state.player_vars]
         if not values or not all(_number(v) for v in values):
             return
-        best = max(values)
-        if values.count(best) != 1:
-            return                         # a tie: no strict leader, the last one is remembered
-        seat = values.index(best)
-        if self.leader is not None and seat != self.leader:
-            self.changes += 1
-        self.leader = seat
+        if self.lead is None:
+            self.lead = LeadTracker(len(values), self.low)
+        self.calls += 1
+        self.lead.observe(values, counted=final or self.calls > 1)
+
+    def lead_record(self, winners: list) -> dict:
+        """The game's lead metrics (winners: 1-based seats), None where they do not apply."""
+        t = self.lead
+        if self.score is None:
+            return {"lead_changes": None, "decisiveness": None, "drama": None, "drama_worst": None,
+                    "winner_behind": None}
+        if t is None:
+            return {"lead_changes": 0, "decisiveness": None, "drama": None, "drama_worst": None,
+                    "winner_behind": None}
+        seats = [w - 1 for w in winners]
+        d = t.drama(seats) or {}
+        return {"lead_changes": t.changes, "decisiveness": t.decisiveness(seats), "drama": d.get("drama"),
+                "drama_worst": d.get("worst"), "winner_behind": d.get("behind")}
 
 
 def _error_text(e: Exception) -> str:
@@ -159,8 +181,8 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
     seed = game_seed(spec.seed, index)
     game = Game(rs, spec.players, seed, record=False)   # the statistics need no transcript
     n = game.players
-    agents = [make_agent(name, seat, seed) for seat, name in enumerate(spec.agents[:n])]
-    watch = _Watcher(game.engine, spec.score)
+    agents = [make_agent(name, seat, seed) for seat, name in enumerate(seat_agents(spec, index)[:n])]
+    watch = _Watcher(game.engine, spec.score, spec.score_direction == "low")
     game.engine.turn_hooks.append(watch.check_leader)   # a new turn: the previous one is over
     decisions = 0
     options_hist: Counter = Counter()
@@ -180,7 +202,7 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
             d = game.answer(agents[d.player].decide(d))
     except (CglError, AnswerError) as e:
         error = _error_text(e)
-    watch.check_leader()
+    watch.check_leader(final=True)
     res = game.result
     scores = {}
     for var in rs.player_vars():
@@ -192,7 +214,7 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
         "out": sorted(s + 1 for s in game.state.out), "turns": res.turns, "rounds": res.rounds,
         "decisions": decisions, "options": dict(options_hist), "kinds": kinds, "scores": scores,
         "stats": dict(res.stats), "custom": watch.custom, "custom_spied": watch.spied,
-        "lead_changes": watch.changes if spec.score is not None else None, "error": error,
+        **watch.lead_record(list(res.winners)), "error": error,
     }
 
 

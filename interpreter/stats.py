@@ -63,6 +63,14 @@ def one_prop_z(x: float, n: int, p0: float) -> tuple:
     return (z, normal_two_sided(z))
 
 
+def share_test(x: float, n: int, p0: float) -> tuple:
+    """Two-sided test of x successes in n against the proportion p0: (p, exact). The exact
+    binomial test when x is whole; its normal approximation when shared wins make x fractional."""
+    if abs(x - round(x)) < 1e-9:
+        return binom_test(int(round(x)), n, p0), True
+    return one_prop_z(x, n, p0)[1], False
+
+
 def two_prop_z(x1: float, n1: int, x2: float, n2: int) -> tuple:
     """Two-proportion z-test (pooled variance) of x1/n1 against x2/n2: (z, p)."""
     if n1 == 0 or n2 == 0:

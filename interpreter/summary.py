@@ -2,9 +2,10 @@
 :func:`cgl.interpreter.simulate.run_batch` to one JSON-ready summary (:func:`summarize`),
 and to one CSV row per game (:func:`csv_rows`).
 
-Each section of the summary (results by seat, length, endings, scores, what fired,
-cards, decisions, lead changes) is computed by its own function below, from the games
-that did not fail; ``docs/analytics.md`` says what every metric means.
+Each section of the summary (results by seat, warnings, length, endings, scores, what
+fired, cards, decisions, lead changes, decisiveness, drama) is computed by its own function
+below, from the games that did not fail; the skill gap of a seat-rotated batch by
+:mod:`.skill`. ``docs/analytics.md`` says what every metric means.
 """
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from typing import Optional
 import attrs
 
 from . import ast as A
-from .batchspec import BatchSpec, rerun_command
-from .stats import ALPHA, _r, binom_test, chi2_uniform, describe, histogram, one_prop_z, wilson
+from .batchspec import BatchSpec, rerun_command, seat_agents
+from .skill import skill_gap
+from .stats import ALPHA, _r, chi2_uniform, describe, histogram, share_test, wilson
 
 KINDS = (("triggers", "trigger"), ("reactions", "reaction"), ("rules", "rule"), ("actions", "action"))
 
@@ -50,8 +52,11 @@ def summarize(rs, spec: BatchSpec, records: list, label: Optional[str] = None) -
     """Every metric of a batch, as JSON-ready data in a stable order."""
     failed = [r for r in records if r["error"]]
     ok = [r for r in records if not r["error"]]
+    label = label or spec.ruleset
     out = _heading(rs, spec, records, label)
     out["results"] = _results(spec, ok, len(failed))
+    out["warnings"] = _warnings(spec, out["results"], len(ok))
+    out["skill"] = skill_gap(spec, records)
     out["length"] = _length(ok)
     events_declared = declared_events(rs)
     events = _events(ok, events_declared)
@@ -64,24 +69,30 @@ def summarize(rs, spec: BatchSpec, records: list, label: Optional[str] = None) -
     out["never"] = never
     out["decisions"] = _decisions(ok)
     out["lead_changes"] = _lead_changes(spec, ok)
-    out["failed"] = [{"game": r["game"], "seed": r["seed"], "error": r["error"]} for r in failed]
-    return _r(out)
+    out["decisiveness"] = _decisiveness(spec, ok)
+    out["drama"] = _drama(spec, ok)
+    out["failed"] = [{"game": r["game"], "seed": r["seed"], "error": r["error"],
+                      "rerun": rerun_command(label, spec, r["seed"], r["game"])} for r in failed]
+    order = ["ruleset", "players", "games", "seed", "agents", "seat_rotation", "seeds", "warnings", "results", "skill"]
+    return _r({k: out[k] for k in order + [k for k in out if k not in order]})
 
 
-def _heading(rs, spec: BatchSpec, records: list, label: Optional[str]) -> dict:
+def _heading(rs, spec: BatchSpec, records: list, label: str) -> dict:
     """What was played: the ruleset, the players, the agents and the seeds."""
     opts = {k: rs.option_values[k] for k in sorted(rs.option_values)}
     g = rs.game
     return {
-        "ruleset": {"title": g.title, "version": g.version, "file": label or spec.ruleset, "options": _plainv(opts),
+        "ruleset": {"title": g.title, "version": g.version, "file": label, "options": _plainv(opts),
                     "set_options": dict(spec.options)},
         "players": spec.players,
         "games": len(records),
         "seed": spec.seed,
         "agents": list(spec.agents),
+        "seat_rotation": spec.rotate,
         "seeds": {"rule": "game i (1-based) is played with int.from_bytes(sha256(f'{seed}:{i}')[:8], 'big') % 10**9",
-                  "rerun": rerun_command(label or spec.ruleset, spec),
-                  "first": [{"game": r["game"], "seed": r["seed"]} for r in records[:3]]},
+                  "rerun": rerun_command(label, spec),
+                  "first": [{"game": r["game"], "seed": r["seed"], "agents": list(seat_agents(spec, r["game"])),
+                             "rerun": rerun_command(label, spec, r["seed"], r["game"])} for r in records[:3]]},
     }
 
 
@@ -119,7 +130,8 @@ def _seats(spec: BatchSpec, t: dict, n: int, decided: int) -> list:
     wins = t["wins"]
     for i in range(spec.players):
         lo, hi = wilson(wins[i], n)
-        seats.append({"seat": i + 1, "agent": spec.agents[i], "wins": wins[i], "won_alone": t["alone"][i],
+        seats.append({"seat": i + 1, "agent": "rotated" if spec.rotate else spec.agents[i], "wins": wins[i],
+                      "won_alone": t["alone"][i],
                       "shared": t["shared"][i], "win_rate": wins[i] / n if n else 0.0, "ci95": [lo, hi],
                       "share_of_decided": wins[i] / decided if decided else None})
     return seats
@@ -128,18 +140,25 @@ def _seats(spec: BatchSpec, t: dict, n: int, decided: int) -> list:
 def _first_seat(spec: BatchSpec, w1: float, decided: int) -> dict:
     """Seat 1's share of the decided games, tested against a fair 1/players."""
     fair = 1 / spec.players
-    whole = abs(w1 - round(w1)) < 1e-9
-    if whole:
-        p = binom_test(int(round(w1)), decided, fair)
+    p, exact = share_test(w1, decided, fair)
+    if exact:
         test = "exact binomial test, two-sided"
     else:
-        p = one_prop_z(w1, decided, fair)[1]
         test = "binomial test, normal approximation (shared wins make seat 1's count fractional), two-sided"
+    if spec.rotate:
+        note = (f"the agents rotate: {spec.agents[0]} sat at P1 in every {_ordinal(spec.players)} game, "
+                f"so this measures the seat")
+    elif len(set(spec.agents)) > 1:
+        note = "the seats have different agents: this measures seat and agent together"
+    else:
+        note = None
     lo, hi = wilson(w1, decided)
     return {"share": w1 / decided, "fair": fair, "advantage": w1 / decided - fair, "ci95": [lo, hi],
-            "decided_games": decided, "test": test, "p": p, "significant": p < ALPHA,
-            "note": "the seats have different agents: this measures seat and agent together"
-            if len(set(spec.agents)) > 1 else None}
+            "decided_games": decided, "test": test, "p": p, "significant": p < ALPHA, "note": note}
+
+
+def _ordinal(n: int) -> str:
+    return {2: "second", 3: "third"}.get(n, f"{n}th")
 
 
 def _results(spec: BatchSpec, ok: list, failed: int) -> dict:
@@ -151,11 +170,44 @@ def _results(spec: BatchSpec, ok: list, failed: int) -> dict:
         "seats": _seats(spec, t, len(ok), decided),
         "decided": decided, "single_winner": t["single"], "shared_win": t["shared_games"],
         "draw_all_share": t["all_share"], "no_winner": t["no_winner"], "everyone_lost": t["everyone_lost"],
-        "failed": failed,
+        "failed": failed, "undecided": _undecided(ok),
         "first_seat": _first_seat(spec, t["wins"][0], decided) if decided else None,
         "seats_equal": dict(eq, test="chi-square goodness of fit of the seats' wins against equal shares")
         if eq else None,
     }
+
+
+# ---------------------------------------------------------------- games without a winner
+
+UNDECIDED_WARNING = 0.5     # warn when more than this share of the games ends without a winner
+
+
+def _undecided(ok: list) -> dict:
+    """The games without a winner, by the reason they ended."""
+    reasons = Counter(r["reason"] for r in ok if not r["winners"])
+    n = sum(reasons.values())
+    return {"games": n, "share": n / len(ok) if ok else None, "reasons": _by_count(reasons)}
+
+
+def _warnings(spec: BatchSpec, res: dict, n_ok: int) -> list:
+    """What the designer should know before reading the figures: most games undecided."""
+    und = res["undecided"]
+    if not n_ok or und["games"] <= UNDECIDED_WARNING * n_ok:
+        return []
+    names = {a.split(":", 1)[0] for a in spec.agents}
+    tips = []
+    if "random" in names:
+        tips.append("bots that play to win (`--agent greedy` follows the ruleset's `prefer` hints)")
+    if "greedy" in names:
+        tips.append("`prefer` hints on the choices that lead to a win (greedy bots pick at random where a "
+                    "choice has none)")
+    tips.append("a longer game, or an end that names a winner when time runs out (`cgl info RULESET` lists "
+                "the options)")
+    reasons = ", ".join(f"{k} {v}" for k, v in und["reasons"].items())
+    return [{"kind": "undecided", "games": und["games"], "share": und["share"],
+             "text": f"{100 * und['share']:.0f}% of the games ({und['games']} of {n_ok}) ended without a winner "
+                     f"({reasons}), so win rates, the first-seat test and the skill gap say little (they rest "
+                     f"on the {n_ok - und['games']} decided games). Try " + "; or ".join(tips) + "."}]
 
 
 # ---------------------------------------------------------------- length, endings, scores
@@ -302,7 +354,28 @@ def _lead_changes(spec: BatchSpec, ok: list) -> Optional[dict]:
     if spec.score is None:
         return None
     lc = [r["lead_changes"] for r in ok if r["lead_changes"] is not None]
-    return dict(variable=spec.score, **describe(lc), games_with_a_change=sum(1 for x in lc if x > 0))
+    return dict(variable=spec.score, direction=spec.score_direction, **describe(lc),
+                games_with_a_change=sum(1 for x in lc if x > 0))
+
+
+def _decisiveness(spec: BatchSpec, ok: list) -> Optional[dict]:
+    """How early the single winner took the lead it kept (see leads.LeadTracker)."""
+    if spec.score is None:
+        return None
+    vals = [r["decisiveness"] for r in ok if r.get("decisiveness") is not None]
+    return dict(variable=spec.score, direction=spec.score_direction, **describe(vals),
+                led_alone_at_the_end=sum(1 for x in vals if x > 0))
+
+
+def _drama(spec: BatchSpec, ok: list) -> Optional[dict]:
+    """How far behind the best score the eventual winner was (see leads.LeadTracker)."""
+    if spec.score is None:
+        return None
+    rows = [r for r in ok if r.get("drama") is not None]
+    return {"variable": spec.score, "direction": spec.score_direction, "games": len(rows),
+            "drama": describe([r["drama"] for r in rows]), "worst": describe([r["drama_worst"] for r in rows]),
+            "behind": describe([r["winner_behind"] for r in rows]),
+            "comebacks": sum(1 for r in rows if r["winner_behind"])}
 
 
 def _weighted_median(pairs):
@@ -330,16 +403,21 @@ def _plainv(v):
 
 # ---------------------------------------------------------------- per-game rows (CSV)
 
-def csv_rows(records: list, players: int) -> tuple:
-    """(header, rows): one row per game."""
+LEAD_COLUMNS = ("lead_changes", "decisiveness", "drama", "drama_worst", "winner_behind")
+
+
+def csv_rows(records: list, players: int, spec: Optional[BatchSpec] = None) -> tuple:
+    """(header, rows): one row per game (with `spec`, the agents of each seat too)."""
     score_vars = _score_vars(records)
-    header = ["game", "seed", "winners", "reason", "turns", "rounds", "decisions", "lead_changes"]
+    header = ["game", "seed"] + (["agents"] if spec else []) + ["winners", "reason", "turns", "rounds", "decisions"]
+    header += list(LEAD_COLUMNS)
     header += [f"{v}_P{i + 1}" for v in score_vars for i in range(players)]
     header += ["error"]
     rows = []
     for r in records:
-        row = [r["game"], r["seed"], " ".join(f"P{w}" for w in r["winners"]), r["reason"], r["turns"], r["rounds"],
-               r["decisions"], "" if r["lead_changes"] is None else r["lead_changes"]]
+        row = [r["game"], r["seed"]] + ([" ".join(seat_agents(spec, r["game"]))] if spec else [])
+        row += [" ".join(f"P{w}" for w in r["winners"]), r["reason"], r["turns"], r["rounds"], r["decisions"]]
+        row += ["" if r.get(k) is None else _r(r[k]) for k in LEAD_COLUMNS]
         for v in score_vars:
             vals = r["scores"].get(v) or [""] * players
             row += list(vals)

@@ -41,7 +41,11 @@ def _p(p) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def _agents_text(agents) -> str:
+def _agents_text(agents, rotate: bool = False) -> str:
+    if rotate:
+        others = ",".join(dict.fromkeys(agents[1:]))
+        return (f"{agents[0]} (A) at one seat, {others} (B) at the others; seat-rotated: "
+                f"A sits at seat ((i − 1) mod {len(agents)}) + 1 in game i")
     if len(set(agents)) == 1:
         return f"{agents[0]} (every seat)"
     return ", ".join(f"P{i + 1} {a}" for i, a in enumerate(agents))
@@ -74,11 +78,13 @@ def format_summary(s: dict) -> str:
     n_ok = s["games"] - s["results"]["failed"]
     L: list = []
     L += _heading_lines(s)
+    L += _warning_lines(s["warnings"])
     L += _results_lines(s["results"], n_ok)
+    L += _skill_lines(s["skill"])
     L += _length_lines(s["length"])
     L += _endings_lines(s["endings"])
     L += _scores_lines(s["scores"])
-    L += _lead_lines(s["lead_changes"])
+    L += _lead_lines(s["lead_changes"], s["decisiveness"], s["drama"])
     L += _decisions_lines(s["decisions"])
     L += _fired_lines(s["fired"], s["cards"])
     L += _never_lines(s["never"], s["cards"], n_ok)
@@ -91,10 +97,14 @@ def _heading_lines(s: dict) -> list:
     rs = s["ruleset"]
     title = f"{rs['title']} {rs['version'] or ''}".strip()
     L = [f"{title} · {rs['file']} · {s['players']} players · {s['games']} games · seed {s['seed']}",
-         f"agents: {_agents_text(s['agents'])}"]
+         f"agents: {_agents_text(s['agents'], s['seat_rotation'])}"]
     if rs["options"]:
         L.append("options: " + ", ".join(f"{k}={v}" for k, v in rs["options"].items()))
     return L
+
+
+def _warning_lines(warnings: list) -> list:
+    return [""] + [f"warning: {w['text']}" for w in warnings] if warnings else []
 
 
 def _results_lines(res: dict, n_ok: int) -> list:
@@ -123,6 +133,41 @@ def _results_lines(res: dict, n_ok: int) -> list:
     if eq:
         L.append(f"  all seats equal? chi-square goodness of fit: χ² = {eq['chi2']:.2f}, df {eq['df']}, {_p(eq['p'])}"
                  + ("  (few decided games: the test is rough)" if eq["small_expected"] else ""))
+    return L
+
+
+def _gap_text(g: dict) -> str:
+    return (f"{_pct(g['win_rate'])} [{_pct(g['ci95'][0])}, {_pct(g['ci95'][1])}] against a fair {_pct(g['fair'])}: "
+            f"gap {100 * g['gap']:+.1f} points, 95% CI [{100 * g['gap_ci95'][0]:+.1f}, {100 * g['gap_ci95'][1]:+.1f}]")
+
+
+def _skill_lines(sk) -> list:
+    if not sk:
+        return []
+    g = sk["all"]
+    L = ["", f"Skill gap: {sk['a']} (A) against {sk['b']} (B), seat-rotated (A at each seat in turn; "
+             f"95% CI: Wilson score interval of A's win rate, shifted by the fair share)"]
+    if g is None:
+        return L + ["  no game to count"]
+    sig = "significant at 5%" if g["significant"] else "not significant at 5%"
+    L.append(f"  A won {_num(g['wins'])} of {g['games']} games, {_gap_text(g)}")
+    L.append(f"    {g['test']}: {_p(g['p'])}, {sig}")
+    if sk["undecided"]:
+        why = ", ".join(f"{k} {v}" for k, v in sk["undecided_reasons"].items())
+        L.append(f"  games without a winner: {sk['undecided']} ({why}), counted as no win for A")
+        d = sk["among_decided"]
+        if d:
+            L.append(f"  among the {d['games']} decided games only: A won {_gap_text(d)}, {_p(d['p'])}")
+    else:
+        L.append("  games without a winner: 0")
+    rows = [["seat", "A there", "A's win rate", "95% CI", "B's win rate there"]]
+    for st in sk["seats"]:
+        ci = f"[{_pct(st['ci95'][0])}, {_pct(st['ci95'][1])}]" if st["ci95"] else "-"
+        rows.append([f"P{st['seat']}", st["a_games"], _pct(st["a_win_rate"]), ci, _pct(st["b_win_rate"])])
+    L.append("  by seat (the same seat with A and with B: skill apart from seat advantage):")
+    L += ["  " + line for line in _table(rows)]
+    if sk["note"]:
+        L.append(f"  note: {sk['note']}")
     return L
 
 
@@ -187,12 +232,31 @@ def _scores_lines(scores: dict) -> list:
     return L
 
 
-def _lead_lines(lc) -> list:
+def _direction(x: dict) -> str:
+    return f"{x['variable']}, lower is better" if x["direction"] == "low" else x["variable"]
+
+
+def _quantiles(d: dict) -> str:
+    return (f"mean {_num(d['mean'], 2)}, median {_num(d['median'], 2)}, p10 {_num(d['p10'], 2)}, "
+            f"p90 {_num(d['p90'], 2)}")
+
+
+def _lead_lines(lc, dec=None, dr=None) -> list:
     if not lc:
         return []
-    return ["", (f"Lead changes ({lc['variable']}; the strict leader after each turn, ties skipped): "
-                 f"mean {_num(lc['mean'], 2)}, median {_num(lc['median'])}, max {_num(lc['max'])}; "
-                 f"games with a change: {lc['games_with_a_change']}")]
+    L = ["", (f"Lead changes ({_direction(lc)}; the strict leader after each turn, ties skipped): "
+              f"mean {_num(lc['mean'], 2)}, median {_num(lc['median'])}, max {_num(lc['max'])}; "
+              f"games with a change: {lc['games_with_a_change']}")]
+    if dec and dec["n"]:
+        L.append(f"Decisiveness (single-winner games: the share of the turns, up to the end, during which the winner "
+                 f"led alone without a break): {_quantiles(dec)}; the winner led alone at the end in "
+                 f"{dec['led_alone_at_the_end']} of {dec['n']} games")
+    if dr and dr["games"]:
+        L.append(f"Drama (games with a winner: its deficit behind the best {dr['variable']} while behind, "
+                 f"as a share of the game's score range): {_quantiles(dr['drama'])}; at its worst: mean "
+                 f"{_num(dr['worst']['mean'], 2)}; turns behind: mean {_pct(dr['behind']['mean'])}; "
+                 f"comebacks (the winner was behind at some point): {dr['comebacks']} of {dr['games']} games")
+    return L
 
 
 def _decisions_lines(dec: dict) -> list:
@@ -249,6 +313,8 @@ def _failed_lines(failed: list) -> list:
     L = ["", f"Failed games ({len(failed)}): these stopped with an error"]
     for f in failed[:10]:
         L.append(f"  game {f['game']} (seed {f['seed']}): {f['error']}")
+        if f.get("rerun"):
+            L.append(f"    replay: {f['rerun']}")
     return L
 
 
@@ -258,7 +324,7 @@ def _seeds_lines(s: dict) -> list:
               + ", ".join(f"game {x['game']}: {x['seed']}" for x in first) + ", … (--csv lists them all)")]
     if s["seeds"]["rerun"]:
         L.append(f"  replay one game: {s['seeds']['rerun']}")
-    else:
-        L.append("  replay one game: `cgl run` has one --agent for every seat; with mixed agents use Python:")
-        L.append(f"    play(load(FILE, options), {s['players']}, seed=<seed>, agents={list(s['agents'])})")
+    elif first:
+        L.append("  replay one game (the agents rotate, so each game has its own --agents):")
+        L += [f"    game {x['game']}: {x['rerun']}" for x in first[:2]]
     return L

@@ -17,7 +17,7 @@ from click.core import ParameterSource
 from cgl.interpreter import saves
 from cgl.interpreter.diagnostics import CglError, render_all, use_colour
 from cgl.interpreter.engine import AnswerError
-from cgl.interpreter.game import Game, ScriptedAgent, make_agent
+from cgl.interpreter.game import Game, ScriptedAgent, make_agent, needs_worlds
 from cgl.interpreter.loader import load, packaged_rulesets, resolve
 
 from .human import HumanAgent, QuitGame
@@ -207,6 +207,8 @@ def _new_table(ruleset, players, seed, opts, humans, agent, agent_list, decks, c
     except CglError as e:
         _report(e, EXIT_USAGE)
     specs = agent_specs(agent, agent_list, game.players, "greedy")
+    if needs_worlds([s for i, s in enumerate(specs) if i + 1 not in humans]):
+        game = Game(rs, players, seed, check_invariants=check, decks=decks, forkable=True)   # search bots fork it
     return _Table(ruleset, opts, specs, tuple(humans), game, _agents(specs, humans, seed))
 
 

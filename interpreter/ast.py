@@ -726,6 +726,20 @@ class Check(Decl):
 
 
 @attrs.frozen
+class Estimate(Decl):
+    """`estimate p: p.points * 10 + best_set(p)` — how well player `p` stands, a number,
+    bigger is better. Search bots (`mcts`) score a game they cut short with it (a ruleset
+    without one: its `points`). One per ruleset; a ruleset that extends another may give
+    its own."""
+    var: str
+    value: Expr
+
+    @property
+    def key(self):
+        return "estimate{}"  # one per ruleset: a later one (an extending file's) replaces it
+
+
+@attrs.frozen
 class Invariant(Decl):
     """`invariant eight_cards: count(players where holding(it) != hand_size) = 0`
 

@@ -685,6 +685,9 @@ class _Build(Transformer):
     def invariant_decl(self, meta, c):
         return A.Invariant(str(c[0]), c[1], span=self.sp(meta))
 
+    def estimate_decl(self, meta, c):
+        return A.Estimate(str(c[0]), c[1], span=self.sp(meta))
+
     def override_decl(self, meta, c):
         return A.Override(c[0], span=self.sp(meta))
 

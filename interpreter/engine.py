@@ -22,6 +22,7 @@ from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, 
 from .protocol import AnswerError, Decision  # noqa: F401 (the decision API, re-exported)
 from .protocol import MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_TURNS, ActionChoice, _EndScope, _GameOver, _TrialMoved
 from .continuous import ContinuousRules
+from .forks import Forks
 from .statements import Statements
 from .trial import Trials
 from .turn_order import TurnOrder
@@ -35,10 +36,10 @@ from .loader import Card  # noqa: E402
 
 # ---------------------------------------------------------------- the engine
 
-class Engine(Statements, TurnOrder, ContinuousRules, Trials):
+class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
     """Runs one game of a ruleset. Create through :class:`Game`. (Its statements are in
     statements.py, who plays next in turn_order.py, the continuous rules and state checks
-    in continuous.py.)"""
+    in continuous.py, snapshots, clones and what each seat knows in forks.py.)"""
 
     def __init__(self, rs, players: int, seed: int, check_invariants: bool = False):
         self.rs = rs
@@ -145,58 +146,6 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
                     st.card_vars[c][name] = _fresh(init)
         return st
 
-    # Engine attributes that belong to one game (the rest belong to the ruleset and the seat
-    # count, and are shared by clones): how `clone` makes each afresh. A test checks that
-    # every attribute is listed here or in `_SHARED`.
-    _PER_GAME = {
-        "state": None, "snap": None, "listeners": list, "turn_hooks": list, "event_chain": list,
-        "forced_dice": list, "forced_random": list, "deferred": None, "last_seen": dict, "_views": dict,
-        "card_getters": dict, "derive_cache": dict, "_validated": None,
-    }
-    # the game's counters and flags, as a snapshot keeps them (`snapshot`, `clone`)
-    _COUNTERS = ("changes", "_settled", "holding", "secret_depth", "quiet_moves", "checks_on", "trying")
-    _SHARED = frozenset((
-        "rs", "n", "seed", "check", "players", "_orders", "_others", "cards", "opts", "card_var_names",
-        "player_var_names", "compile", "static_cache", "derive_kinds", "derives_reading", "card_derives",
-        "record", "max_steps", "decks", "decl_order", "_triggers_by_kind", "_instead_by_kind",
-        "_reactions_by_kind", "_checks", "_watched", "_check_vars", "_zone_rules", "_visibility", "_role_zones",
-        "_zone_refs", "_scope_kinds")) | frozenset(_COUNTERS)
-
-    def snapshot(self) -> dict:
-        """What this game is now, apart from the running program: a copy of the state, the
-        counters, what each seat has read of the log, the scripted dice. Taken where a turn
-        is about to begin (see `snap`); `clone` makes a game of it."""
-        return {"state": self.state.copy(), "last_seen": dict(self.last_seen), "derived": self._derived_copy(),
-                "event_chain": list(self.event_chain), "forced_dice": list(self.forced_dice),
-                "forced_random": list(self.forced_random), **{k: getattr(self, k) for k in self._COUNTERS}}
-
-    def clone(self, snap: dict) -> "Engine":
-        """An engine for a game of the same ruleset and seats at snapshot `snap`, with
-        nothing running: what `Game.fork` resumes from a turn's start. Made without
-        evaluating the ruleset again: the ruleset's parts are shared, the game's own
-        containers are new (`_PER_GAME`), its counters those of the snapshot. `snap` is not
-        changed (its state is copied)."""
-        twin = object.__new__(type(self))
-        d = twin.__dict__
-        d.update(self.__dict__)
-        for name, make in self._PER_GAME.items():
-            if name in d:
-                d[name] = make() if make is not None else None
-        for k in self._COUNTERS:
-            d[k] = snap[k]
-        twin.state = snap["state"].copy()
-        twin.last_seen, twin.event_chain = dict(snap["last_seen"]), list(snap["event_chain"])
-        twin.forced_dice, twin.forced_random = list(snap["forced_dice"]), list(snap["forced_random"])
-        twin._derived_restore(snap["derived"])
-        return twin
-
-    def _derived_copy(self):
-        """The cached derived properties of cards (they hold for the state they were read from)."""
-        return dict(self.derive_cache)
-
-    def _derived_restore(self, kept) -> None:
-        self.derive_cache = dict(kept)
-
     def forget(self, card, derives) -> None:
         """Forget the cached derived properties `derives` of `card` (a variable they read changed)."""
         for name in derives:
@@ -279,31 +228,6 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
             z = self.zone_of_card(self.cards[z.card])
             seen += 1
         return z.owner
-
-    def seers(self, src: Optional[ZoneRef], dest: Optional[ZoneRef]):
-        """Who sees which card moves from `src` to `dest`: None when everybody does (either
-        zone is public), else the seats that own a zone of the two they may look into."""
-        vis = self._visibility
-        sv = "public" if src is None else vis.get(src.name, "public")
-        dv = "public" if dest is None else vis.get(dest.name, "public")
-        if sv == "public" or dv == "public":
-            return None
-        return sorted({self.zone_owner(z) for z, v in ((src, sv), (dest, dv)) if z is not None and v == "owner"}
-                      - {None})
-
-    def sees_zone(self, z: ZoneRef, seat: int) -> bool:
-        """Whether player `seat` may look at the cards of zone `z`."""
-        v = self._visibility.get(z.name, "public")
-        return v == "public" or (v == "owner" and self.zone_owner(z) == seat)
-
-    def _learn(self, cid: int, old: Optional[str], dest: ZoneRef) -> None:
-        """Follow what each seat knows (`State.known`) as card `cid` moves from `old` to `dest`."""
-        seers = self.seers(None if old is None else self.zone_ref(old), dest)
-        for seat, known in enumerate(self.state.known):
-            if seers is None or seat in seers:
-                known.add(cid)
-            else:
-                known.discard(cid)
 
     def _place(self, card, dest: ZoneRef, position="top"):
         if self.trying:   # `possible`: a card that moves is all the trial needs to know
@@ -751,44 +675,6 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials):
                 yield from self.scope_event("end", "game")
             except (_GameOver, _EndScope):
                 pass
-
-    def _resumed(self, root, seat: int, why: str):
-        """The rest of a whole game from a turn's start (see `play`): the rest of the round
-        as `play_round` plays it, the later rounds, the match's end, as `play` does."""
-        rs, st = self.rs, self.state
-        try:
-            try:
-                try:
-                    yield from self.play_turns(root, seat, None, why)
-                except _EndScope as e:
-                    if e.scope != "round":
-                        raise
-                yield from self._round_end(root)
-                n = st.round_no
-                rounds = None
-                if rs.match and rs.match.rounds is not None:
-                    rounds = _num(self.ev(rs.match.rounds, root), rs.match.rounds, self)
-                while rounds is None or n < rounds:
-                    n += 1
-                    if n > MAX_ROUNDS:
-                        raise error("E011", f"the match ran {MAX_ROUNDS} rounds without ending")
-                    yield from self.play_round(root)
-            except _EndScope as e:
-                if e.scope != "game":
-                    raise
-            if rs.match and rs.match.end and not st.finished:
-                yield from self.run_block(rs.match.end, root)
-            if not st.finished:
-                self.finish([], "no winner")
-        except _GameOver:
-            pass
-        except _EndScope:
-            if not st.finished:
-                self.finish([], "no winner")
-        try:
-            yield from self.scope_event("end", "game")
-        except (_GameOver, _EndScope):
-            pass
 
     def rest_of_round(self, root, seat: int, max_turns: Optional[int]):
         """A scenario's round from the start of `seat`'s turn in round `round_no`: its

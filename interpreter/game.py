@@ -21,7 +21,7 @@ from .diagnostics import CglError, Diagnostic
 from .engine import AnswerError, Decision, Engine  # noqa: F401 (Engine: re-exported)
 from .codegen import make_engine
 from .state import plain
-from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent  # noqa: F401 (re-exported)
+from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent, needs_worlds  # noqa: F401
 
 
 @attrs.define
@@ -234,12 +234,12 @@ def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, che
          max_decisions: int = 1_000_000, listener=None, decks: Optional[dict] = None, record: bool = True) -> Game:
     """Play a whole game. `agents` is a list (one per seat) of agents or agent names;
     `record=False` keeps no transcript (the game is the same; its log stays empty)."""
-    game = Game(ruleset, players, seed, check_invariants, decks, record)
-    n = game.players
+    n = ruleset.game.min_players if players is None else players
     if agents is None:
         agents = ["random"] * n
     elif len(agents) < n:
         agents = list(agents) + [agents[-1]] * (n - len(agents))
+    game = Game(ruleset, players, seed, check_invariants, decks, record, forkable=needs_worlds(agents))
     made = [make_agent(a, i, seed) if isinstance(a, str) else a for i, a in enumerate(agents)]
     if listener is not None:
         game.engine.listeners.append(listener)

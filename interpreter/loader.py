@@ -74,6 +74,7 @@ class Ruleset:
     # (a resolve.Facts, made on first use by resolver.facts(rs); shared by every game)
     analysis: Optional[Any] = attrs.field(default=None, repr=False, eq=False)
     checks: list = attrs.field(factory=list)   # A.Check, in declaration order
+    estimate: Optional[A.Estimate] = None      # `estimate p: …` (for search bots)
 
     @property
     def title(self) -> str:
@@ -428,7 +429,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         turn=one(A.TurnDecl), triggers=by_kind.get(A.Trigger, []), reactions=by_kind.get(A.Reaction, []),
         actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []),
         invariants=by_kind.get(A.Invariant, []), deck=one(A.DeckDecl), items=items, sources=sources,
-        checks=by_kind.get(A.Check, []),
+        checks=by_kind.get(A.Check, []), estimate=one(A.Estimate),
     )
     from .names import check_names
     found = check_names(rs)

@@ -335,6 +335,8 @@ class NameChecker:
             self.expr(rule.cond, sc)
         for inv in rs.invariants:
             self.expr(inv.cond, root)
+        if rs.estimate is not None:
+            self.expr(rs.estimate.value, root.child([rs.estimate.var]))
         for chk in rs.checks:
             sc = root
             if chk.var is not None:

@@ -84,6 +84,8 @@ def bound_names(node) -> set:
             out.add(n.param)
         elif isinstance(n, A.Check) and n.var:
             out.add(n.var)
+        elif isinstance(n, A.Estimate):
+            out.add(n.var)
     return out
 
 

@@ -13,7 +13,7 @@ import json
 import os
 from typing import Optional
 
-from .agents import agent_spec
+from .agents import agent_spec, needs_worlds
 from .ast import Span
 from .diagnostics import CglError, Diagnostic, remember_source
 from .game import Game
@@ -159,8 +159,9 @@ def resume(data: dict, path: str, check_invariants: bool = False) -> Game:
     options = {k: v if isinstance(v, str) else json.dumps(v) for k, v in data["options"].items()}
     rs = load(ruleset_of(data, path), options)
     _refuse_changes(rs, _hashes(rs, ruleset_files(rs)), data, path, ruleset_hash(rs) != data["ruleset_sha256"])
+    bots = [spec for seat, spec in enumerate(data["agents"], 1) if seat not in data["humans"]]
     game = Game(rs, data["players"], data["seed"], check_invariants,
-                {int(seat) - 1: deck for seat, deck in data["decks"].items()})
+                {int(seat) - 1: deck for seat, deck in data["decks"].items()}, forkable=needs_worlds(bots))
     _refuse_changes(rs, fingerprint(game)["files"], data, path)
     d = game.start()
     answers = data["answers"]

@@ -42,7 +42,7 @@ from typing import Callable, Optional, Sequence
 from .batchspec import SEED_SPACE, BatchSpec, default_score, game_seed, rerun_command, rotated_seat, seat_agents
 from .comparison import compare, format_compare
 from .diagnostics import CglError, Diagnostic
-from .game import Game, make_agent
+from .game import Game, make_agent, needs_worlds
 from .leads import LeadTracker, lead_metrics
 from .loader import load
 from .protocol import AnswerError
@@ -179,7 +179,8 @@ def _error_text(e: Exception) -> str:
 def play_one(rs, spec: BatchSpec, index: int) -> dict:
     """Play game `index` (1-based) of the batch; return its record (plain data)."""
     seed = game_seed(spec.seed, index)
-    game = Game(rs, spec.players, seed, record=False)   # the statistics need no transcript
+    # the statistics need no transcript; a search bot needs the game forkable
+    game = Game(rs, spec.players, seed, record=False, forkable=needs_worlds(spec.agents[:spec.players]))
     n = game.players
     agents = [make_agent(name, seat, seed) for seat, name in enumerate(seat_agents(spec, index)[:n])]
     watch = _Watcher(game.engine, spec.score, spec.score_direction == "low")

@@ -391,6 +391,8 @@ class Checks:
             return
         elif isinstance(item, A.Pattern):
             sc.names["it"] = Binding("it", True, None)
+        elif isinstance(item, A.Estimate):
+            sc.names[item.var] = Binding(item.var, False, None, "player")
         self.visit(item, sc)
 
     def _event_entry(self, item, sc, rebound):
@@ -555,6 +557,11 @@ class Checks:
 
     def c_RoundDecl(self, r, sc):
         self.condition(r.until, sc)
+
+    def c_Estimate(self, e, sc):
+        t = self.ty(e.value, sc)
+        if t is not None and t != "int":
+            self.report(e.value, f"an estimate must be a number (bigger is better), and this is {describe(t)}")
 
     # ------------------------------------------------------------ statements
     def _count(self, s, sc):

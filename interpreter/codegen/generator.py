@@ -247,6 +247,8 @@ class CodeGen(Expressions, Statements):
             self.entry_expr(chk.domain)
             self.entry_expr(chk.cond, sure=[chk.var] if chk.var else [])
             self.body(chk.body, sure=[chk.var] if chk.var else [])
+        if rs.estimate is not None:   # (Engine.estimates evaluates it with `ev`)
+            self.entry_expr(rs.estimate.value, sure=[rs.estimate.var])
         for r in rs.rules:      # a zone rule's condition (Engine.refusing_rule)
             if r.zone is not None:
                 self.entry_expr(r.cond, sure=["event", "card", "player", "it"])

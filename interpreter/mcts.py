@@ -1,0 +1,251 @@
+"""The `mcts` bot: information-set Monte Carlo tree search over determinised games.
+
+    cgl run mgt --agents mcts:200,greedy,greedy,greedy
+    cgl simulate unicorns -n 200 -p 2 --skill mcts:200,greedy
+
+At each decision with more than one answer the bot runs a budget of iterations
+(`mcts:200`, 200 of them; or `mcts:2s`, as many as two seconds allow, which is not
+reproducible). Each iteration asks the decision for a world (`Decision.sample`: the game
+as this seat may imagine it, what it cannot see dealt anew, `Game.determinised`) and
+walks one tree shared by all worlds (single-observer ISMCTS, Cowling, Powley and
+Whitehouse 2012): at each decision, of any player, an answer not yet tried is tried;
+once all have been, the one with the best upper confidence bound (UCB1, counting only
+the iterations in which that answer was available) is taken. From the new node the world
+is played out by a cheap policy (`random`, or `greedy` after a third colon part:
+`mcts:200:greedy`) until the game ends, the round it was in ends, or `PLAYOUT_DECISIONS`
+decisions have been answered; the result is scored for every player and added up the
+path, each node counting it for the player who chose its answer. The answer tried most
+often at the root is given.
+
+Scores: a finished game gives each winner 1/winners and the others 0. A cut playout is
+scored from the ruleset's `estimate p: …` (how well player p stands, bigger is better)
+or, without one, its `points` player variable; players are ranked by it, the leader 1,
+the last 0, ties sharing. A ruleset with neither scores cut playouts as a draw.
+
+Answers are told apart by how they read (a card's name, a player's, an action's label),
+so an answer means the same in every world; identical options (two copies of a card)
+are one answer. A choice of several options at once tries a handful of candidate sets.
+The bot reads nothing its seat may not see: it searches only worlds `sample` gives. In a
+game that cannot be sampled (`Game` not `forkable`) it plays as `greedy`. Deterministic
+for a seed with an iteration budget. No game-specific code: every ruleset can use it.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Optional
+
+from .bots import Agent, GreedyAgent, RandomAgent
+from .diagnostics import CglError, Diagnostic
+
+PLAYOUT_DECISIONS = 8       # decisions a playout answers before it is cut and scored
+UCB_C = 0.7                 # exploration: rewards lie in [0, 1]
+MULTI_CANDIDATES = 6        # answers tried for a choice of several options at once
+POLICIES = ("random", "greedy")
+
+
+class _Node:
+    __slots__ = ("children", "visits", "total", "avail", "player")
+
+    def __init__(self, player: int = -1):
+        self.children: dict = {}
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 1
+        self.player = player     # who chose the answer leading here (its reward is counted)
+
+
+class MctsAgent(Agent):
+    """Information-set MCTS (see the module doc)."""
+
+    name = "mcts"
+    budgeted = True
+    needs_worlds = True
+
+    def __init__(self, seat: int, seed: int, budget=None):
+        super().__init__(seat, seed)
+        kind, amount, policy = budget or ("iterations", 200, "random")
+        self.kind, self.amount, self.policy = kind, amount, policy
+        self.fallback = GreedyAgent(seat, seed)
+        self.fallback.rng = self.rng        # one random source: `state` saves it all
+        self.playout_agents: dict = {}
+        self.iterations = 0      # done so far, over all decisions (for reports)
+
+    # ------------------------------------------------------------ specs
+    @staticmethod
+    def parse_budget(text: str, spec: str):
+        """`200` iterations, `2s` / `0.5s` seconds; then `:random` or `:greedy` playouts."""
+        budget, _, policy = text.partition(":")
+        policy = (policy or "random").strip().lower()
+        if policy not in POLICIES:
+            raise CglError(Diagnostic("E007", f"`{policy}` is not a playout policy (`{spec}`)",
+                                      hint="write mcts:N:random or mcts:N:greedy"))
+        budget = budget.strip().lower()
+        try:
+            if budget.endswith("s"):
+                seconds = float(budget[:-1])
+                if not 0 < seconds <= 3600:
+                    raise ValueError
+                return ("seconds", seconds, policy)
+            n = int(budget)
+            if not 1 <= n <= 1_000_000:
+                raise ValueError
+            return ("iterations", n, policy)
+        except ValueError:
+            raise CglError(Diagnostic("E007", f"`{budget}` is not a budget (`{spec}`)",
+                                      hint="iterations per decision, 1 to 1000000 (mcts:200), "
+                                           "or seconds (mcts:2s)")) from None
+
+    @staticmethod
+    def show_budget(budget) -> str:
+        kind, amount, policy = budget
+        text = f"{amount:g}s" if kind == "seconds" else str(amount)
+        return text if policy == "random" else f"{text}:{policy}"
+
+    # ------------------------------------------------------------ deciding
+    def decide(self, d):
+        actions = _actions(d, self.rng)
+        if len(actions) == 1:
+            return actions[0][1]
+        world = d.sample(self.rng)
+        if world is None:
+            return self.fallback.decide(d)
+        root = _Node()
+        deadline = time.perf_counter() + self.amount if self.kind == "seconds" else None
+        n = 0
+        while True:
+            self._iterate(root, world)
+            n += 1
+            if deadline is None:
+                if n >= self.amount:
+                    break
+            elif time.perf_counter() >= deadline:
+                break
+            world = d.sample(self.rng)
+        self.iterations += n
+        best = max(actions, key=lambda a: _rank(root.children.get(a[0])))
+        return best[1]
+
+    def _iterate(self, root: _Node, game) -> None:
+        rng = self.rng
+        node, path = root, []
+        d = game.pending
+        expanded = False
+        while d is not None:
+            actions = _actions(d, rng)
+            if len(actions) == 1:
+                d = game.answer(actions[0][1])
+                continue
+            children = node.children
+            untried = []
+            for key, answer in actions:
+                child = children.get(key)
+                if child is None:
+                    untried.append((key, answer))
+                else:
+                    child.avail += 1
+            if untried:
+                key, answer = untried[rng.randrange(len(untried))]
+                child = children[key] = _Node(d.player)
+                expanded = True
+            else:
+                log_avail = math.log
+                key, answer = max(actions, key=lambda a: _ucb(children[a[0]], log_avail))
+                child = children[key]
+            path.append(child)
+            node = child
+            d = game.answer(answer)
+            if expanded:
+                break
+        rewards = self._playout(game)
+        for n in path:
+            n.visits += 1
+            n.total += rewards[n.player]
+
+    def _playout(self, game) -> list:
+        """Play `game` on with the playout policy; each player's reward in [0, 1]."""
+        st = game.state
+        start_round = st.round_no
+        agents = self.playout_agents.get(game.players)
+        if agents is None:
+            cls = GreedyAgent if self.policy == "greedy" else RandomAgent
+            agents = self.playout_agents[game.players] = [cls(s, 0) for s in range(game.players)]
+            for a in agents:
+                a.rng = self.rng        # one random source: the bot's, deterministic
+        d = game.pending
+        left = PLAYOUT_DECISIONS
+        while d is not None and left > 0 and st.round_no == start_round:
+            d = game.answer(agents[d.player].decide(d))
+            left -= 1
+        return game_rewards(game)
+
+
+def game_rewards(game) -> list:
+    """Each player's reward in [0, 1]: the winners' share of a finished game, else a ranking
+    of the players by the ruleset's estimate (see the module doc)."""
+    st = game.state
+    n = game.players
+    if st.finished or game.pending is None:
+        winners = st.winners or []
+        if winners:
+            share = 1.0 / len(winners)
+            return [share if p in winners else 0.0 for p in range(n)]
+        return [0.5] * n if not st.out else [0.0 if p in st.out else 0.5 for p in range(n)]
+    values = game.engine.estimates()
+    if values is None or n < 2:
+        return [0.5] * n
+    # how far each player stands ahead of (or behind) the best of the others, on the scale
+    # of the estimates themselves, squashed into (0, 1)
+    scale = max(1.0, sum(abs(v) for v in values) / n / 4)
+    out = []
+    for p in range(n):
+        lead = values[p] - max(values[q] for q in range(n) if q != p)
+        out.append(0.5 + 0.5 * math.tanh(lead / scale))
+    for p in st.out:
+        out[p] = 0.0
+    return out
+
+
+def _ucb(child: _Node, log) -> float:
+    if child.visits == 0:
+        return math.inf
+    return child.total / child.visits + UCB_C * math.sqrt(log(child.avail) / child.visits)
+
+
+def _rank(child: Optional[_Node]):
+    if child is None:
+        return (-1, 0.0)
+    return (child.visits, child.total / child.visits if child.visits else 0.0)
+
+
+def _actions(d, rng: random.Random) -> list:
+    """The answers worth telling apart at decision `d`: (key, answer) pairs, the key the
+    same in every world (how the answer reads)."""
+    if d.kind == "may":
+        return [(True, True), (False, False)]
+    n = len(d.options)
+    if d.hi <= 1 and d.lo <= 1:
+        seen: dict = {}
+        labels = d.labels
+        for i in range(n):
+            seen.setdefault(labels[i], i)
+        out = [(k, i) for k, i in seen.items()]
+        if d.optional:
+            out.append((None, None))
+        return out
+    # several options at once: a few candidate sets (the first `lo`, then random ones)
+    labels = d.labels
+    k = max(d.lo, 1)
+    cands = {}
+    first = list(range(min(k, n)))
+    cands[tuple(sorted(labels[i] for i in first))] = first
+    for _ in range(4 * MULTI_CANDIDATES):
+        if len(cands) >= MULTI_CANDIDATES:
+            break
+        pick = sorted(rng.sample(range(n), min(k, n)))
+        cands.setdefault(tuple(sorted(labels[i] for i in pick)), pick)
+    out = list(cands.items())
+    if d.optional:
+        out.append((None, None))
+    return out

@@ -8,7 +8,8 @@ fork goes on exactly as the game it was forked from.
 A game is played by random agents with `Game(..., forkable=True)` (a copy of the state
 is kept where each turn begins); at every `--every`-th decision the script times
 `State.copy()` and `Game.fork()` (each the best of `--repeat` batches of `--number`
-calls, so another job on the machine inflates neither), and prints their ratio. Then
+calls, so another job on the machine inflates neither), and prints their ratio (and,
+for comparison, a deep copy of the state, which is what `State.copy()` used to be). Then
 it answers the fork and the game alike to the end, for the first decision timed in each
 game, and checks their logs are equal, byte for byte. Prints the median, 90th percentile
 and largest ratio; the target is at most 3x. Not a test: figures, one process, one core.
@@ -54,7 +55,7 @@ def main(argv=None) -> int:
     rs = load(resolve(args.ruleset))
     print(f"{rs.title} {rs.game.version or ''}, {args.players} players, random agents, "
           f"{'with' if args.record else 'without'} the log; Python {platform.python_version()}")
-    ratios, mismatches, checked = [], 0, 0
+    ratios, deeps, mismatches, checked = [], [], 0, 0
     for seed in range(1, args.games + 1):
         game = Game(rs, args.players, seed=seed, forkable=True, record=args.record)
         agents = [RandomAgent(i, seed) for i in range(game.players)]
@@ -65,10 +66,12 @@ def main(argv=None) -> int:
             if k and k % args.every == 0:
                 c = best(game.state.copy, args.number, args.repeat)
                 f = best(game.fork, args.number, args.repeat)
+                deep = best(game.state.deep_copy, max(1, args.number // 10), args.repeat)
                 ratios.append(f / c)
+                deeps.append(deep / c)
                 print(f"  seed {seed} decision {k:4} (round {game.state.round_no}, turn {game.state.turn_no}, "
                       f"{len(game.answers) - game._snap[3]} answers into it): copy {c * 1e3:.3f} ms, "
-                      f"fork {f * 1e3:.3f} ms, {f / c:.2f}x")
+                      f"fork {f * 1e3:.3f} ms, {f / c:.2f}x (a deep copy: {deep * 1e3:.2f} ms)")
                 if first_fork is None:
                     first_fork = (game.fork(), copy.deepcopy(agents))
             d = game.answer(agents[d.player].decide(d))
@@ -90,6 +93,8 @@ def main(argv=None) -> int:
     p90 = ratios[min(len(ratios) - 1, int(0.9 * len(ratios)))]
     print(f"fork / State.copy over {len(ratios)} decisions: median {statistics.median(ratios):.2f}x, "
           f"90th percentile {p90:.2f}x, largest {ratios[-1]:.2f}x (target: at most 3x)")
+    print(f"a deep copy of the state (copy.deepcopy, what State.copy was) takes {statistics.median(deeps):.0f}x "
+          f"State.copy (median)")
     print(f"forks played on to the end: {checked}, identical to their game: {checked - mismatches}")
     return 1 if mismatches else 0
 

@@ -17,7 +17,7 @@ AGENT_HELP = {
     "random": "picks uniformly among the legal answers",
     "greedy": "follows the ruleset's `prefer` hints",
     "mcts": ("searches imagined games (ISMCTS): mcts:N iterations per decision (default 200) "
-             "or mcts:Ns seconds, mcts:N:greedy for greedy playouts"),
+             "or mcts:Ns seconds; greedy playouts, mcts:N:random for random ones"),
 }
 
 

@@ -53,12 +53,17 @@ class Forks:
         nothing running: what `Game.fork` resumes from a turn's start. Made without
         evaluating the ruleset again: the ruleset's parts are shared, the game's own
         containers are new (`_PER_GAME`), its counters those of the snapshot. `snap` is not
-        changed (its state is copied)."""
+        changed (its state is copied). Attributes in neither `_SHARED` nor `_PER_GAME` are
+        not carried over (a subclass makes its own, as CompiledEngine does)."""
         twin = object.__new__(type(self))
-        d = twin.__dict__
-        d.update(self.__dict__)
+        d, mine = twin.__dict__, self.__dict__
+        # only what is listed: anything else set on this engine (a method a tool wrapped,
+        # a closure over it) would make the clone act on this game
+        for name in self._SHARED:
+            if name in mine:
+                d[name] = mine[name]
         for name, make in self._PER_GAME.items():
-            if name in d:
+            if name in mine:
                 d[name] = make() if make is not None else None
         for k in self._COUNTERS:
             d[k] = snap[k]

@@ -126,7 +126,7 @@ class Game:
             self.pending = None
             return None
         self.pending = d
-        if self._snap is not None and self.state.known is not None:
+        if self.state.known is not None:   # (before the first turn, a fork replays the setup)
             d._sampler = partial(self.determinised, d.player)
         return d
 

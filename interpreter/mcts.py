@@ -11,21 +11,27 @@ walks one tree shared by all worlds (single-observer ISMCTS, Cowling, Powley and
 Whitehouse 2012): at each decision, of any player, an answer not yet tried is tried;
 once all have been, the one with the best upper confidence bound (UCB1, counting only
 the iterations in which that answer was available) is taken. From the new node the world
-is played out by a cheap policy (`random`, or `greedy` after a third colon part:
-`mcts:200:greedy`) until the game ends, the round it was in ends, or `PLAYOUT_DECISIONS`
-decisions have been answered; the result is scored for every player and added up the
+is played out by a cheap policy (`greedy`, the ruleset's `prefer` hints, or `random`
+after a third colon part: `mcts:200:random`) until the game ends, the round it was in
+ends, or `PLAYOUT_DECISIONS` decisions have been answered; the result is scored for every player and added up the
 path, each node counting it for the player who chose its answer. The answer tried most
 often at the root is given.
 
 Scores: a finished game gives each winner 1/winners and the others 0. A cut playout is
 scored from the ruleset's `estimate p: …` (how well player p stands, bigger is better)
-or, without one, its `points` player variable; players are ranked by it, the leader 1,
-the last 0, ties sharing. A ruleset with neither scores cut playouts as a draw.
+or, without one, its `points` player variable: each player by how far it stands above
+the best of the others, on the scale of the estimates (a quarter of their mean size),
+squashed into (0, 1) by tanh. A ruleset with neither scores cut playouts as a draw.
+Where the ruleset gives `prefer` hints, answers are tried best first and the hint adds a
+bonus that fades as the answer is tried (progressive bias): with few iterations the bot
+plays as `greedy` does, and searching moves it away only where the playouts say so.
 
 Answers are told apart by how they read (a card's name, a player's, an action's label),
 so an answer means the same in every world; identical options (two copies of a card)
 are one answer. A choice of several options at once tries a handful of candidate sets.
-The bot reads nothing its seat may not see: it searches only worlds `sample` gives. In a
+The bot reads nothing its seat may not see: it searches only worlds `sample` gives. A
+world is dealt anew where the game stands, while a rule may be running and hold a card
+it looked at; a world in which that makes the rules stop with an error counts as a draw. In a
 game that cannot be sampled (`Game` not `forkable`) it plays as `greedy`. Deterministic
 for a seed with an iteration budget. No game-specific code: every ruleset can use it.
 """
@@ -38,22 +44,25 @@ from typing import Optional
 
 from .bots import Agent, GreedyAgent, RandomAgent
 from .diagnostics import CglError, Diagnostic
+from .protocol import AnswerError
 
 PLAYOUT_DECISIONS = 8       # decisions a playout answers before it is cut and scored
 UCB_C = 0.7                 # exploration: rewards lie in [0, 1]
+BIAS_W = 3.0                # weight of the ruleset's `prefer` hints, fading as an answer is tried
 MULTI_CANDIDATES = 6        # answers tried for a choice of several options at once
 POLICIES = ("random", "greedy")
 
 
 class _Node:
-    __slots__ = ("children", "visits", "total", "avail", "player")
+    __slots__ = ("children", "visits", "total", "avail", "player", "bias")
 
-    def __init__(self, player: int = -1):
+    def __init__(self, player: int = -1, bias: float = 0.0):
         self.children: dict = {}
         self.visits = 0
         self.total = 0.0
         self.avail = 1
         self.player = player     # who chose the answer leading here (its reward is counted)
+        self.bias = bias         # the ruleset's `prefer` for this answer, in [0, 1] (progressive bias)
 
 
 class MctsAgent(Agent):
@@ -65,19 +74,20 @@ class MctsAgent(Agent):
 
     def __init__(self, seat: int, seed: int, budget=None):
         super().__init__(seat, seed)
-        kind, amount, policy = budget or ("iterations", 200, "random")
+        kind, amount, policy = budget or ("iterations", 200, "greedy")
         self.kind, self.amount, self.policy = kind, amount, policy
         self.fallback = GreedyAgent(seat, seed)
         self.fallback.rng = self.rng        # one random source: `state` saves it all
         self.playout_agents: dict = {}
         self.iterations = 0      # done so far, over all decisions (for reports)
+        self.broken = 0          # of them, in worlds that stopped with a rules error
 
     # ------------------------------------------------------------ specs
     @staticmethod
     def parse_budget(text: str, spec: str):
-        """`200` iterations, `2s` / `0.5s` seconds; then `:random` or `:greedy` playouts."""
+        """`200` iterations, `2s` / `0.5s` seconds; then `:greedy` (the default) or `:random` playouts."""
         budget, _, policy = text.partition(":")
-        policy = (policy or "random").strip().lower()
+        policy = (policy or "greedy").strip().lower()
         if policy not in POLICIES:
             raise CglError(Diagnostic("E007", f"`{policy}` is not a playout policy (`{spec}`)",
                                       hint="write mcts:N:random or mcts:N:greedy"))
@@ -101,7 +111,7 @@ class MctsAgent(Agent):
     def show_budget(budget) -> str:
         kind, amount, policy = budget
         text = f"{amount:g}s" if kind == "seconds" else str(amount)
-        return text if policy == "random" else f"{text}:{policy}"
+        return text if policy == "greedy" else f"{text}:{policy}"
 
     # ------------------------------------------------------------ deciding
     def decide(self, d):
@@ -128,8 +138,22 @@ class MctsAgent(Agent):
         return best[1]
 
     def _iterate(self, root: _Node, game) -> None:
+        path: list = []
+        try:
+            rewards = self._walk(root, game, path)
+        except (CglError, AnswerError):
+            # An imagined world can be one the rules never reach (a card the running rule
+            # holds was dealt elsewhere) and stop with a rules error: it counts as a draw.
+            self.broken += 1
+            rewards = [0.5] * game.players
+        for n in path:
+            n.visits += 1
+            n.total += rewards[n.player]
+
+    def _walk(self, root: _Node, game, path: list) -> list:
+        """Down the tree (choosing and adding nodes to `path`), then the playout: the rewards."""
         rng = self.rng
-        node, path = root, []
+        node = root
         d = game.pending
         expanded = False
         while d is not None:
@@ -146,8 +170,14 @@ class MctsAgent(Agent):
                 else:
                     child.avail += 1
             if untried:
-                key, answer = untried[rng.randrange(len(untried))]
-                child = children[key] = _Node(d.player)
+                # the answer the ruleset prefers first (`prefer`), else one at random
+                bias = _biases(d, actions)
+                if bias is None:
+                    key, answer = untried[rng.randrange(len(untried))]
+                    child = children[key] = _Node(d.player)
+                else:
+                    key, answer = max(untried, key=lambda a: bias[a[0]])
+                    child = children[key] = _Node(d.player, bias[key])
                 expanded = True
             else:
                 log_avail = math.log
@@ -158,10 +188,7 @@ class MctsAgent(Agent):
             d = game.answer(answer)
             if expanded:
                 break
-        rewards = self._playout(game)
-        for n in path:
-            n.visits += 1
-            n.total += rewards[n.player]
+        return self._playout(game)
 
     def _playout(self, game) -> list:
         """Play `game` on with the playout policy; each player's reward in [0, 1]."""
@@ -210,7 +237,28 @@ def game_rewards(game) -> list:
 def _ucb(child: _Node, log) -> float:
     if child.visits == 0:
         return math.inf
-    return child.total / child.visits + UCB_C * math.sqrt(log(child.avail) / child.visits)
+    return (child.total / child.visits + UCB_C * math.sqrt(log(child.avail) / child.visits)
+            + BIAS_W * child.bias / (child.visits + 1))
+
+
+def _biases(d, actions):
+    """Each answer's `prefer` value scaled to [0, 1] (the best 1), or None without hints."""
+    if d.kind == "may" or d.hi > 1 or d.lo > 1:
+        return None
+    scores = d.scores()
+    if scores is None:
+        return None
+    labels = d.labels
+    vals = {}
+    for i, s in enumerate(scores):
+        v = float(s) if isinstance(s, (int, float)) else 0.0
+        key = labels[i]
+        vals[key] = max(vals.get(key, v), v)
+    lo, hi = min(vals.values()), max(vals.values())
+    span = hi - lo
+    out = {k: (v - lo) / span if span else 1.0 for k, v in vals.items()}
+    out.setdefault(None, 0.0)    # declining an optional choice
+    return out
 
 
 def _rank(child: Optional[_Node]):

@@ -115,7 +115,10 @@ def test_every_engine_attribute_is_per_game_or_shared(engine_kind, monkeypatch):
     unlisted = sorted(k for k in vars(eng) if k not in eng._PER_GAME and k not in eng._SHARED
                       and k not in ("dcache", "_hands"))
     assert unlisted == []
+    spied = []
+    eng.s_emit = lambda *a: spied.append(a)     # a tool wrapping a method of this engine (as simulate does)
     twin = game.fork().engine
+    assert "s_emit" not in vars(twin)            # the clone acts on its own game, never on this one
     for name in eng._PER_GAME:
         value = getattr(eng, name, None)
         if isinstance(value, (list, dict)):

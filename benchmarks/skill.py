@@ -1,0 +1,88 @@
+"""Skill studies: how much a bot wins beyond its fair share, and what that costs in time.
+
+    python benchmarks/skill.py                                # every shipped ruleset, 2 players:
+                                                              #   mcts:200 vs random and vs greedy, 200 games each
+    python benchmarks/skill.py mgt unicorns --vs greedy -n 200
+    python benchmarks/skill.py mgt -p 4 --bot mcts:100 --vs greedy -n 100     # one search seat against three
+    python benchmarks/skill.py monkic --bot mcts:50 -n 40 --workers 1
+
+Each study is what `cgl simulate RULESET -n N -p P --skill BOT,VS` plays: a seat-rotated
+tournament (the bot at seat ((i - 1) mod P) + 1 in game i, VS at the others), the games
+seeded from `--seed` as `cgl simulate` seeds them, on local processes (`--workers`,
+default one per core) or a Dask cluster (`--dask ADDRESS`). For each it prints the
+bot's win rate, the skill gap (win rate minus the fair share 1/P) with its 95% interval
+(Wilson, shifted), the exact binomial test's p-value, the games without a winner, the
+wall time, and the time per game and per bot decision. Not a test: figures.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import platform
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SHIPPED = ["mgt", "mgt-v0.1", "unicorns", "monkic", "kozyablo"]
+
+
+def study(name: str, players: int, bot: str, vs: str, games: int, seed: int, workers, dask) -> dict:
+    from cgl.interpreter import simulate as sim
+    from cgl.interpreter.loader import load, resolve
+
+    path = os.path.abspath(resolve(name))
+    rs = load(path)
+    spec = sim.BatchSpec.make(path, {}, players, [bot] + [vs] * (players - 1), seed,
+                              score=sim.default_score(rs), rotate=True)
+    sim.remember_ruleset(spec, rs)
+    t0 = time.time()
+    records = sim.run_batch(spec, games, workers=workers, dask=dask)
+    wall = time.time() - t0
+    gap = sim.skill_gap(spec, records)
+    failed = [r for r in records if r.get("error")]
+    decisions = sum(r["decisions"] for r in records)
+    return {"ruleset": name, "players": players, "bot": bot, "vs": vs, "games": len(records), "gap": gap,
+            "failed": len(failed), "first_error": failed[0]["error"] if failed else None, "wall": wall,
+            "decisions": decisions}
+
+
+def show(r: dict) -> str:
+    g = r["gap"]["all"]
+    lo, hi = g["gap_ci95"]
+    sig = "p < 0.05" if g["p"] < 0.05 else "not significant"
+    return (f"{r['ruleset']:9} {r['players']}p  {r['bot']} vs {r['vs']}: {r['games']} games "
+            f"({r['gap']['undecided']} undecided, {r['failed']} failed), {r['bot']} wins "
+            f"{100 * g['win_rate']:.1f}% against a fair {100 * r['gap']['fair']:.0f}%: gap {100 * g['gap']:+.1f} points "
+            f"[{100 * lo:+.1f}, {100 * hi:+.1f}], p = {g['p']:.2g} ({sig}); "
+            f"{r['wall']:.0f} s wall, {r['wall'] / max(1, r['games']):.1f} s per game")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("rulesets", nargs="*", default=SHIPPED)
+    ap.add_argument("-p", "--players", type=int, default=2)
+    ap.add_argument("--bot", default="mcts:200", help="the agent whose skill is measured (default mcts:200)")
+    ap.add_argument("--vs", action="append", help="the agent at the other seats (repeatable; "
+                                                  "default: random, then greedy)")
+    ap.add_argument("-n", "--games", type=int, default=200)
+    ap.add_argument("-s", "--seed", type=int, default=1)
+    ap.add_argument("-w", "--workers", type=int, default=None)
+    ap.add_argument("--dask", default=None, help="the address of a Dask scheduler")
+    args = ap.parse_args(argv)
+    print(f"Python {platform.python_version()}, {os.cpu_count()} cores, workers {args.workers or 'one per core'}"
+          f"{', Dask ' + args.dask if args.dask else ''}; seed {args.seed}", flush=True)
+    bad = 0
+    for name in args.rulesets:
+        for vs in args.vs or ["random", "greedy"]:
+            r = study(name, args.players, args.bot, vs, args.games, args.seed, args.workers, args.dask)
+            print(show(r), flush=True)
+            if r["failed"]:
+                print(f"  first failure: {r['first_error']}", flush=True)
+                bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT.parent))
+    sys.exit(main())

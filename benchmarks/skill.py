@@ -48,7 +48,9 @@ def study(name: str, players: int, bot: str, vs: str, games: int, seed: int, wor
 
 
 def show(r: dict) -> str:
-    g = r["gap"]["all"]
+    g = r["gap"]["all"] if r["gap"] else None
+    if g is None:
+        return f"{r['ruleset']:9} {r['players']}p  {r['bot']} vs {r['vs']}: no game finished ({r['failed']} failed)"
     lo, hi = g["gap_ci95"]
     sig = "p < 0.05" if g["p"] < 0.05 else "not significant"
     return (f"{r['ruleset']:9} {r['players']}p  {r['bot']} vs {r['vs']}: {r['games']} games "

@@ -620,12 +620,9 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         """
         rs, st = self.rs, self.state
         root = Env()
-        if resume is not None:
-            yield from self._resumed(root, *resume)
-            return
-        whole = start_turn is None and not start_round
+        whole = start_turn is None and not start_round and resume is None
         if to_end is None:
-            to_end = whole
+            to_end = whole or resume is not None
         try:
             try:
                 if whole:
@@ -638,7 +635,10 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                     if rs.match and rs.match.start:
                         yield from self.run_block(rs.match.start, root)
                 n = 0   # the rounds of the match played so far
-                if start_turn is not None:
+                if resume is not None:
+                    yield from self._resumed_round(root, *resume)
+                    n = st.round_no
+                elif start_turn is not None:
                     yield from self.rest_of_round(root, start_turn, max_turns)
                     n = st.round_no
                 elif not (whole and to_end):

@@ -3,7 +3,7 @@
 
 - `snapshot` / `clone`: the game apart from its running program, kept where a turn begins
   (`Engine.snap`), and a new engine made from it without evaluating the ruleset again;
-  `_resumed` plays the rest of the game from there (`Game.fork` replays the turn's answers).
+  `_resumed_round` plays the rest of the round from there (`Game.fork` replays the turn's answers).
 - what each seat knows (`State.known`): who sees a card move (`seers`, the one rule the log
   uses too), who may look into a zone (`sees_zone`), followed as cards move (`_learn`);
   `Game.determinised` deals the rest anew.
@@ -14,8 +14,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .compiler import Env
-from .diagnostics import error
-from .protocol import MAX_ROUNDS, _EndScope, _GameOver
+from .protocol import _EndScope
 from .state import ZoneRef
 from .values import _num
 
@@ -105,43 +104,15 @@ class Forks:
             else:
                 known.discard(cid)
 
-    def _resumed(self, root, seat: int, why: str):
-        """The rest of a whole game from a turn's start (see `play`): the rest of the round
-        as `play_round` plays it, the later rounds, the match's end, as `play` does."""
-        rs, st = self.rs, self.state
+    def _resumed_round(self, root, seat: int, why: str):
+        """The rest of a round from a turn's start, as `play_round` plays it: its turns from
+        `seat`'s, then its end (`play(resume=…)` goes on with the later rounds)."""
         try:
-            try:
-                try:
-                    yield from self.play_turns(root, seat, None, why)
-                except _EndScope as e:
-                    if e.scope != "round":
-                        raise
-                yield from self._round_end(root)
-                n = st.round_no
-                rounds = None
-                if rs.match and rs.match.rounds is not None:
-                    rounds = _num(self.ev(rs.match.rounds, root), rs.match.rounds, self)
-                while rounds is None or n < rounds:
-                    n += 1
-                    if n > MAX_ROUNDS:
-                        raise error("E011", f"the match ran {MAX_ROUNDS} rounds without ending")
-                    yield from self.play_round(root)
-            except _EndScope as e:
-                if e.scope != "game":
-                    raise
-            if rs.match and rs.match.end and not st.finished:
-                yield from self.run_block(rs.match.end, root)
-            if not st.finished:
-                self.finish([], "no winner")
-        except _GameOver:
-            pass
-        except _EndScope:
-            if not st.finished:
-                self.finish([], "no winner")
-        try:
-            yield from self.scope_event("end", "game")
-        except (_GameOver, _EndScope):
-            pass
+            yield from self.play_turns(root, seat, None, why)
+        except _EndScope as e:
+            if e.scope != "round":
+                raise
+        yield from self._round_end(root)
 
     def estimates(self) -> Optional[list]:
         """How well each player stands, bigger is better, for bots that cut a game short:

@@ -99,12 +99,40 @@ def _check_shape(path, data, shape, where=""):
               "int": isinstance(v, int) and not isinstance(v, bool), "text": isinstance(v, (str, int))}[want]
         if not ok:
             raise _bad(path, data, key, f"`{where}{key}` must be {_WORDS[want]}")
+    if where == "expect." and isinstance(data.get("zones"), dict):
+        _check_zone_expectations(path, data["zones"])
     for key in ("zones", "players", "cards"):
         inner = data.get(key) if where in ("setup.", "expect.") else None
         if isinstance(inner, dict) and key != "zones":
             for k, v in inner.items():
                 if v is not None and not isinstance(v, dict):
                     raise _bad(path, inner, k, f"`{where}{key}.{k}` must be a mapping of variables")
+
+
+# What an expected zone may say, as a mapping (a list says the whole zone, top first).
+_ZONE_EXPECT = {"contains": "list", "excludes": "list", "count": "int", "top": "text"}
+
+
+def _check_zone_expectations(path, zones):
+    """Each `expect.zones` entry is a list of cards or a mapping of `_ZONE_EXPECT`: a
+    misspelt key or a bare number would otherwise assert nothing."""
+    for label, want in zones.items():
+        if want is None or isinstance(want, list):
+            continue
+        if not isinstance(want, dict):
+            hint = (f"write `{label}: {{count: {want}}}`" if isinstance(want, int) and not isinstance(want, bool)
+                    else f"write `{label}: [top card, …]` or `{label}: {{contains: […], count: N}}`")
+            raise _bad(path, zones, label, f"the expectation of zone `{label}` must be a list of cards (top first) "
+                                           f"or a mapping of {', '.join(_ZONE_EXPECT)}; {hint}", hint=hint)
+        for k, v in want.items():
+            shape = _ZONE_EXPECT.get(k)
+            if shape is None:
+                raise _bad(path, want, k, f"unknown key `{k}` in the expectation of zone `{label}`",
+                           hint=did_you_mean(str(k), _ZONE_EXPECT) or f"the keys: {', '.join(_ZONE_EXPECT)}")
+            ok = {"list": isinstance(v, list), "int": isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+                  "text": isinstance(v, (str, int)) and not isinstance(v, bool)}[shape]
+            if not ok:
+                raise _bad(path, want, k, f"`{k}` must be {_WORDS[shape]} (in the expectation of zone `{label}`)")
 
 
 def read(path: str) -> list:

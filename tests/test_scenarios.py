@@ -68,6 +68,11 @@ def _error(fn):
     ("expect: {over: maybe}\n", 4, 10, "`expect.over` must be yes or no"),
     ("expect:\n  round: last\n", 5, 3, "`expect.round` must be a whole number"),
     ("expect:\n  reason: [win]\n", 5, 3, "`expect.reason` must be a text"),
+    # a misspelt or wrongly shaped zone expectation would assert nothing (issue 17)
+    ("expect:\n  zones: {hand P1: {cuont: 99}}\n", 5, 21, "unknown key `cuont` in the expectation of zone `hand P1`"),
+    ("expect:\n  zones: {pile: 5}\n", 5, 11, "write `pile: {count: 5}`"),
+    ("expect:\n  zones: {pile: {count: many}}\n", 5, 18, "`count` must be a whole number"),
+    ("expect:\n  zones: {pile: {contains: King}}\n", 5, 18, "`contains` must be a list"),
 ])
 def test_a_wrong_plan_or_expectation_is_a_located_error(tmp_path, body, line, col, message):
     from cgl.interpreter.diagnostics import render

@@ -117,7 +117,7 @@ class Forks:
     def estimates(self) -> Optional[list]:
         """How well each player stands, bigger is better, for bots that cut a game short:
         the ruleset's `estimate p: …`, else its `points` player variable; None without either."""
-        est = getattr(self.rs, "estimate", None)
+        est = self.rs.estimate
         if est is not None:
             return [_num(self.ev(est.value, Env({est.var: p})), est.value, self) for p in self.players]
         if "points" in self.player_var_names:

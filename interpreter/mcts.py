@@ -180,8 +180,7 @@ class MctsAgent(Agent):
                     child = children[key] = _Node(d.player, bias[key])
                 expanded = True
             else:
-                log_avail = math.log
-                key, answer = max(actions, key=lambda a: _ucb(children[a[0]], log_avail))
+                key, answer = max(actions, key=lambda a: _ucb(children[a[0]]))
                 child = children[key]
             path.append(child)
             node = child
@@ -234,10 +233,10 @@ def game_rewards(game) -> list:
     return out
 
 
-def _ucb(child: _Node, log) -> float:
+def _ucb(child: _Node) -> float:
     if child.visits == 0:
         return math.inf
-    return (child.total / child.visits + UCB_C * math.sqrt(log(child.avail) / child.visits)
+    return (child.total / child.visits + UCB_C * math.sqrt(math.log(child.avail) / child.visits)
             + BIAS_W * child.bias / (child.visits + 1))
 
 

@@ -551,6 +551,37 @@ def info(ruleset):
         click.echo(f"Engine: tree walker ({facts(rs).compiled_why or 'not compiled'})")
 
 
+@main.command()
+@click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the default and only transport; "
+              "accepted because many editors pass it).")
+def lsp(stdio):
+    """Run the CGL language server (LSP) over stdin/stdout, for editors.
+
+    An editor starts it and talks to it; you do not run it by hand. It gives the
+    diagnostics of `cgl lint` as you type (for .cgl rulesets, their card YAML and scenario
+    files), hover (cards, built-ins, declarations), go to definition, completion and the
+    outline of a ruleset.
+
+    \b
+    To use it, tell the editor's LSP client to start the command `cgl lsp` for
+    .cgl files (and, if you like, the card and scenario YAML files). Neovim 0.11+:
+      vim.lsp.config('cgl', { cmd = { 'cgl', 'lsp' }, filetypes = { 'cgl' } })
+      vim.lsp.enable('cgl')
+    Helix (languages.toml):
+      [language-server.cgl]
+      command = "cgl"
+      args = ["lsp"]
+    See README.md, "Editor support".
+    """
+    try:
+        import pygls  # noqa: F401  (a dependency of cgl; only this command loads it)
+    except ImportError:
+        click.echo("cgl lsp needs the pygls package: pip install 'pygls>=2.0'", err=True)
+        sys.exit(EXIT_USAGE)
+    from cgl.interpreter.lsp import serve
+    serve(_version())
+
+
 from .analytics import compare, simulate  # noqa: E402
 main.add_command(simulate)
 main.add_command(compare)

@@ -5,6 +5,8 @@ The result, :class:`Ruleset`, is immutable and shared by every game played with 
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import os
 from importlib import resources
@@ -112,7 +114,7 @@ def packaged_rulesets() -> dict[str, str]:
 
 def resolve(name_or_path: str) -> str:
     """A path for `cgl run NAME|FILE`: an existing file, or a packaged ruleset's name."""
-    if os.path.isfile(name_or_path):
+    if _exists(name_or_path):
         return name_or_path
     shipped = packaged_rulesets()
     stem = os.path.basename(name_or_path)
@@ -126,7 +128,42 @@ def resolve(name_or_path: str) -> str:
     raise error("E002", f"no ruleset file or shipped ruleset named `{name_or_path}`", hint=hint)
 
 
+# Texts read instead of the files on disk (an editor's unsaved buffers, for `cgl lsp`):
+# normalised absolute path -> text. Empty outside `unsaved_texts`.
+_UNSAVED: contextvars.ContextVar = contextvars.ContextVar("cgl_unsaved_texts", default={})
+
+
+def _key(path: str) -> str:
+    return os.path.normcase(os.path.normpath(os.path.abspath(path)))
+
+
+@contextlib.contextmanager
+def unsaved_texts(texts: dict):
+    """Within this block, reading any of these files (path -> text) gives the text instead of
+    what the disk holds: the ruleset, a file it extends, its card data, a scenario file.
+    `with unsaved_texts({path: buffer}): load(path)` checks what an editor shows."""
+    token = _UNSAVED.set({_key(p): t for p, t in texts.items()})
+    try:
+        yield
+    finally:
+        _UNSAVED.reset(token)
+
+
+def unsaved_text(path: str) -> Optional[str]:
+    """The text standing in for `path` (see `unsaved_texts`), or None: read the disk."""
+    texts = _UNSAVED.get()
+    return texts.get(_key(path)) if texts else None
+
+
+def _exists(path: str) -> bool:
+    return os.path.isfile(path) or unsaved_text(path) is not None
+
+
 def _read(path: str, span: Optional[A.Span] = None) -> str:
+    text = unsaved_text(path)
+    if text is not None:
+        remember_source(path, text)
+        return text
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -180,7 +217,7 @@ def _merge(path: str, seen: tuple = ()) -> tuple[list, list]:
         raise error("E006", "a ruleset can extend only one other file", extends[1].span)
     if extends:
         base_path = os.path.join(os.path.dirname(path), extends[0].path)
-        if not os.path.isfile(base_path):
+        if not _exists(base_path):
             raise error("E002", f"cannot find `{extends[0].path}` (looked in {os.path.dirname(path) or '.'})",
                         extends[0].span)
         items, sources = _merge(base_path, seen + (os.path.abspath(path),))

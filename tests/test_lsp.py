@@ -1,0 +1,314 @@
+"""`cgl lsp`, end to end: a real language server started as a subprocess (`python -m
+cgl.cli.main lsp`), spoken to over stdio by pytest-lsp's client, as an editor would.
+
+One server serves the whole module (starting one costs a fraction of a second); each test
+opens its own document, so the tests do not depend on each other's order.
+"""
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as T
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+# the client fixture and the tests share the module's event loop
+aio = pytest.mark.asyncio(loop_scope="module")
+
+RULESET = '''\
+game "Tiny" {
+  players 2..2
+}
+
+cards from "tiny-cards.yaml" {
+  name: text
+  power: int
+}
+
+zone deck: shared, hidden, as deck
+zone hand: per player, owner, as hand
+zone pile: shared, public, as discard
+
+var points per player = 0
+
+# How strong a hand is: the sum of its cards' power.
+def strength(p) = sum([c.power for c in hand(p)] + [0])
+
+setup {
+  shuffle deck
+  deal 2 to hand
+}
+
+# The Dragon scores two points when it is discarded.
+on discard if name = "Dragon" as dragon_bonus {
+  set player.points += 2
+}
+
+round {
+  first seat(1)
+  until count(deck) = 0
+}
+
+turn {
+  phase play {
+    draw 1
+    choose c in hand(current) by current "Discard a card" prefer -c.power {
+      discard c
+    }
+    set current.points += strength(current)
+  }
+}
+
+match {
+  rounds 1
+  end {
+    let best = max([p.points for p in players])
+    win players where points = best
+  }
+}
+'''
+
+CARDS = '''\
+cards:
+  - {name: Dragon, power: 5}
+  - {name: Goblin, power: 1, count: 6}
+  - {name: Knight, power: 3, count: 3}
+'''
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    d = tmp_path_factory.mktemp("lsp")
+    (d / "tiny-cards.yaml").write_text(CARDS)
+    return d
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "cgl.cli.main", "lsp"]),
+                    scope="module")
+async def client(lsp_client: LanguageClient, folder):
+    await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities(),
+                                                           root_uri=folder.as_uri()))
+    yield
+    await lsp_client.shutdown_session()
+
+
+_opened = 0
+
+
+def open_ruleset(client, folder, text=RULESET):
+    """Open a new ruleset document (on disk too, so that its card file is found) and return its uri."""
+    global _opened
+    _opened += 1
+    path = folder / f"tiny{_opened}.cgl"
+    path.write_text(RULESET)
+    uri = path.as_uri()
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri=uri, language_id="cgl", version=1, text=text)))
+    return uri
+
+
+async def diagnostics(client, uri, wanted, timeout=10.0):
+    """Wait until the diagnostics published for `uri` satisfy `wanted`; return them."""
+    async def wait():
+        while uri not in client.diagnostics or not wanted(client.diagnostics[uri]):
+            await client.wait_for_notification(T.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    await asyncio.wait_for(wait(), timeout)
+    return client.diagnostics[uri]
+
+
+def at(text, needle, offset=0) -> T.Position:
+    """The position of `needle` (plus `offset` characters) in `text`."""
+    i = text.index(needle) + offset
+    line = text.count("\n", 0, i)
+    return T.Position(line, i - (text.rfind("\n", 0, i) + 1))
+
+
+@aio
+async def test_a_broken_ruleset_gets_diagnostics_within_a_second_of_a_change(client: LanguageClient, folder):
+    uri = open_ruleset(client, folder)
+    assert list(await diagnostics(client, uri, lambda ds: True)) == []   # a clean ruleset: nothing to say
+    broken = RULESET.replace("count(deck) = 0", "count(dek) = 0")   # unsaved: the file on disk is fine
+    start = time.monotonic()
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[T.TextDocumentContentChangeWholeDocument(text=broken)]))
+    found = await diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert time.monotonic() - start < 1.0
+    d, = found
+    assert d.code == "E004" and "unknown name `dek`" in d.message and "did you mean `deck`?" in d.message
+    assert d.severity == T.DiagnosticSeverity.Error
+    assert d.range.start == at(broken, "dek") and d.range.end == at(broken, "dek", 3)   # 0-based, end exclusive
+    # fixed again: the diagnostics are cleared
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=3),
+        content_changes=[T.TextDocumentContentChangeWholeDocument(text=RULESET)]))
+    assert list(await diagnostics(client, uri, lambda ds: len(ds) == 0)) == []
+
+
+@aio
+async def test_a_lint_warning_of_the_unsaved_text(client: LanguageClient, folder):
+    uri = open_ruleset(client, folder, RULESET + "\ndef unused_thing = 3\n")
+    d, = await diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert d.code == "W101" and d.severity == T.DiagnosticSeverity.Warning
+    assert d.range.start.line == RULESET.count("\n") + 1
+
+
+@aio
+async def test_hover_on_a_card_name_shows_its_data_and_its_rule(client: LanguageClient, folder):
+    uri = open_ruleset(client, folder)
+    h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri),
+                                                             at(RULESET, '"Dragon"', 2)))
+    text = h.contents.value
+    assert "**Dragon**" in text and "`power`: 5" in text
+    assert "dragon_bonus" in text and "The Dragon scores two points when it is discarded." in text
+
+
+@aio
+async def test_hover_on_a_builtin_shows_its_signature_and_doc(client: LanguageClient, folder):
+    uri = open_ruleset(client, folder)
+    h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri),
+                                                             at(RULESET, "sum(", 1)))
+    assert "sum(LIST)" in h.contents.value and "the sum of numbers" in h.contents.value
+
+
+@aio
+async def test_hover_on_a_def_shows_its_parameters_and_comment(client: LanguageClient, folder):
+    uri = open_ruleset(client, folder)
+    h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri),
+                                                             at(RULESET, "strength(current)", 2)))
+    text = h.contents.value
+    assert "def strength(p)" in text and "`p`" in text and "How strong a hand is" in text
+
+
+@aio
+async def test_definition_of_a_def_and_of_a_card(client: LanguageClient, folder):
+    uri = open_ruleset(client, folder)
+    loc = await client.text_document_definition_async(T.DefinitionParams(T.TextDocumentIdentifier(uri),
+                                                                         at(RULESET, "strength(current)", 3)))
+    assert loc.uri == uri and loc.range.start == at(RULESET, "def strength")
+    loc = await client.text_document_definition_async(T.DefinitionParams(T.TextDocumentIdentifier(uri),
+                                                                         at(RULESET, '"Dragon"', 3)))
+    assert loc.uri == (folder / "tiny-cards.yaml").as_uri() and loc.range.start == at(CARDS, "Dragon")
+
+
+@aio
+async def test_completion_of_an_event_name(client: LanguageClient, folder):
+    text = RULESET + "\non disc"
+    uri = open_ruleset(client, folder, text)
+    got = await client.text_document_completion_async(T.CompletionParams(
+        T.TextDocumentIdentifier(uri), T.Position(text.count("\n"), len("on disc"))))
+    labels = {i.label for i in got.items}
+    assert {"discard", "draw", "move"} <= labels and "strength" not in labels
+
+
+@aio
+async def test_completion_of_names_and_card_names(client: LanguageClient, folder):
+    text = RULESET + '\ndef x = strength(current) + count(hand(current) where name = "Dr'
+    uri = open_ruleset(client, folder, text)
+    end = T.Position(text.count("\n"), len(text) - text.rfind("\n") - 1)
+    got = await client.text_document_completion_async(T.CompletionParams(T.TextDocumentIdentifier(uri), end))
+    assert {i.label for i in got.items} == {"Dragon", "Goblin", "Knight"}
+    got = await client.text_document_completion_async(T.CompletionParams(
+        T.TextDocumentIdentifier(uri), T.Position(end.line, len("def x = str"))))
+    labels = {i.label for i in got.items}
+    assert {"strength", "points", "hand", "count", "power"} <= labels
+
+
+@aio
+async def test_document_symbols(client: LanguageClient, folder):
+    uri = open_ruleset(client, folder)
+    syms = await client.text_document_document_symbol_async(T.DocumentSymbolParams(T.TextDocumentIdentifier(uri)))
+    kinds = {s.name: s.kind for s in syms}
+    assert kinds["strength"] == T.SymbolKind.Function and kinds["hand"] == T.SymbolKind.Array
+    assert kinds["dragon_bonus"] == T.SymbolKind.Event and kinds["points"] == T.SymbolKind.Variable
+    turn = next(s for s in syms if s.name == "turn")
+    assert [c.name for c in turn.children] == ["phase play"]
+
+
+@aio
+async def test_a_change_of_the_card_file_checks_the_ruleset_again(client: LanguageClient, folder):
+    open_ruleset(client, folder)
+    cards = folder / "tiny-cards.yaml"
+    uri = cards.as_uri()
+    bad = CARDS.replace("power: 3", "power: three")
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=bad)))
+    d, = await diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert d.code == "E003" and "`power: three` is not a int" in d.message
+    assert d.range.start == at(bad, "three")
+    client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(uri)))
+    await diagnostics(client, uri, lambda ds: len(ds) == 0)
+
+
+@aio
+async def test_a_scenario_file_is_checked_by_the_scenario_reader(client: LanguageClient, folder):
+    (folder / "scenario-base.cgl").write_text(RULESET)
+    path = folder / "dragon.yaml"
+    text = "scenario: the dragon scores\nruleset: scenario-base.cgl\nplayers: 2\nexpct:\n  over: true\n"
+    path.write_text(text)
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri=path.as_uri(), language_id="yaml", version=1, text=text)))
+    d, = await diagnostics(client, path.as_uri(), lambda ds: len(ds) > 0)
+    assert d.code == "E013" and "unknown scenario key `expct`" in d.message and "expect" in d.message
+    assert d.range.start == at(text, "expct")
+
+
+def test_only_cgl_lsp_imports_pygls():
+    """Every other command starts without paying for the protocol's packages."""
+    code = ("import sys, cgl.cli.main, cgl.interpreter.lsp, cgl.interpreter.lint\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- the analysis, without the protocol
+
+def _session_files(tmp_path):
+    from cgl.interpreter.lsp import Session
+    (tmp_path / "tiny.cgl").write_text(RULESET)
+    (tmp_path / "tiny-cards.yaml").write_text(CARDS)
+    return Session(), str(tmp_path / "tiny.cgl"), str(tmp_path / "tiny-cards.yaml")
+
+
+def test_the_loader_reads_unsaved_texts_instead_of_the_disk(tmp_path):
+    from cgl.interpreter.diagnostics import CglError
+    from cgl.interpreter.loader import load, unsaved_texts
+    _, path, cards = _session_files(tmp_path)
+    with unsaved_texts({cards: CARDS.replace("Dragon", "Wyrm")}):
+        assert "Wyrm" in {c.name for c in load(path).cards}
+        with pytest.raises(CglError, match="unknown name `dek`"):
+            with unsaved_texts({path: RULESET.replace("count(deck)", "count(dek)")}):
+                load(path)
+    assert "Dragon" in {c.name for c in load(path).cards}   # outside the block: the disk again
+
+
+def test_a_scenario_naming_a_card_the_deck_lacks_is_an_E013_at_its_line(tmp_path):
+    session, _, _ = _session_files(tmp_path)
+    text = "scenario: s\nruleset: tiny.cgl\nsetup:\n  zones:\n    hand P1: [Dragon, Gobline]\n"
+    (tmp_path / "s.yaml").write_text(text)
+    d, = session.check(str(tmp_path / "s.yaml"))[str(tmp_path / "s.yaml")]
+    assert d.code == "E013" and "no card is named `Gobline`" in d.message and "`Goblin`" in d.hint
+    assert d.span.line == 5
+    # hover and definition work on the scenario's card names too
+    assert "`power`: 5" in session.hover(str(tmp_path / "s.yaml"), 4, text.splitlines()[4].index("Dragon") + 1)
+    sp = session.definition(str(tmp_path / "s.yaml"), 4, text.splitlines()[4].index("Dragon"))
+    assert (sp.path, sp.line) == (str(tmp_path / "tiny-cards.yaml"), 2)
+
+
+def test_an_error_in_an_extended_file_shows_at_the_extends_line(tmp_path):
+    session, path, _ = _session_files(tmp_path)
+    child = tmp_path / "child.cgl"
+    child.write_text('# a variant\nextends "tiny.cgl"\ndef bonus = strength(current)\n')
+    found = session.check(str(child), {path: RULESET.replace("count(deck)", "count(dek)")})
+    d, = found[str(child)]
+    assert d.code == "E004" and d.message.startswith(f"{path}:31:") and d.span.line == 2
+
+
+def test_cgl_lsp_help_says_how_an_editor_starts_it():
+    from click.testing import CliRunner
+
+    from cgl.cli.main import main
+    out = CliRunner().invoke(main, ["lsp", "--help"])
+    assert out.exit_code == 0 and "stdin/stdout" in out.output and "cmd = { 'cgl', 'lsp' }" in out.output

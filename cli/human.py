@@ -1,52 +1,152 @@
-"""A person at the terminal: shows what their seat may see and asks each decision."""
+"""A person at the terminal: shows what their seat may see and asks each decision.
+
+The table is laid out by cli/table.py (rich markup: styled on a terminal, plain text
+without ANSI codes through a pipe). Commands at every prompt: a number (or yes/no),
+`about CARD` (a card's name or an option's number), `look ZONE`, `view`, `scores`,
+`help`, `quit` (asks first, and offers to save).
+"""
 from __future__ import annotations
 
-import textwrap
+import os
+from typing import Optional
 
 import click
+from rich.console import Console
+from rich.markup import escape
 
 from cgl.interpreter.engine import Decision
 
+from . import table as T
+
 
 def _fmt(v) -> str:
-    if isinstance(v, list):
-        return ", ".join(str(x) for x in v)
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return str(v)
+    return T.fmt(v)
 
 
 class QuitGame(Exception):
-    """The person typed `quit`."""
+    """The person chose to leave (`quit` and yes, or Ctrl-C and yes); `save_to`: a file they
+    asked the game to be saved to."""
+
+    def __init__(self, save_to=None):
+        super().__init__("quit")
+        self.save_to = save_to
+
+
+class Interrupted(Exception):
+    """Ctrl-C at a prompt."""
+
+
+def read_line(text: str) -> str:
+    """Ask one line at the terminal (as click.prompt shows it). The end of the input is
+    click's Abort, Ctrl-C is :class:`Interrupted` (so it can be asked about)."""
+    try:
+        click.echo(f"{text}:", nl=False)
+        return click.termui.visible_prompt_func(" ")
+    except KeyboardInterrupt:
+        click.echo("")
+        raise Interrupted() from None
+    except EOFError:
+        raise click.exceptions.Abort() from None
 
 
 class HumanAgent:
-    """Answers decisions by asking at the terminal. Shows only this seat's view."""
+    """Answers decisions by asking at the terminal. Shows only this seat's view.
+
+    `echo` (tests) receives plain text lines; by default the lines go to a rich console.
+    The table sets `game` (to show the table from the engine's state) and `save_path`."""
 
     name = "human"
 
-    def __init__(self, seat: int, echo=click.echo, prompt=None):
+    def __init__(self, seat: int, echo=None, prompt=None, console=None):
         self.seat = seat
-        self.echo = echo
-        self.ask = prompt or (lambda text: click.prompt(text, default="", show_default=False))
+        self._echo = echo
+        self.console = console
+        self.ask = prompt or read_line
         self.seen = 0
+        self.game = None
+        self.save_path = None
+        self.hot_seat = False   # several people share the screen: show only public things between turns
+
+    # ------------------------------------------------------------ output
+    def out(self, markup: str = "") -> None:
+        if self._echo is not None:
+            self._echo(T.plain(markup))
+            return
+        if self.console is None:
+            self.console = Console(highlight=False, soft_wrap=True)
+        self.console.print(markup)
+
+    @property
+    def eng(self):
+        return self.game.engine if self.game is not None else None
 
     def show_view(self, view: dict, full: bool = False):
-        e = self.echo
-        e("")
-        e(f"--- You are {view['you']} · round {view['round']} · turn {view['turn']} "
-          f"({view['current']} to play{', phase ' + view['phase'] if view.get('phase') else ''}) ---")
-        for name, cards in view["zones"].items():
+        self.out("")
+        self.out(escape(f"--- You are {view['you']} · round {view['round']} · turn {view['turn']} "
+                        f"({view['current']} to play{', phase ' + view['phase'] if view.get('phase') else ''}) ---"))
+        if self.eng is not None:
+            for line in T.render_table(self.eng, self.seat, full=full):
+                self.out(line)
+            return
+        for name, cards in view["zones"].items():     # (no engine: the decision's view, as data)
             if isinstance(cards, int):
                 if full and cards:
-                    e(f"  {name}: {cards} card{'s' if cards != 1 else ''} (hidden)")
+                    self.out(escape(f"  {name}: {cards} card{'s' if cards != 1 else ''} (hidden)"))
             elif cards or full:
-                text = ", ".join(cards) if cards else "(empty)"
-                e(textwrap.fill(text, width=100, initial_indent=f"  {name}: ", subsequent_indent=" " * 6))
+                self.out(escape(f"  {name}: " + (", ".join(cards) if cards else "(empty)")))
         for p in view["players"]:
             vals = ", ".join(f"{k} {_fmt(v)}" for k, v in p.items() if k != "player" and v not in ([], None))
-            e(f"  {p['player']}{' (you)' if p['player'] == view['you'] else ''}: {vals}")
+            self.out(escape(f"  {p['player']}{' (you)' if p['player'] == view['you'] else ''}: {vals}"))
 
+    def show_entry(self, entry: dict) -> None:
+        kind, text = entry["type"], escape(entry["text"])
+        if kind == "round":
+            self.out(f"\n[bold]== {text} ==[/bold]")
+        elif kind == "turn":
+            self.out(f"[bold]{text}[/bold]")
+        else:
+            cause = entry.get("cause")
+            self.out(f"  · {text}" + (f"  [dim]← {escape(cause)}[/dim]" if cause else ""))
+
+    def catch_up(self, public_only: bool = False, upto: Optional[int] = None) -> None:
+        """Print what happened since this seat last looked (what it may see), up to step `upto`."""
+        if self.game is None:
+            return
+        log = self.game.state.log
+        upto = len(log) if upto is None else upto
+        for entry in log[self.seen:upto]:
+            if entry.get("hidden") or entry.get("quiet"):
+                continue
+            if "to" in entry and (public_only or self.seat not in entry["to"]):
+                continue
+            self.show_entry(entry)
+        self.seen = max(self.seen, upto)
+
+    def round_over(self, number: int, last: bool = False) -> None:
+        """At a round's end (before the next one is dealt): what happened, the table as it
+        stands (the winner's cards as far as this seat may see them), the scores; a pause."""
+        log = self.game.state.log    # (its last entry, the next round's start or the game's end: after the pause)
+        self.catch_up(public_only=self.hot_seat, upto=len(log) - 1 if log else 0)
+        self.out("")
+        self.out(f"[bold reverse] {'The game is over' if last else f'Round {number} is over'} [/bold reverse]")
+        shown = T.last_shown(self.eng)
+        if shown:
+            self.out("[bold]Shown at the end[/bold]:")
+            for g, cards in T.grouped(self.eng, shown):
+                for line in T.wrap(f"  [cyan]{escape(g)}[/cyan]  ", [T.card_line(self.eng, c) for c in cards], 6):
+                    self.out(line)
+        for line in T.render_table(self.eng, None if self.hot_seat else self.seat):
+            self.out(line)
+        if not last:
+            self._pause(f"Press Enter for round {number + 1}")
+
+    def _pause(self, text: str) -> None:
+        try:
+            self.ask(text)
+        except Interrupted:
+            self._confirm_quit()
+
+    # ------------------------------------------------------------ saves
     def state(self) -> dict:
         """What a saved game keeps of this seat: how much of the log it has been shown."""
         return {"seen": self.seen}
@@ -58,6 +158,7 @@ class HumanAgent:
             raise ValueError("not the state of a human seat (it has no `seen` count)")
         self.seen = seen
 
+    # ------------------------------------------------------------ deciding
     def decide(self, d: Decision):
         seen = self.seen
         try:
@@ -66,78 +167,219 @@ class HumanAgent:
             self.seen = seen
             raise
 
+    def _menu(self, d: Decision) -> list:
+        """[(label, [option indices])]: cards in the order of the hand, and options that are
+        truly the same (one label, the same card in the same state) merged into one."""
+        order = list(range(len(d.options)))
+        cards = [_card_of(o) for o in d.options]
+        eng = self.eng
+        if eng is not None and cards and all(c is not None for c in cards):
+            rank = {}
+            for g, (_, cs) in enumerate(T.grouped(eng, list({c.id: c for c in cards}.values()))):
+                for i, c in enumerate(cs):
+                    rank[c.id] = (g, i)
+            order.sort(key=lambda i: rank.get(cards[i].id, (0, 0)))
+        menu: list = []
+        seen: dict = {}
+        for i in order:
+            label = d.labels[i]
+            key = None
+            if d.hi <= 1:
+                c = cards[i]
+                if c is not None and eng is not None:
+                    key = (label, c.name, tuple(T.card_counters(eng, c)), type(d.options[i]).__name__)
+                elif c is None and isinstance(d.options[i], (str, int, bool)):
+                    key = (label, repr(d.options[i]))
+            if key is not None and key in seen:
+                menu[seen[key]][1].append(i)
+                continue
+            if key is not None:
+                seen[key] = len(menu)
+            menu.append((label, [i]))
+        return self._told_apart(menu, cards)
+
+    def _told_apart(self, menu: list, cards: list) -> list:
+        """Options that read the same but are not the same (two Brutes, one hurt): each
+        says where its card is and its counters."""
+        if self.eng is None:
+            return menu
+        count: dict = {}
+        for label, _ in menu:
+            count[label] = count.get(label, 0) + 1
+        out = []
+        for label, same in menu:
+            c = cards[same[0]]
+            if count[label] > 1 and c is not None:
+                where = self.eng.state.where[c.id]
+                extra = [f"in {T.zone_label(self.eng, where)}"] if where else []
+                extra += [f"{k} {v}" for k, v in T.card_counters(self.eng, c)]
+                label = f"{label} [{' · '.join(extra)}]" if extra else label
+            out.append((label, same))
+        return out
+
     def _ask(self, d: Decision):
         view = d.view()
-        for entry in view.get("log", []):
-            if not entry.get("hidden") and not entry.get("quiet") and entry["step"] >= self.seen:
-                self.echo(f"  · {entry['text']}")
-        if view.get("log"):
-            self.seen = view["log"][-1]["step"] + 1
+        if self.game is not None:
+            self.catch_up()
+        else:
+            for entry in view.get("log", []):
+                if not entry.get("hidden") and not entry.get("quiet") and entry["step"] >= self.seen:
+                    self.show_entry(entry)
+            if view.get("log"):
+                self.seen = view["log"][-1]["step"] + 1
         self.show_view(view)
-        self.echo("")
-        self.echo(d.prompt)
+        self.out("")
+        self.out(f"[bold]{escape(d.prompt)}[/bold]")
         if d.kind == "may":
-            self.echo("   1. yes\n   2. no")
+            self.out("   1. yes\n   2. no")
             while True:
-                raw = self.ask("Your choice: 1 (yes) or 2 (no)").strip().lower()
+                raw = self._read("Your choice: 1 (yes) or 2 (no)").strip().lower()
                 if raw in ("y", "yes", "1"):
                     return True
                 if raw in ("n", "no", "2"):
                     return False
-                if not self._common(raw, d):
-                    self.echo(f"`{raw}` is not an answer: type 1 (yes) or 2 (no), `help`, `view` or `quit`.")
-        for i, label in enumerate(d.labels, 1):
-            self.echo(f"  {i:>2}. {label}")
+                if not self._common(raw, d, []):
+                    self.out(escape(f"`{raw}` is not an answer: type 1 (yes) or 2 (no), `help`, `view` or `quit`."))
+        menu = self._menu(d)
+        for n, (label, same) in enumerate(menu, 1):
+            more = f" [dim](×{len(same)})[/dim]" if len(same) > 1 else ""
+            self.out(f"  {n:>2}. {escape(label)}{more}")
         if d.optional:
-            self.echo("   0. (none: decline)")
+            self.out("   0. (none: decline)")
         many = d.hi > 1
         hint = (f"numbers separated by spaces ({d.lo} to {d.hi})" if many else "a number")
         while True:
-            raw = self.ask(f"Your choice: {hint}").strip()
-            if self._common(raw, d):
+            raw = self._read(f"Your choice: {hint}").strip()
+            if self._common(raw, d, menu):
                 continue
             try:
                 nums = [int(x) for x in raw.replace(",", " ").split()]
             except ValueError:
-                self.echo(f"`{raw}` is not a number. Type {hint}, `help`, `view` or `quit`.")
+                self.out(escape(f"`{raw}` is not a number. Type {hint}, `help`, `view` or `quit`."))
                 continue
             if d.optional and nums == [0]:
                 return None
-            if not nums or any(not 1 <= n <= len(d.options) for n in nums):
-                self.echo(f"Choose between 1 and {len(d.options)}.")
+            if not nums or any(not 1 <= n <= len(menu) for n in nums):
+                self.out(f"Choose between 1 and {len(menu)}.")
                 continue
             if len(set(nums)) != len(nums) or not (d.lo <= len(nums) <= d.hi if many else len(nums) == 1):
-                self.echo(f"Choose {d.lo if d.lo == d.hi else f'{d.lo} to {d.hi}'} different option(s).")
+                self.out(f"Choose {d.lo if d.lo == d.hi else f'{d.lo} to {d.hi}'} different option(s).")
                 continue
-            return sorted(n - 1 for n in nums) if many else nums[0] - 1
+            picked = [menu[n - 1][1][0] for n in nums]
+            return sorted(picked) if many else picked[0]
 
-    def _common(self, raw: str, d: Decision) -> bool:
+    def _read(self, text: str) -> str:
+        while True:
+            try:
+                return self.ask(text)
+            except Interrupted:
+                self._confirm_quit()
+
+    def _confirm_quit(self) -> None:
+        """Ask before leaving; raise QuitGame to leave, return to go on playing."""
+        if self.save_path:
+            question = f"Leave the game? It is saved to {self.save_path}. y = leave, n = go on playing"
+        else:
+            question = "Leave the game? y = leave without saving, save FILE = save it to FILE and leave, n = go on"
+        while True:
+            try:
+                raw = self.ask(question).strip()
+            except Interrupted:   # Ctrl-C twice: leave
+                raise QuitGame() from None
+            low = raw.lower()
+            if low in ("y", "yes", "q", "quit"):
+                raise QuitGame()
+            if low in ("", "n", "no"):
+                self.out("Go on, then.")
+                return
+            if low.split()[:1] == ["save"] and len(raw.split()) > 1:
+                path = raw.split(None, 1)[1].strip()
+                folder = os.path.dirname(os.path.abspath(path))
+                if not os.path.isdir(folder):
+                    self.out(escape(f"There is no folder `{os.path.dirname(path)}` to save into."))
+                    continue
+                raise QuitGame(save_to=path)
+            self.out("Type y, n" + ("" if self.save_path else " or save FILE") + ".")
+
+    def _common(self, raw: str, d: Decision, menu: list) -> bool:
         low = raw.lower()
+        word, _, rest = low.partition(" ")
         if low in ("q", "quit", "exit"):
-            raise QuitGame()
-        if low in ("v", "view", "look"):
+            self._confirm_quit()
+            return True
+        if low in ("v", "view", "table"):
             self.show_view(d.view(), full=True)
             return True
-        if low in ("h", "help", "?"):
-            self.echo("Type the number of an option (or yes/no), `about N` to read option N's card, "
-                      "`view` to see the table, `quit` to stop.")
+        if low in ("s", "score", "scores", "players") and self.eng is not None:
+            self.out(T.render_players(self.eng, self.seat, full=True))
             return True
-        if low.startswith("about"):
-            self._about(low[5:].strip(), d)
+        if word in ("look", "l") and rest.strip():
+            self._look(raw.split(None, 1)[1].strip())
+            return True
+        if low in ("h", "help", "?"):
+            self.out("Type the number of an option (or yes/no); `about NAME` (or `about N`) to read a card; "
+                     "`look ZONE` to see a whole zone (`look pile`); `view` for the whole table; "
+                     "`scores` for every player's counters; `quit` to leave (you are asked first).")
+            return True
+        if word == "about":
+            self._about(raw[5:].strip(), d, menu)
             return True
         return False
 
-    def _about(self, which: str, d: Decision):
-        """Print the card data of option N (a card, or an action on a card)."""
-        if not which.isdigit() or not 1 <= int(which) <= len(d.options):
-            self.echo(f"Type `about N` with N from 1 to {len(d.options)}.")
+    def _look(self, which: str):
+        if self.eng is None:
+            self.out("(nothing to look at)")
             return
-        option = d.options[int(which) - 1]
-        card = option if hasattr(option, "props") else getattr(option, "value", None)
-        if not hasattr(card, "props"):
-            self.echo(f"Option {which} is not a card.")
+        want = " ".join(which.split()).lower()
+        zones = T.zones_seen(self.eng, self.seat)
+        hits = [z for z in zones if z.label.lower() == want] or [z for z in zones if z.name.lower() == want]
+        if not hits:
+            names = sorted({z.name for z in zones})
+            self.out(escape(f"No zone `{which}`: the zones are {', '.join(names)}."))
             return
-        self.echo(f"{card.name}:")
-        for key, value in card.props.items():
-            if key != "name":
-                self.echo(f"  {key}: {_fmt(value)}")
+        for z in hits:
+            for line in T.render_zone(self.eng, z, full=True):
+                self.out(line)
+
+    def _about(self, which: str, d: Decision, menu: list):
+        """What a card does: a visible card by name, or option N's card."""
+        if not which:
+            self.out("Type `about NAME` with a card's name (or `about N` for option N).")
+            return
+        if which.isdigit():
+            n = int(which)
+            if not menu or not 1 <= n <= len(menu):
+                self.out(f"Type `about N` with N from 1 to {len(menu)}, or `about NAME`." if menu else
+                         "Type `about NAME` with a card's name.")
+                return
+            card = _card_of(d.options[menu[n - 1][1][0]])
+            if card is None:
+                self.out(f"Option {which} is not a card.")
+                return
+        else:
+            if self.eng is None:
+                self.out("Type `about N` with an option's number.")
+                return
+            extra = [c for c in (_card_of(o) for o in d.options) if c is not None]
+            card, problem = T.find_card(self.eng, self.seat, which, extra)
+            if card is None:
+                self.out(escape(problem))
+                return
+        if self.eng is None:
+            self.out(escape(f"{card.name}:"))
+            for key, value in card.props.items():
+                if key != "name":
+                    self.out(escape(f"  {key}: {_fmt(value)}"))
+            return
+        seen = any(c is card for c in (_card_of(o) for o in d.options)) or \
+            any(c is card for c in T.visible_cards(self.eng, self.seat))
+        for line in T.render_about(self.eng, card, self.seat, seen=seen):
+            self.out(line)
+
+
+def _card_of(option):
+    """The card an option is (or acts on), else None."""
+    if hasattr(option, "props"):
+        return option
+    v = getattr(option, "value", None)
+    return v if hasattr(v, "props") else None

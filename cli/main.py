@@ -20,7 +20,8 @@ from cgl.interpreter.engine import AnswerError
 from cgl.interpreter.game import Game, ScriptedAgent, make_agent, needs_worlds
 from cgl.interpreter.loader import load, packaged_rulesets, resolve
 
-from .human import HumanAgent, QuitGame
+from . import table as T
+from .human import HumanAgent, Interrupted, QuitGame
 from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -250,15 +251,32 @@ def _play(t: _Table, quiet: bool, log_path, save_path, resumed_from=None):
         _write_log(log_path, rs, t.ruleset, t.options, game.seed, n, t.specs, t.humans, game)
 
     game.engine.listeners.append(show)
+    people = [t.agents[h - 1] for h in t.humans if isinstance(t.agents[h - 1], HumanAgent)]
+    for person in people:
+        person.game, person.save_path = game, save_path
+        person.hot_seat = len(people) > 1
+    if people:
+        def round_end(entry):   # a round ends where the next begins (or the game ends): a pause
+            if entry["type"] == "round" and entry.get("round", 0) > 1:
+                people[0].round_over(entry["round"] - 1)
+            elif entry["type"] == "game_over" and game.state.round_no > 0:
+                people[0].round_over(game.state.round_no, last=True)
+        game.engine.listeners.append(round_end)
     if not quiet:
         title = (f"{rs.title} {rs.game.version or ''} · {n} players · seed {game.seed}"
                  + (f" · options {', '.join(f'{k}={v}' for k, v in t.options.items())}" if t.options else ""))
         click.secho(f"Resumed {title} at decision {len(game.answers) + 1} ({resumed_from})" if resumed_from
                     else title, bold=True)
     d = game.pending if resumed_from else game.start()
+    last_person = None
     try:
         while d is not None:
-            a = t.agents[d.player].decide(d)
+            agent = t.agents[d.player]
+            if isinstance(agent, HumanAgent) and len(people) > 1 and last_person not in (None, d.player):
+                _pass_device(agent)
+            if isinstance(agent, HumanAgent):
+                last_person = d.player
+            a = agent.decide(d)
             try:
                 d = game.answer(a)
             except AnswerError as e:
@@ -266,9 +284,12 @@ def _play(t: _Table, quiet: bool, log_path, save_path, resumed_from=None):
                     click.echo(f"That answer does not fit: {e}")
                     continue
                 raise
-    except QuitGame:
-        click.echo("You left the game.")
-        _save_on_quit(t, save_path, err=False)
+    except (QuitGame, KeyboardInterrupt) as e:   # (Ctrl-C at a prompt asks first: QuitGame)
+        click.echo("\nYou left the game." if isinstance(e, KeyboardInterrupt) else "You left the game.")
+        to = getattr(e, "save_to", None)
+        if to and t.hashes is None:
+            t.hashes = saves.fingerprint(t.game)
+        _save_on_quit(t, to or save_path, err=False)
         log()
         sys.exit(EXIT_OK)
     except click.exceptions.Abort:
@@ -280,14 +301,31 @@ def _play(t: _Table, quiet: bool, log_path, save_path, resumed_from=None):
         log()
         _report(e, EXIT_FAIL)
     if watcher is not None:  # what the human has not seen yet: how the game ended
-        for entry in game.state.log[t.agents[watcher].seen:]:
-            if not entry.get("hidden") and ("to" not in entry or watcher in entry["to"]):
-                click.echo(f"  · {entry['text']}")
+        people[0].catch_up(public_only=len(people) > 1)
     res = game.result
     click.echo("")
     click.secho(res.summary(), bold=True)
-    _print_scores(res)
+    _print_scores(res, score_only=T.score_var(rs) if people else None)
     log()
+
+
+def _pass_device(agent: HumanAgent):
+    """Hot seat: clear the screen (and its scrollback) so that the next person sees nothing
+    of the last one's, and wait until they have the device."""
+    tty = sys.stdout.isatty()
+
+    def clear():
+        if tty:
+            click.echo("\033[2J\033[3J\033[H", nl=False)
+        else:
+            click.echo("\n" + "=" * 40)
+    clear()
+    agent.out(f"[bold]Pass the device to P{agent.seat + 1}[/bold], then press Enter.")
+    try:
+        agent.ask(f"P{agent.seat + 1}, press Enter")
+    except Interrupted:   # Ctrl-C here: the person at the device may leave
+        agent._confirm_quit()
+    clear()
 
 
 def _save_on_quit(t: _Table, save_path, err: bool):
@@ -313,9 +351,13 @@ def _parse_decks(pairs) -> dict:
     return out
 
 
-def _print_scores(res):
+def _print_scores(res, score_only=None):
+    """Each player's variables at the end (with people at the table: only the score,
+    `score_only`, when the ruleset has one; its other counters are its bookkeeping)."""
     for i, pv in enumerate(res.players, 1):
         shown = {k: v for k, v in pv.items() if isinstance(v, (int, bool)) or isinstance(v, str)}
+        if score_only is not None:
+            shown = {score_only: pv[score_only]}
         if "points" in pv:
             shown = {"points": pv["points"], **shown}
         parts = ", ".join(f"{k} {v}" for k, v in shown.items())

@@ -160,6 +160,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
 
     # ------------------------------------------------------------ logging
     def log(self, kind: str, text: str, visible_to=None, **data):
+        """Log an entry; one written while a trigger or reaction runs names it as its `cause`
+        (the innermost one: `event_chain`, kept alike by both engines)."""
         if not self.record:
             if not self.listeners:
                 return
@@ -167,6 +169,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             if visible_to is not None:
                 entry["to"] = sorted(visible_to)
             entry.update(data)
+            if self.event_chain:
+                entry["cause"] = self.event_chain[-1]
             for fn in self.listeners:
                 fn(entry)
             return
@@ -174,6 +178,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         if visible_to is not None:
             entry["to"] = sorted(visible_to)
         entry.update(data)
+        if self.event_chain:
+            entry["cause"] = self.event_chain[-1]
         self.state.log.append(entry)
         for fn in self.listeners:
             fn(entry)

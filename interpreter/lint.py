@@ -189,8 +189,8 @@ def unused_definitions(ctx):
             continue
         if isinstance(item, A.Zone) and item.role:
             continue  # used by draw/discard/deal through its role
-        if isinstance(item, A.Derive) and name == "display":
-            continue  # used to show cards
+        if isinstance(item, A.Derive) and name in ("display", "group"):
+            continue  # used to show cards (how a card reads, how a hand is grouped at the table)
         if isinstance(item, A.Enum) and used & set(item.members):
             continue
         yield Diagnostic("W101", f"{kind} `{name}` is never used", _head_span(item, name),

@@ -151,14 +151,15 @@ def test_human_seat_sees_only_its_own_hand_and_a_typo_asks_again():
     r = cli("run", "mgt", "-p", "2", "-s", "4", "--human", "1", "-o", "rounds=1", input=answers)
     assert r.exit_code == 0, r.output[-2000:]
     assert "You are P1" in r.output
-    assert "hand P1:" in r.output and "hand P2:" not in r.output.split("You are P1")[1].split("\n\n")[0]
+    first_view = r.output.split("You are P1")[1].split("\n\n")[0]
+    assert "Your hand (" in first_view and "hand P2" not in first_view
     assert "`banana` is not a number" in r.output or "`banana` is not an answer" in r.output
     assert "P2 draws" not in r.output  # the other player's draws are never named
 
 
 def test_human_can_quit_and_end_of_input_is_not_a_traceback():
-    r = cli("run", "mgt", "-p", "2", "-s", "4", "--human", "2", input="quit\n")
-    assert r.exit_code == 0 and "You left the game." in r.output
+    r = cli("run", "mgt", "-p", "2", "-s", "4", "--human", "2", input="quit\ny\n")
+    assert r.exit_code == 0 and "Leave the game?" in r.output and "You left the game." in r.output
     r = cli("run", "mgt", "-p", "2", "-s", "4", "--human", "2", input="")
     assert r.exit_code == 2 and "Traceback" not in r.output
 
@@ -197,7 +198,7 @@ def test_agents_per_seat_and_a_bad_list():
 
 def test_human_can_read_an_options_card_data():
     r = cli("run", "mgt", "-p", "2", "-s", "4", "--human", "1", "-o", "rounds=1",
-            input="about 1\nabout 99\nquit\n")
+            input="about 1\nabout 99\nquit\ny\n")
     assert r.exit_code == 0, r.output[-1500:]
-    assert "  family: " in r.output and "  disposition: " in r.output
+    assert "  data: type " in r.output and " · family " in r.output and " · disposition " in r.output
     assert "Type `about N` with N from 1 to" in r.output

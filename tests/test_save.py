@@ -27,7 +27,7 @@ def cli(*args, input=None):
 def human_save(tmp_path_factory):
     """A human game of MGT quit after a few answers with --save: (the run, the save's path)."""
     path = tmp_path_factory.mktemp("saves") / "game.json"
-    r = cli("run", "mgt", *MGT, "--save", path, input="1\n" * BEFORE_QUIT + "quit\n")
+    r = cli("run", "mgt", *MGT, "--save", path, input="1\n" * BEFORE_QUIT + "quit\ny\n")
     assert r.exit_code == 0, r.output[-2000:]
     return r, path
 
@@ -64,7 +64,7 @@ def test_a_human_game_quit_saved_and_resumed_goes_on_as_if_never_stopped(human_s
 def test_a_resumed_game_can_be_saved_again_and_resumed_again(human_save, tmp_path):
     _, path = human_save
     again = tmp_path / "again.json"
-    r = cli("run", "--resume", path, "--save", again, input="1\n1\nquit\n")
+    r = cli("run", "--resume", path, "--save", again, input="1\n1\nquit\ny\n")
     assert r.exit_code == 0 and "Saved to" in r.output
     data = json.loads(again.read_text())
     assert len(data["answers"]) > len(json.loads(path.read_text())["answers"])
@@ -74,7 +74,7 @@ def test_a_resumed_game_can_be_saved_again_and_resumed_again(human_save, tmp_pat
 
 
 def test_quitting_without_save_says_how_to_save_and_end_of_input_saves_too(tmp_path):
-    r = cli("run", "mgt", *MGT, input="quit\n")
+    r = cli("run", "mgt", *MGT, input="quit\ny\n")
     assert r.exit_code == 0
     assert "You left the game.\n(Not saved: play with --save FILE to keep a game you leave" in r.output
     path = tmp_path / "eof.json"
@@ -220,7 +220,7 @@ def test_a_save_whose_ruleset_is_gone_or_changed_is_refused(tmp_path):
     for name in ("mgt.cgl", "mgt-cards.yaml"):
         shutil.copy(f"rulesets/{name}", folder / name)
     path = tmp_path / "g.json"
-    r = cli("run", folder / "mgt.cgl", *MGT, "--save", path, input="1\nquit\n")
+    r = cli("run", folder / "mgt.cgl", *MGT, "--save", path, input="1\nquit\ny\n")
     assert r.exit_code == 0 and json.loads(path.read_text())["ruleset_path"] == str(folder / "mgt.cgl")
     assert cli("run", "--resume", path, input=ANSWERS).exit_code == 0
     cards = folder / "mgt-cards.yaml"

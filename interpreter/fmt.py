@@ -157,7 +157,19 @@ def format_text(text: str, path: str = "<string>") -> str:
     named, heads, stmts = _tree_marks(tree)
     src_lines = text.split("\n")
 
-    # Group the tokens by source line: [(line_no, code_tokens, comment_token_or_None)].
+    lines = _rows(text, src_lines)
+    indent_of, depth = _indents(lines, src_lines, heads)
+    result = _emit(lines, indent_of, _top_level_gaps(lines, depth, heads), named, stmts)
+
+    after = parse(result, f"{path} (formatted)")
+    if after.items != before.items or _comments(result) != _comments(text):  # pragma: no cover - a formatter bug
+        raise CglError(Diagnostic("E001", "cgl fmt would change what this file means (a bug in cgl fmt): "
+                                          "the file was left as it is", A.Span(path, 1, 1, 1, 2)))
+    return result
+
+
+def _rows(text: str, src_lines: list) -> list:
+    """The tokens grouped by source line: [(line_no, code_tokens, comment_token_or_None)]."""
     rows: dict[int, list] = {}
     for t in _tokens(text):
         rows.setdefault(t.line, []).append(t)
@@ -168,7 +180,11 @@ def format_text(text: str, path: str = "<string>") -> str:
         code = toks[:-1] if comment else toks
         lines.append((n, code, comment))
 
-    # Indentation of every code line.
+    return lines
+
+
+def _indents(lines: list, src_lines: list, heads) -> tuple[dict, dict]:
+    """The indentation of every code line, and the brace depth at its start and its end."""
     brace = paren = 0
     indent_of: dict[int, int] = {}
     head_old = head_new = 0
@@ -196,8 +212,12 @@ def format_text(text: str, path: str = "<string>") -> str:
             elif t.text in ")]":
                 paren -= 1
         depth[n] = (start_depth, brace)
-    blank_before = _top_level_gaps(lines, depth, heads)
+    return indent_of, depth
 
+
+def _emit(lines: list, indent_of: dict, blank_before: set, named, stmts) -> str:
+    """The formatted text: each line re-indented and re-spaced, comments kept, blank lines
+    at most one in a row and none just inside a block."""
     out: list[str] = []
     pending_blank = opened = False
     last = None
@@ -225,13 +245,7 @@ def format_text(text: str, path: str = "<string>") -> str:
             else:
                 body += ctext
         out.append(body)
-    result = "\n".join(out) + "\n" if out else ""
-
-    after = parse(result, f"{path} (formatted)")
-    if after.items != before.items or _comments(result) != _comments(text):  # pragma: no cover - a formatter bug
-        raise CglError(Diagnostic("E001", "cgl fmt would change what this file means (a bug in cgl fmt): "
-                                          "the file was left as it is", A.Span(path, 1, 1, 1, 2)))
-    return result
+    return "\n".join(out) + "\n" if out else ""
 
 
 def _top_level_gaps(lines, depth, heads) -> set:

@@ -14,10 +14,10 @@ import attrs
 import click
 from click.core import ParameterSource
 
-from cgl.interpreter import saves
+from cgl.interpreter import logs, saves
 from cgl.interpreter.diagnostics import CglError, Diagnostic, render_all, use_colour
 from cgl.interpreter.engine import AnswerError
-from cgl.interpreter.game import Game, ScriptedAgent, make_agent, needs_worlds
+from cgl.interpreter.game import Game, make_agent, needs_worlds
 from cgl.interpreter.loader import load, packaged_rulesets, resolve
 
 from . import table as T
@@ -112,7 +112,7 @@ def _print_entry(entry, quiet):
     elif kind == "game_over":
         pass
     else:
-        private = " (private)" if entry.get("to") is not None and kind != "decision" else ""
+        private = " (private)" if entry.get("to") is not None and kind not in ("decision", "action") else ""
         click.echo(f"  {text}{private}")
 
 
@@ -126,7 +126,10 @@ class _Table:
     humans: tuple         # seats (1-based) played by people
     game: Game
     agents: list
-    hashes: Optional[dict] = None   # the files' hashes when the game began (for --save)
+    hashes: Optional[dict] = None   # the files' hashes when the game began (for --save, --log)
+    # a seed drawn for a game a person plays is not shown until the game ends: with it, a
+    # bot game of the same seed would show every hand and the order of the deck
+    seed_hidden: bool = False
 
 
 # what a save fixes: these options cannot be given with --resume
@@ -137,7 +140,8 @@ _FIXED_BY_SAVE = {"players": "--players", "seed": "--seed", "options": "--option
 @main.command()
 @click.argument("ruleset", required=False)
 @click.option("--players", "-p", type=int, help="Number of players (default: the fewest the game allows).")
-@click.option("--seed", "-s", type=int, help="Random seed; the same seed plays the same game (default: random, printed).")
+@click.option("--seed", "-s", type=int, help="Random seed; the same seed plays the same game (default: random, printed; "
+                   "with a --human seat, shown only when the game ends).")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="Set a ruleset option, e.g. -o rounds=4 (repeatable). `cgl info` lists them.")
 @click.option("--human", "humans", type=int, multiple=True, metavar="SEAT",
@@ -186,8 +190,8 @@ def run(ctx, ruleset, players, seed, options, humans, agent, agent_list, deck_fi
     if save_path and not os.path.isdir(os.path.dirname(os.path.abspath(save_path))):
         raise click.BadParameter(f"there is no folder `{os.path.dirname(save_path)}` to save into",
                                  param_hint="--save")
-    if save_path and table.hashes is None:
-        table.hashes = saves.fingerprint(table.game)
+    if (save_path or log_path) and table.hashes is None:
+        table.hashes = saves.fingerprint(table.game)   # the files as the game began
     _play(table, quiet, log_path, save_path, resumed_from=resume_path)
 
 
@@ -202,8 +206,10 @@ def _agents(specs: list, humans, seed: int) -> list:
 
 def _new_table(ruleset, players, seed, opts, humans, agent, agent_list, decks, check) -> _Table:
     rs = _load(ruleset, opts)
+    hidden = seed is None and bool(humans)
     if seed is None:
-        seed = random.SystemRandom().randrange(1, 10**6)
+        # with a person at the table, from a range too big to find by trying seeds against one's hand
+        seed = random.SystemRandom().randrange(1, 2**63 if humans else 10**6)
     try:
         game = Game(rs, players, seed, check_invariants=check, decks=decks)
     except CglError as e:
@@ -211,7 +217,7 @@ def _new_table(ruleset, players, seed, opts, humans, agent, agent_list, decks, c
     specs = agent_specs(agent, agent_list, game.players, "greedy")
     if needs_worlds([s for i, s in enumerate(specs) if i + 1 not in humans]):
         game = Game(rs, players, seed, check_invariants=check, decks=decks, forkable=True)   # search bots fork it
-    return _Table(ruleset, opts, specs, tuple(humans), game, _agents(specs, humans, seed))
+    return _Table(ruleset, opts, specs, tuple(humans), game, _agents(specs, humans, seed), seed_hidden=hidden)
 
 
 def _resumed_table(ctx, path, ruleset, humans, check) -> _Table:
@@ -248,7 +254,7 @@ def _play(t: _Table, quiet: bool, log_path, save_path, resumed_from=None):
         _print_entry(entry, quiet)
 
     def log():
-        _write_log(log_path, rs, t.ruleset, t.options, game.seed, n, t.specs, t.humans, game)
+        _write_log(t, log_path)
 
     game.engine.listeners.append(show)
     people = [t.agents[h - 1] for h in t.humans if isinstance(t.agents[h - 1], HumanAgent)]
@@ -263,7 +269,8 @@ def _play(t: _Table, quiet: bool, log_path, save_path, resumed_from=None):
                 people[0].round_over(game.state.round_no, last=True)
         game.engine.listeners.append(round_end)
     if not quiet:
-        title = (f"{rs.title} {rs.game.version or ''} · {n} players · seed {game.seed}"
+        seed = "seed shown when the game ends" if t.seed_hidden else f"seed {game.seed}"
+        title = (f"{rs.title} {rs.game.version or ''} · {n} players · {seed}"
                  + (f" · options {', '.join(f'{k}={v}' for k, v in t.options.items())}" if t.options else ""))
         click.secho(f"Resumed {title} at decision {len(game.answers) + 1} ({resumed_from})" if resumed_from
                     else title, bold=True)
@@ -306,6 +313,9 @@ def _play(t: _Table, quiet: bool, log_path, save_path, resumed_from=None):
     click.echo("")
     click.secho(res.summary(), bold=True)
     _print_scores(res, score_only=T.score_var(rs) if people else None)
+    if t.seed_hidden:
+        click.echo(f"  (seed {game.seed}" + (f"; the game is in {log_path}: `cgl replay {shlex.quote(log_path)}`"
+                                             if log_path else "") + ")")
     log()
 
 
@@ -365,64 +375,39 @@ def _print_scores(res, score_only=None):
     click.echo(f"  ({res.rounds} round{'s' if res.rounds != 1 else ''}, {res.turns} turns, {res.decisions} decisions)")
 
 
-def _write_log(path, rs, ruleset, opts, seed, n, agent, humans, game):
+def _write_log(t: _Table, path):
     if not path:
         return
-    header = {"type": "header", "cgl": _version(), "ruleset": ruleset, "ruleset_path": os.path.abspath(rs.path),
-              "options": opts, "players": n, "seed": seed, "agents": agent, "humans": list(humans)}
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(json.dumps(header) + "\n")
-            for entry in game.state.log:
-                f.write(json.dumps(entry, default=str) + "\n")
-            f.write(json.dumps({"type": "answers", "answers": game.answers, "result": {
-                "winners": game.result.winners, "reason": game.result.reason}}) + "\n")
-    except OSError as e:
-        click.echo(f"cgl: cannot write the log `{path}`: {e.strerror}", err=True)
-        sys.exit(EXIT_USAGE)
+        logs.write_log(path, logs.log_header(t.game, t.ruleset, t.options, t.specs, t.humans, t.hashes, _version()),
+                       t.game)
+    except CglError as e:
+        _report(e, EXIT_USAGE)
 
 
 # ---------------------------------------------------------------- replay
 
 @main.command()
-@click.argument("log_file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("log_file", type=click.Path(exists=True))
 def replay(log_file):
-    """Re-play a game from its --log file and check that it reproduces event for event."""
-    lines = []
-    with open(log_file, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                lines.append(json.loads(line))
-            except json.JSONDecodeError as e:
-                click.echo(f"{log_file}:{n}:{e.colno}: E002 this line is not JSON: {e.msg}", err=True)
-                sys.exit(EXIT_USAGE)
-    if not lines or lines[0].get("type") != "header" or lines[-1].get("type") != "answers":
-        click.echo(f"{log_file}: E002 not a cgl game log (it needs the header and answers lines `cgl run --log` writes)",
-                   err=True)
-        sys.exit(EXIT_USAGE)
-    header, events, answers = lines[0], lines[1:-1], lines[-1]["answers"]
-    ruleset = header["ruleset"] if os.path.exists(header["ruleset"]) else header.get("ruleset_path", header["ruleset"])
-    rs = _load(ruleset, header.get("options") or {})
-    game = Game(rs, header["players"], header["seed"])
-    agent = ScriptedAgent(answers)
-    d = game.start()
+    """Re-play a game from its --log file and check that it reproduces event for event.
+
+    Exit 0 when it does, 1 when it does not (the message names the line where the log and the
+    game differ), 2 when the file is not a log (the message says where and why).
+    """
     try:
-        while d is not None:
-            d = game.answer(agent.decide(d))
-    except AnswerError:
-        pass
-    got = [json.loads(json.dumps(e, default=str)) for e in game.state.log]
-    for i, (a, b) in enumerate(zip(events, got)):
-        if a != b:
-            click.echo(f"Diverges at event {i + 1}:\n  log:    {a.get('text')}\n  replay: {b.get('text')}")
-            sys.exit(EXIT_FAIL)
-    if len(events) != len(got):
-        click.echo(f"The log has {len(events)} events, the replay {len(got)}.")
-        sys.exit(EXIT_FAIL)
-    click.echo(f"Reproduced: {len(events)} events, {len(answers)} decisions, {game.result.summary()}")
+        log = logs.read_log(log_file)
+    except CglError as e:
+        _report(e, EXIT_USAGE)
+    try:
+        game = logs.replay(log)
+    except logs.NotReproduced as e:
+        _report(e, EXIT_FAIL)
+    except CglError as e:   # the ruleset does not load
+        _report(e, EXIT_USAGE)
+    n = len(log.answers.value["answers"])
+    click.echo(f"Reproduced: {len(log.events)} events, {n} decisions, "
+               + (game.result.summary() if game.over else f"a game left after {n} answers"))
 
 
 # ---------------------------------------------------------------- test

@@ -7,11 +7,13 @@ are generators: they may stop for a decision.
 """
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Optional
 
 from . import ast as A
 from .compiler import Env
+from .loader import Card
 from .diagnostics import CglError, Diagnostic
 from .protocol import (MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision, _EndScope,
                        _GameOver, _TrialMoved)
@@ -417,8 +419,10 @@ class Statements:
             v = self._validated
             picked = v[2] if v is not None and v[0] is d and v[1] is answer else self.validate_answer(d, answer)
             if picked is None:
-                self.log("decision", f"{chooser} declines: {prompt}", visible_to=None if not d.secret else [chooser.seat],
-                         player=chooser.seat + 1, answer=None)
+                if self.record or self.listeners:
+                    self.log("decision", f"{chooser} declines: {prompt}",
+                             visible_to=[chooser.seat] if d.secret else self.decision_audience(chooser.seat, prompt),
+                             player=chooser.seat + 1, answer=None)
                 return OTHERWISE
             if self.record or self.listeners:
                 self._log_choice(d, chooser, picked, prompt)
@@ -430,8 +434,10 @@ class Statements:
         options = d.options
         labels = d._labels if not callable(d._labels) else None
         chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
+        private = d.secret or self._private_choice(options)
         self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
-                 visible_to=[chooser.seat] if (d.secret or self._private_choice(options)) else None,
+                 visible_to=[chooser.seat] if private else self.decision_audience(chooser.seat, prompt,
+                                                                                   *chosen_labels),
                  player=chooser.seat + 1, answer=chosen_labels)
 
     def _private_choice(self, options) -> bool:
@@ -442,6 +448,26 @@ class Statements:
                 if z is not None and z.visibility != "public":
                     return True
         return False
+
+    def decision_audience(self, chooser: int, *texts, cards=()) -> Optional[list]:
+        """Who may read a decision's line, given its `texts` (the prompt, the labels of the
+        answer) and the `cards` it is about: the chooser, and those who may see every card
+        named, where it is now, by the rule a card's move is logged by (`sees_zone`, as
+        `seers`). A text names a card by its name; where copies share the name, a seat that
+        sees one of them may read it. None: everyone."""
+        found = _named_cards(self.rs.cards, texts) + [[c.id] for c in cards if c.__class__ is Card]
+        if not found:
+            return None
+        seats = set(range(self.n))
+        where = self.state.where
+        for ids in found:
+            seats &= {seat for seat in range(self.n)
+                      if any(where[i] is not None and self.sees_zone(self.zone_ref(where[i]), seat) for i in ids)}
+            if not seats:
+                break
+        if len(seats) == self.n:
+            return None
+        return sorted(seats | {chooser})
 
     def validate_answer(self, d: Decision, answer):
         """Indices picked, or None for a declined optional decision. Bad answers raise."""
@@ -691,9 +717,43 @@ class Statements:
             idx = self.validate_answer(d, answer)[0]
         c = choices[idx]
         self.bump(f"action:{c.decl.name}")
-        self.log("action", f"{who}: {c.label}", player=who.seat + 1, action=c.decl.name)
+        if self.record or self.listeners:
+            self.log("action", f"{who}: {c.label}", player=who.seat + 1, action=c.decl.name,
+                     visible_to=self.decision_audience(who.seat, c.label, cards=(c.value,)))
         yield from run(c)
 
     def x_pass(self, s, env):
         return
         yield
+
+
+# ---------------------------------------------------------------- cards named in a text
+
+_NAME_INDEX: dict = {}
+
+
+def _named_cards(cards, texts) -> list:
+    """The cards `texts` name: for each card name found in them (not inside a longer word or
+    a longer card name), the ids of the cards with that name."""
+    key = id(cards)
+    index = _NAME_INDEX.get(key)
+    if index is None or index[0] is not cards:
+        by_name: dict = {}
+        for c in cards:
+            by_name.setdefault(c.name, []).append(c.id)
+        names = [(n, re.compile(rf"(?<!\w){re.escape(n)}(?!\w)"))   # the longest first: "Arch-Imp", "Imp"
+                 for n in sorted((n for n in by_name if n), key=len, reverse=True)]
+        if len(_NAME_INDEX) > 32:   # (a program that loads many rulesets keeps the last few)
+            _NAME_INDEX.clear()
+        index = _NAME_INDEX[key] = (cards, names, by_name)
+    _, names, by_name = index
+    found = []
+    for text in texts:
+        if not isinstance(text, str):
+            continue
+        for name, pattern in names:
+            if name in text and pattern.search(text):
+                if by_name[name] not in found:
+                    found.append(by_name[name])
+                text = pattern.sub(" " * len(name), text)
+    return found

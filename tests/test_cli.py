@@ -83,7 +83,7 @@ def test_log_and_replay_reproduce_the_game(tmp_path):
     lines[5]["text"] = "something else"
     log.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     r = cli("replay", str(log))
-    assert r.exit_code == 1 and "Diverges at event 5" in r.output
+    assert r.exit_code == 1 and "does not reproduce: event 5 differs" in r.output
 
 
 def test_test_command_runs_scenarios_and_fails_on_a_wrong_expectation(tmp_path):

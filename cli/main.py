@@ -95,6 +95,8 @@ def main():
       cgl test tests/scenarios                run scenario files
       cgl lint rulesets                       check rulesets without playing
       cgl fmt rulesets                        format files in the one house layout
+      cgl explain E004                        what a diagnostic code means
+      cgl new my-game                         start a new ruleset folder
     """
 
 
@@ -416,8 +418,13 @@ def replay(log_file):
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--verbose", "-v", is_flag=True, help="Print every scenario, and the play of failed ones.")
 @click.option("-k", "pattern", help="Run only scenarios whose name contains this text.")
-def test_cmd(paths, verbose, pattern):
-    """Run the scenario files (YAML) under PATHS. Exit 1 if any fails."""
+@click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N",
+              help="Run N scenario files at once, in N processes (default: the number of cores; 1: in this process).")
+def test_cmd(paths, verbose, pattern, jobs):
+    """Run the scenario files (YAML) under PATHS. Exit 1 if any fails.
+
+    Failures are printed as they happen; the summary at the end lists them in file order.
+    """
     from cgl.interpreter import scenario
     try:
         files = scenario.collect(paths)
@@ -426,35 +433,50 @@ def test_cmd(paths, verbose, pattern):
     if not files:
         click.echo("No scenario files (*.yaml) found.", err=True)
         sys.exit(EXIT_USAGE)
-    passed = failed = 0
-    for f in files:
-        try:
-            items = scenario.read(f)
-        except CglError as e:
-            click.echo(render_all(e.diagnostics), err=True)
-            failed += 1
-            continue
-        for item in items:
-            if pattern and pattern not in str(item.get("scenario")):
-                continue
-            try:
-                out = scenario.run(f, item)
-            except CglError as e:
-                click.echo(f"FAIL {item.get('scenario')}  ({f})")
-                click.echo(render_all(e.diagnostics), err=True)
-                failed += 1
-                continue
-            if out.passed:
+    jobs = min(jobs or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()) or 1,
+               len(files))
+    tty = sys.stdout.isatty()
+    done = passed = 0
+    failed: dict = {}    # file's index -> names of its failed scenarios (None: the file itself)
+
+    def progress(clear: bool = False):
+        if tty:
+            line = "" if clear else f"[{done}/{len(files)} files] {passed} passed, {sum(map(len, failed.values()))} failed"
+            click.echo(f"\r\x1b[K{line}", nl=False)
+
+    def show(i: int, results: list):
+        nonlocal done, passed
+        done += 1
+        for r in results:
+            if r["passed"]:
                 passed += 1
                 if verbose:
-                    click.echo(out.report())
+                    progress(clear=True)
+                    click.echo(r["report"])
+                continue
+            failed.setdefault(i, []).append(r["name"])
+            progress(clear=True)
+            if r["diagnostics"] is not None:
+                if r["name"] is not None:
+                    click.echo(f"FAIL {r['name']}  ({r['path']})")
+                click.echo(r["diagnostics"], err=True)
             else:
-                failed += 1
-                click.echo(out.report())
+                click.echo(r["report"])
                 if verbose:
-                    click.echo("\n".join("      | " + t for t in out.transcript))
-    click.echo(f"{passed} passed, {failed} failed")
-    sys.exit(EXIT_FAIL if failed else EXIT_OK)
+                    click.echo("\n".join("      | " + t for t in r["transcript"]))
+        progress()
+
+    for i, results in scenario.run_many(files, pattern, jobs):
+        show(i, results)
+    progress(clear=True)
+    total = sum(map(len, failed.values()))
+    if total and len(files) > 1:
+        click.echo("Failed:")
+        for i in sorted(failed):
+            for name in failed[i]:
+                click.echo(f"  {files[i]}" + (f": {name}" if name is not None else " (cannot be read)"))
+    click.echo(f"{passed} passed, {total} failed")
+    sys.exit(EXIT_FAIL if total else EXIT_OK)
 
 
 # ---------------------------------------------------------------- lint and info
@@ -467,6 +489,9 @@ def test_cmd(paths, verbose, pattern):
 @click.option("--select", metavar="CODES", help="Only these codes, comma-separated (e.g. W101,E008).")
 def lint(paths, fmt, strict, select):
     """Check rulesets without playing them: files, or folders searched for *.cgl.
+
+    A card data YAML file stands for the rulesets that read it (`cards from "…"`, in its
+    folder or the folders above it): they are linted.
 
     Reports syntax errors, unknown names (with did-you-mean), bad card data, wrong types,
     unused and unreachable code, triggers that can never fire, conditions no card meets,
@@ -489,6 +514,10 @@ def lint(paths, fmt, strict, select):
     except CglError as e:
         _report(e, EXIT_USAGE)
     if not files:
+        if all(p.endswith((".yaml", ".yml")) and os.path.isfile(p) for p in paths):
+            # (a pre-commit hook run on YAML files: scenarios, deck lists, data no ruleset reads)
+            click.echo("No ruleset reads these YAML files: nothing to lint.")
+            sys.exit(EXIT_OK)
         click.echo("No .cgl files found.", err=True)
         sys.exit(EXIT_USAGE)
     found = []
@@ -592,6 +621,62 @@ def fmt_cmd(paths, check, show_diff):
         summary += f", {broken} {plural(broken)} could not be formatted"
     click.echo(summary, err=True)
     sys.exit(EXIT_USAGE if broken else EXIT_FAIL if changed and (check or show_diff) else EXIT_OK)
+
+
+@main.command()
+@click.argument("name")
+def new(name):
+    """Start a new ruleset: write NAME/NAME.cgl, its card data and a scenario file.
+
+    The game it holds is small and works: it lints, plays and its scenarios pass. It never
+    overwrites a file (exit 2 when one is already there).
+
+    \b
+    Then:
+      cgl lint NAME
+      cgl run NAME/NAME.cgl --seed 1
+      cgl test NAME/scenarios
+    """
+    from .new import NewError, write
+    try:
+        paths = write(name)
+    except NewError as e:
+        click.echo(f"cgl new: {e}", err=True)
+        sys.exit(EXIT_USAGE)
+    except OSError as e:
+        click.echo(f"cgl new: cannot write in `{name}`: {e.strerror or e}", err=True)
+        sys.exit(EXIT_USAGE)
+    for p in paths:
+        click.echo(f"wrote {p}")
+    stem = os.path.basename(os.path.normpath(name))
+    click.echo(f"Next: cgl lint {name}; cgl run {os.path.join(name, stem + '.cgl')} --seed 1; "
+               f"cgl test {os.path.join(name, 'scenarios')} (docs/tutorial.md goes on from here)")
+
+
+@main.command()
+@click.argument("code")
+def explain(code):
+    """Explain a diagnostic CODE (E001, W101, …): what it means, a mistake and its fix.
+
+    The same text as the code's section of docs/lint.md. Exit 2 for a code that does not exist.
+    """
+    from cgl.interpreter.codes import CODES, page
+    key = code.strip().upper()
+    if key not in CODES:
+        def distance(a: str, b: str) -> int:   # edits from one code to the other (codes are short)
+            row = list(range(len(b) + 1))
+            for i, x in enumerate(a, 1):
+                prev, row[0] = row[0], i
+                for j, y in enumerate(b, 1):
+                    prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+            return row[-1]
+        best = min(CODES, key=lambda c: (distance(key, c), c))
+        click.echo(f"cgl explain: there is no code `{code}`", err=True)
+        if distance(key, best) <= 2:
+            click.echo(f"  help: did you mean `{best}`?", err=True)
+        click.echo("  help: the codes are " + ", ".join(sorted(CODES)) + " (see docs/lint.md)", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(page(key))
 
 
 @main.group()

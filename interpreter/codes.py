@@ -21,8 +21,10 @@ class Code:
 
 _CODES = [
     Code("E001", "error", "syntax error",
-         "The text is not CGL: the message says what was expected at that point and which block is "
-         "still open.",
+         "The text is not CGL: the message says what was expected at that point. For the common slips it "
+         "says what CGL writes instead: `elif` for `else if`, the keyword a misspelt word is closest to "
+         "(`drew` → `draw`), a string not closed on its line, `and`/`or` for `&&`/`||`, no `;`, a `(` "
+         "or a block left open.",
          'turn {\n  phase draw {\n    draw\n  }\n}',
          'turn {\n  phase draw {\n    draw 1\n  }\n}'),
     Code("E002", "error", "cannot read a file",
@@ -179,14 +181,21 @@ def markdown() -> str:
            "silenced by a comment on its line: `# cgl: allow W109` (several codes: "
            "`# cgl: allow W101, W109`).",
            "", "This file is generated from `interpreter/codes.py` "
-           "(`python -m cgl.interpreter.codes > docs/lint.md`); a test keeps them identical.", "",
+           "(`python -m cgl.interpreter.codes > docs/lint.md`); a test keeps them identical. "
+           "`cgl explain CODE` prints a code's section.", "",
            "| code | severity | title |", "|---|---|---|"]
     for c in _CODES:
         out.append(f"| [{c.code}](#{c.code.lower()}) | {c.severity} | {c.title} |")
     for c in _CODES:
-        out += ["", f"## {c.code}", "", f"**{c.title}** ({c.severity})", "", c.explanation, "",
-                "Mistake:", "", "```cgl", c.bad, "```", "", "Fix:", "", "```cgl", c.good, "```"]
+        out += ["", page(c.code)]
     return "\n".join(out) + "\n"
+
+
+def page(code: str) -> str:
+    """A code's section of docs/lint.md (what `cgl explain CODE` prints)."""
+    c = CODES[code]
+    return "\n".join([f"## {c.code}", "", f"**{c.title}** ({c.severity})", "", c.explanation, "",
+                      "Mistake:", "", "```cgl", c.bad, "```", "", "Fix:", "", "```cgl", c.good, "```"])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,6 +13,7 @@ its docstring says what it looks for. Codes and their documentation live in
 from __future__ import annotations
 
 import os
+import re
 from typing import Callable, Optional
 
 import attrs
@@ -122,13 +123,56 @@ def lint_file(path: str) -> list:
     return lint_ruleset(rs)
 
 
+_CARDS_FROM = re.compile(r'^[ \t]*(?:override[ \t]+)?cards[ \t]+from[ \t]+"([^"]+)"', re.M)
+_EXTENDS = re.compile(r'^[ \t]*extends[ \t]+"([^"]+)"', re.M)
+
+
+def rulesets_reading(data_path: str) -> list:
+    """The .cgl files that read this YAML file as card data: by `cards from "…"`, or by
+    extending a file that does. Looked for in its folder and the folders above it, up to the
+    current folder (a YAML file no ruleset reads: none)."""
+    target = os.path.abspath(data_path)
+    here = os.path.abspath(os.getcwd())
+    folder = os.path.dirname(target)
+    texts = {}
+    for _ in range(4):
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".cgl"))
+        except OSError:
+            names = []
+        for n in names:
+            try:
+                with open(os.path.join(folder, n), encoding="utf-8") as f:
+                    texts[os.path.join(folder, n)] = f.read()
+            except (OSError, UnicodeDecodeError):
+                continue
+        if folder == here or os.path.dirname(folder) == folder or not (folder + os.sep).startswith(here + os.sep):
+            break
+        folder = os.path.dirname(folder)
+
+    def refers(path, pattern, to):
+        return any(os.path.abspath(os.path.join(os.path.dirname(path), r)) in to
+                   for r in pattern.findall(texts[path]))
+    found = {p for p in texts if refers(p, _CARDS_FROM, {target})}
+    while True:
+        more = {p for p in texts if p not in found and refers(p, _EXTENDS, found)}
+        if not more:
+            break
+        found |= more
+    return [os.path.relpath(p) if p.startswith(here + os.sep) else p for p in sorted(found)]
+
+
 def collect_files(paths) -> list:
+    """The .cgl files to lint: files, folders searched for *.cgl, and for a card data YAML file,
+    the rulesets that read it (so that a hook run on a changed YAML file lints its rulesets)."""
     files = []
     for p in paths:
         if os.path.isdir(p):
             for root, dirs, names in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 files += [os.path.join(root, n) for n in sorted(names) if n.endswith(".cgl")]
+        elif os.path.isfile(p) and p.endswith((".yaml", ".yml")):
+            files += rulesets_reading(p)
         elif os.path.isfile(p):
             files.append(p)
         else:

@@ -23,13 +23,14 @@ end or to the game's end, and checks the outcome. See docs/scenarios.md.
 """
 from __future__ import annotations
 
+import functools
 import os
-from typing import Any
+from typing import Any, Callable, Optional
 
 import attrs
 
 from . import ast as A
-from .diagnostics import CglError, Diagnostic, did_you_mean
+from .diagnostics import CglError, Diagnostic, did_you_mean, render_all
 from .engine import AnswerError, Decision
 from .game import Game
 from .loader import MarkedDict, load, read_yaml, resolve
@@ -398,14 +399,16 @@ def _answer_for(d: Decision, want, path) -> Any:
     return sorted(picked)
 
 
-def run(path: str, item: MarkedDict, check_invariants: bool = True) -> Outcome:
+def run(path: str, item: MarkedDict, check_invariants: bool = True,
+        loader: Optional[Callable] = None) -> Outcome:
+    """Play one scenario of the file `path`. `loader` loads its ruleset (`load`, or a cached load)."""
     name = str(item.get("scenario"))
     base = os.path.dirname(path)
     rs_ref = str(item.get("ruleset", ""))
     candidate = os.path.join(base, rs_ref)
     rs_path = candidate if os.path.isfile(candidate) else rs_ref
     options = {str(k): (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (item.get("options") or {}).items()}
-    rs = load(resolve(rs_path), options)
+    rs = (loader or load)(resolve(rs_path), options)
     game = Game(rs, item.get("players"), int(item.get("seed") or 0), check_invariants)
     eng = game.engine
     eng.forced_dice = list(item.get("dice") or [])
@@ -538,6 +541,111 @@ def collect(paths) -> list:
         else:
             raise CglError(Diagnostic("E002", f"no such file or folder: `{p}`"))
     return sorted(files)
+
+
+@functools.lru_cache(maxsize=64)
+def _load_once(path: str, options: tuple):
+    return load(path, dict(options))
+
+
+def load_cached(path: str, options: dict):
+    """`load`, once per ruleset file and options in this process: a game never changes its
+    Ruleset, and loading costs several times what a scenario's game does. For one run of
+    `cgl test` (the files do not change while it runs)."""
+    return _load_once(path, tuple(sorted(options.items())))
+
+
+def run_file(path: str, pattern: Optional[str] = None, check_invariants: bool = True) -> list[dict]:
+    """Run the scenarios of one file (those whose name contains `pattern`) and say how each went,
+    in plain values (a worker process of `cgl test -j N` sends them back): a list of
+    {"name", "path", "passed", "report", "transcript", "diagnostics"}; "diagnostics" is the
+    rendered error when the file or a scenario could not be run (then "passed" is False)."""
+    def broken(name, e):
+        return {"name": name, "path": path, "passed": False, "report": None, "transcript": [],
+                "diagnostics": render_all(e.diagnostics)}
+    try:
+        items = read(path)
+    except CglError as e:
+        return [broken(None, e)]
+    out = []
+    for item in items:
+        name = str(item.get("scenario"))
+        if pattern and pattern not in name:
+            continue
+        try:
+            o = run(path, item, check_invariants, loader=load_cached)
+        except CglError as e:
+            out.append(broken(name, e))
+            continue
+        out.append({"name": name, "path": path, "passed": o.passed, "report": o.report(),
+                    "transcript": list(o.transcript), "diagnostics": None})
+    return out
+
+
+def _shares(files: list, jobs: int) -> list:
+    """Split the files (indices) among `jobs` processes. Files of one folder mostly play one
+    ruleset, and loading it costs more than its scenarios: a folder stays in one process
+    (cut in pieces only when it is more than a process's share), biggest first, each to the
+    process with the fewest files so far."""
+    folders: dict = {}
+    for i, f in enumerate(files):
+        folders.setdefault(os.path.dirname(f), []).append(i)
+    share = -(-len(files) // jobs)
+    pieces = []
+    for idx in folders.values():
+        n = -(-len(idx) // share)
+        size = -(-len(idx) // n)
+        pieces += [idx[k:k + size] for k in range(0, len(idx), size)]
+    pieces.sort(key=lambda p: (-len(p), p[0]))
+    out: list = [[] for _ in range(jobs)]
+    for piece in pieces:
+        min(out, key=len).extend(piece)
+    return [sorted(o) for o in out if o]
+
+
+def _worker(files, indices, pattern, queue):
+    try:
+        for i in indices:
+            queue.put((i, run_file(files[i], pattern)))
+    except BaseException as e:   # an internal error: the parent says so (no results are lost silently)
+        queue.put((None, f"{e.__class__.__name__}: {e}"))
+
+
+def run_many(files: list, pattern: Optional[str] = None, jobs: int = 1):
+    """Run the scenario files, `jobs` processes at once (1: in this process), yielding
+    (index of the file, run_file's results) as each file is done: in file order with one
+    job, in the order they finish with more."""
+    jobs = max(1, min(jobs, len(files)))
+    if jobs == 1:
+        for i, f in enumerate(files):
+            yield i, run_file(f, pattern)
+        return
+    import multiprocessing
+    import queue as queues
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_worker, args=(files, share, pattern, q), daemon=True)
+             for share in _shares(files, jobs)]
+    for p in procs:
+        p.start()
+    try:
+        left = len(files)
+        while left:
+            try:
+                i, results = q.get(timeout=1.0)
+            except queues.Empty:
+                if not any(p.is_alive() for p in procs) and q.empty():
+                    raise RuntimeError("a worker process of `cgl test` stopped without its results")
+                continue
+            if i is None:
+                raise RuntimeError(f"in a worker process of `cgl test`: {results}")
+            left -= 1
+            yield i, results
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+            p.join()
 
 
 def run_paths(paths, check_invariants=True) -> list:

@@ -21,6 +21,11 @@ from .state import Event, Player, ZoneRef
 from .values import _apply, _kind, _num, _show, _truth
 
 
+def _index_range(n: int) -> str:
+    """How the Python API numbers a decision's options: indices into `Decision.options`, from 0."""
+    return f"options are numbered from 0 to {n - 1} (the index in `options`)" if n else "this decision has no options"
+
+
 class Statements:
     """`x_move`, `s_move`, … (see the module doc); the engine's other methods come with it."""
 
@@ -480,7 +485,7 @@ class Statements:
         if type(answer) is int and 0 <= answer < len(d.options) and d.lo <= 1 <= d.hi:
             return [answer]   # the usual answer: one option's index
         if isinstance(answer, bool):
-            raise AnswerError("answer with an option's number")
+            raise AnswerError(f"answer with an option's index, {_index_range(len(d.options))}")
         if isinstance(answer, int):
             picked = [answer]
         elif isinstance(answer, (list, tuple)):
@@ -488,7 +493,8 @@ class Statements:
         else:
             raise AnswerError(f"cannot use `{answer}` as an answer")
         if not all(isinstance(i, int) and 0 <= i < len(d.options) for i in picked):
-            raise AnswerError(f"options are numbered 1 to {len(d.options)}")
+            raise AnswerError(f"no option {next(i for i in picked if not isinstance(i, int) or not 0 <= i < len(d.options))}:"
+                              f" {_index_range(len(d.options))}")
         if len(set(picked)) != len(picked):
             raise AnswerError("the same option twice")
         if not d.lo <= len(picked) <= d.hi:

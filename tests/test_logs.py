@@ -334,7 +334,7 @@ def test_a_seed_given_by_the_player_is_printed_as_given():
 @pytest.mark.one_engine
 def test_the_log_of_a_game_left_at_a_prompt_replays_to_where_it_stopped(tmp_path):
     log = tmp_path / "left.jsonl"
-    r = cli("run", "mgt", "-p", "2", "-s", "3", "--human", "1", "--log", log, input="1\n1\nquit\n")
+    r = cli("run", "mgt", "-p", "2", "-s", "3", "--human", "1", "--log", log, input="1\n1\nquit\ny\n")
     assert r.exit_code == 0, r.output
     again = cli("replay", log)
     assert again.exit_code == 0 and "a game left after 4 answers" in again.output   # (2 by the person, 2 by the bot), again.output

@@ -29,7 +29,10 @@ _CODES = [
          'turn {\n  phase draw {\n    draw 1\n  }\n}'),
     Code("E002", "error", "cannot read a file",
          "A ruleset, card data, scenario, log or save file is missing, unreadable or not of the right kind "
-         "(a save, too, when a file of its game changed since, or when the game refuses one of its answers).",
+         "(a save, too, when a file of its game changed since, or when the game refuses one of its answers); "
+         "or a file is named outside the project (an absolute path, a `..` out of the ruleset's folder, a "
+         "symlink leading out), is not a plain UTF-8 text file, or is bigger than the limit (README, "
+         "\"Security and limits\").",
          'cards from "mgt-card.yaml" { name: text }',
          'cards from "mgt-cards.yaml" { name: text }'),
     Code("E003", "error", "card data does not match its schema",

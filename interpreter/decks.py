@@ -14,13 +14,13 @@ Illegal lists are reported with the YAML line of the entry (or of `cards:`).
 """
 from __future__ import annotations
 
-import os
 from typing import Optional
 
 import attrs
 
 from . import ast as A
 from .diagnostics import CglError, Diagnostic, did_you_mean
+from .files import MAX_CARDS, MAX_COPIES, MarkedDict, MarkedList, load_yaml, project_roots, resolve_ref
 
 
 @attrs.define
@@ -45,26 +45,32 @@ class DeckList:
         return value
 
 
-def load_deck(rs, path: str) -> DeckList:
-    """Read a deck list and match its names to the ruleset's cards."""
-    from .loader import MarkedDict, read_yaml
+def load_deck(rs, path: str, span: Optional[A.Span] = None) -> DeckList:
+    """Read a deck list and match its names to the ruleset's cards (`span`: where the
+    ruleset names it, for a list it names)."""
     start = A.Span(path, 1, 1, 1, 2)
-    data = read_yaml(path, "E003", "the deck list")
+    data = load_yaml(path, "E003", "the deck list", span)
     if not isinstance(data, MarkedDict) or not isinstance(data.get("cards"), list):
-        raise CglError(Diagnostic("E003", "a deck list needs a list of cards under `cards:`", start,
+        raise CglError(Diagnostic("E003", "a deck list needs a list of cards under `cards:`",
+                                  data.span(path, "cards") if isinstance(data, MarkedDict) else start,
                                   hint="cards:\n    - {name: Some Card, copies: 2}"))
     by_name: dict = {}
     for c in rs.cards:
         by_name.setdefault(c.name, c)
     entries = []
-    for entry in data["cards"]:
+    total = 0
+    for n, entry in enumerate(data["cards"]):
         if not isinstance(entry, MarkedDict) or "name" not in entry:
             raise CglError(Diagnostic("E003", "each deck entry is `{name: …, copies: …}`",
-                                      data.span(path, "cards")))
+                                      data["cards"].span(path, n) if isinstance(data["cards"], MarkedList)
+                                      else data.span(path, "cards")))
         for k in entry:
             if k not in ("name", "copies"):
                 raise CglError(Diagnostic("E003", f"a deck entry has `name` and `copies`, not `{k}`",
                                           entry.span(path, k), hint=did_you_mean(str(k), ["name", "copies"])))
+        if not isinstance(entry["name"], (str, int)) or isinstance(entry["name"], bool):
+            raise CglError(Diagnostic("E003", "a deck entry's `name` is the name of a card (a text)",
+                                      entry.span(path, "name", value=True)))
         name = str(entry["name"])
         card = by_name.get(name)
         if card is None:
@@ -73,6 +79,13 @@ def load_deck(rs, path: str) -> DeckList:
         copies = entry.get("copies", 1)
         if not isinstance(copies, int) or isinstance(copies, bool) or copies < 1:
             raise CglError(Diagnostic("E003", f"`copies` is a whole number of at least 1, not `{copies}`",
+                                      entry.span(path, "copies", value=True)))
+        if copies > MAX_COPIES:
+            raise CglError(Diagnostic("E003", f"`copies: {copies}` is more than the limit of {MAX_COPIES:,}",
+                                      entry.span(path, "copies", value=True)))
+        total += copies
+        if total > MAX_CARDS:
+            raise CglError(Diagnostic("E003", f"the deck list holds more than the limit of {MAX_CARDS:,} cards",
                                       entry.span(path, "copies", value=True)))
         entries.append((card, copies, entry.span(path)))
     fields = {str(k): v for k, v in data.items() if k != "cards"}
@@ -122,19 +135,21 @@ def default_deck_path(engine, seat: int) -> Optional[str]:
     rel = engine.ev(decl.default, Env({"player": engine.players[seat]}))
     if not isinstance(rel, str):
         raise CglError(Diagnostic("E008", "a deck's `default` must give a file name (a text)", decl.default.span))
-    return os.path.join(os.path.dirname(decl.span.path), rel)
+    return resolve_ref(rel, decl.span.path, engine.rs.roots or project_roots(decl.span.path), "deck list",
+                       decl.default.span)
 
 
 def attach_decks(engine, chosen: dict) -> None:
     """Load and check every player's deck list (chosen: seat -> path; the rest by default)."""
     decks = {}
     for seat in range(engine.n):
-        path = chosen.get(seat) or default_deck_path(engine, seat)
+        named = chosen.get(seat)
+        path = named or default_deck_path(engine, seat)
         if path is None:
             raise CglError(Diagnostic("E002", f"P{seat + 1} has no deck list: name one with --deck "
                                       f"{seat + 1}=FILE, or give the ruleset's `deck` a `default`",
                                       engine.rs.deck.span))
-        deck = load_deck(engine.rs, path)
+        deck = load_deck(engine.rs, path, None if named else engine.rs.deck.default.span)
         problems = check_deck(engine, deck)
         if problems:
             raise CglError(problems)

@@ -68,7 +68,8 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> Optional[str]:
     return f"did you mean `{close[0]}`?" if close else None
 
 
-# Source text of files we have read, so a diagnostic can show its line.
+# Source text of files we have read as CGL or YAML of the project, so a diagnostic can show
+# its line. Only these: a span never makes cgl open a file to quote it (files.py).
 _SOURCES: dict[str, str] = {}
 
 
@@ -79,16 +80,14 @@ def remember_source(path: str, text: str) -> None:
 def _source_line(path: str, line: int) -> Optional[str]:
     text = _SOURCES.get(path)
     if text is None:
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError):
-            return None
-        _SOURCES[path] = text
+        return None
     lines = text.splitlines()
     if 1 <= line <= len(lines):
         return lines[line - 1]
     return None
+
+
+_WIDE = 120   # the longest source line shown whole
 
 
 def use_colour(stream=None) -> bool:
@@ -109,10 +108,14 @@ def render(diag: Diagnostic, colour: bool = False) -> str:
         src = _source_line(diag.span.path, diag.span.line)
         if src is not None:
             gutter = f"{diag.span.line:>4} | "
-            out.append(f"{blue}{gutter}{reset}{src}")
             start = max(diag.span.column - 1, 0)
+            if len(src) > _WIDE:   # a very long line: the part around the caret
+                cut = max(0, start - _WIDE // 2)
+                src = ("…" if cut else "") + src[cut:cut + _WIDE] + ("…" if cut + _WIDE < len(src) else "")
+                start -= cut - (1 if cut else 0)
+            out.append(f"{blue}{gutter}{reset}{src}")
             if diag.span.end_line == diag.span.line and diag.span.end_column > diag.span.column:
-                width = diag.span.end_column - diag.span.column
+                width = min(diag.span.end_column - diag.span.column, max(len(src) - start, 1))
             else:
                 width = 1
             out.append(" " * len(gutter) + " " * start + f"{red}{'^' * width}{reset}")

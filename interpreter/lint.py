@@ -23,6 +23,7 @@ from .codes import CODES
 from .diagnostics import CglError, Diagnostic, did_you_mean
 from .compiler import Env
 from .engine import Engine
+from .files import found_in
 from .loader import Ruleset, load
 from .resolver import bound_names, facts
 from .typecheck import check_types
@@ -170,10 +171,10 @@ def collect_files(paths) -> list:
         if os.path.isdir(p):
             for root, dirs, names in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                files += [os.path.join(root, n) for n in sorted(names) if n.endswith(".cgl")]
+                files += [found_in(p, os.path.join(root, n)) for n in sorted(names) if n.endswith(".cgl")]
         elif os.path.isfile(p) and p.endswith((".yaml", ".yml")):
             files += rulesets_reading(p)
-        elif os.path.isfile(p):
+        elif os.path.lexists(p):   # a special file is refused, with its reason, when it is read
             files.append(p)
         else:
             raise CglError(Diagnostic("E002", f"no such file or folder: `{p}`"))

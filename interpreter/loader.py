@@ -13,11 +13,12 @@ from importlib import resources
 from typing import Any, Optional
 
 import attrs
-import yaml
 
 from . import ast as A
 from .build import parse
 from .diagnostics import CglError, Diagnostic, did_you_mean, error, remember_source
+from .files import (MAX_CARDS, MAX_COPIES, MAX_SOURCE_BYTES, MarkedDict, check_file, load_yaml, project_roots,
+                    read_text, resolve_ref)
 
 BASE_TYPES = {"int", "text", "bool"}
 
@@ -77,6 +78,7 @@ class Ruleset:
     analysis: Optional[Any] = attrs.field(default=None, repr=False, eq=False)
     checks: list = attrs.field(factory=list)   # A.Check, in declaration order
     estimate: Optional[A.Estimate] = None      # `estimate p: …` (for search bots)
+    roots: tuple = ()                          # the project's folders (files.project_roots): what it may read
 
     @property
     def title(self) -> str:
@@ -124,6 +126,8 @@ def resolve(name_or_path: str) -> str:
         return shipped[stem]
     if os.path.isdir(name_or_path):
         raise error("E002", f"`{name_or_path}` is a folder, not a ruleset file")
+    if os.path.lexists(name_or_path):   # a FIFO, a device, a broken symlink: say which
+        check_file(name_or_path, "ruleset")
     hint = did_you_mean(stem, shipped) or ("shipped rulesets: " + ", ".join(sorted(shipped)) if shipped else None)
     raise error("E002", f"no ruleset file or shipped ruleset named `{name_or_path}`", hint=hint)
 
@@ -164,15 +168,7 @@ def _read(path: str, span: Optional[A.Span] = None) -> str:
     if text is not None:
         remember_source(path, text)
         return text
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise error("E002", f"cannot find `{path}`", span) from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise error("E002", f"cannot read `{path}`: {e.__class__.__name__}", span) from None
-    remember_source(path, text)
-    return text
+    return read_text(path, "ruleset", span, limit=MAX_SOURCE_BYTES)
 
 
 def ruleset_files(rs: "Ruleset") -> list[str]:
@@ -205,8 +201,10 @@ def ruleset_hash(rs: "Ruleset") -> str:
 
 # ---------------------------------------------------------------- merging
 
-def _merge(path: str, seen: tuple = ()) -> tuple[list, list]:
-    """The declarations of `path` with those of the files it extends, overrides applied."""
+def _merge(path: str, seen: tuple = (), roots: tuple = ()) -> tuple[list, list]:
+    """The declarations of `path` with those of the files it extends, overrides applied.
+    `roots`: the project's folders, which the files it extends must lie in."""
+    roots = roots or project_roots(path)
     if os.path.abspath(path) in seen:
         raise error("E006", f"`{path}` extends itself through a cycle: " + " -> ".join(seen + (path,)))
     module = parse(_read(path), path)
@@ -216,11 +214,8 @@ def _merge(path: str, seen: tuple = ()) -> tuple[list, list]:
     if len(extends) > 1:
         raise error("E006", "a ruleset can extend only one other file", extends[1].span)
     if extends:
-        base_path = os.path.join(os.path.dirname(path), extends[0].path)
-        if not _exists(base_path):
-            raise error("E002", f"cannot find `{extends[0].path}` (looked in {os.path.dirname(path) or '.'})",
-                        extends[0].span)
-        items, sources = _merge(base_path, seen + (os.path.abspath(path),))
+        base_path = resolve_ref(extends[0].path, path, roots, "extended file", extends[0].span)
+        items, sources = _merge(base_path, seen + (os.path.abspath(path),), roots)
     sources = sources + [path]
     index = {i.key: n for n, i in enumerate(items) if i is not None and i.key}
     own: dict[str, A.Decl] = {}
@@ -257,41 +252,6 @@ def _merge(path: str, seen: tuple = ()) -> tuple[list, list]:
 
 # ---------------------------------------------------------------- card data
 
-class _MarkedLoader(yaml.SafeLoader):
-    """A safe YAML loader that remembers where each mapping and sequence item starts."""
-
-
-def _construct_mapping(loader, node):
-    mapping = MarkedDict(loader.construct_mapping(node, deep=True))
-    mapping.line = node.start_mark.line + 1
-    mapping.column = node.start_mark.column + 1
-    mapping.key_marks = {}
-    for k, v in node.value:
-        try:
-            mapping.key_marks[loader.construct_object(k)] = (k.start_mark.line + 1, k.start_mark.column + 1,
-                                                            v.start_mark.line + 1, v.start_mark.column + 1)
-        except TypeError:
-            pass
-    return mapping
-
-
-class MarkedDict(dict):
-    line = 0
-    column = 0
-    key_marks: dict = {}
-
-    def span(self, path, key=None, value=False):
-        if key is not None and key in self.key_marks:
-            kl, kc, vl, vc = self.key_marks[key]
-            if value:
-                return A.Span(path, vl, vc, vl, vc + len(str(self.get(key))))
-            return A.Span(path, kl, kc, kl, kc + len(str(key)))
-        return A.Span(path, self.line, self.column, self.line, self.column + 1)
-
-
-_MarkedLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def _type_ok(value, t: A.TypeRef, enums: dict) -> bool:
     if t.is_list:
         return isinstance(value, list) and all(_type_ok(v, A.TypeRef(t.name), enums) for v in value)
@@ -307,23 +267,19 @@ def _type_ok(value, t: A.TypeRef, enums: dict) -> bool:
 
 
 def read_yaml(path: str, code: str, what: str, span: Optional[A.Span] = None):
-    """A YAML file whose mappings remember their positions (MarkedDict), or a diagnostic:
-    E002 when it cannot be read, `code` (with the line of the problem) when it is not YAML."""
-    text = _read(path, span)
-    try:
-        return yaml.load(text, Loader=_MarkedLoader)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        sp = A.Span(path, mark.line + 1, mark.column + 1, mark.line + 1, mark.column + 2) if mark else A.Span(path, 0, 0, 0, 0)
-        raise CglError(Diagnostic(code, f"{what} is not valid YAML: {getattr(e, 'problem', e)}", sp)) from None
+    """A YAML file whose mappings remember their positions (MarkedDict), or a diagnostic
+    (see :func:`files.load_yaml`); an editor's unsaved text of the file, if any, stands in
+    for the disk's (see `unsaved_texts`)."""
+    return load_yaml(path, code, what, span, text=unsaved_text(path))
 
 
-def _load_cards(decl: A.Cards, enums: dict) -> tuple[list, dict]:
-    base = os.path.dirname(decl.span.path)
-    path = os.path.join(base, decl.path)
+def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, dict]:
+    path = resolve_ref(decl.path, decl.span.path, roots or project_roots(decl.span.path), "card data", decl.span)
     data = read_yaml(path, "E003", "the card data", decl.span)
-    if not isinstance(data, dict) or not isinstance(data.get("cards"), list):
-        raise CglError(Diagnostic("E003", "the card data needs a list under `cards:`", A.Span(path, 1, 1, 1, 2)))
+    if not isinstance(data, MarkedDict) or not isinstance(data.get("cards"), list):
+        raise CglError(Diagnostic("E003", "the card data needs a list under `cards:`",
+                                  data.span(path, "cards") if isinstance(data, MarkedDict) else A.Span(path, 1, 1, 1, 2),
+                                  hint="cards:\n    - {name: Some Card}"))
     props = {p.name: p for p in decl.props}
     for p in decl.props:
         if not p.type.is_list and p.type.name not in BASE_TYPES | set(enums):
@@ -333,11 +289,15 @@ def _load_cards(decl: A.Cards, enums: dict) -> tuple[list, dict]:
     for p in decl.props:
         if p.default is not None:
             defaults[p.name] = _const_value(p.default, enums)
+            if not _type_ok(defaults[p.name], p.type, enums):
+                raise CglError(Diagnostic("E008", f"the default of `{p.name}` is not a {p.type}", p.default.span,
+                                          hint=f"`{p.type.name}` is one of: " + ", ".join(enums[p.type.name])
+                                          if p.type.name in enums else None))
     cards: list[Card] = []
-    for entry in data["cards"]:
+    for n, entry in enumerate(data["cards"]):
         if not isinstance(entry, MarkedDict):
             raise CglError(Diagnostic("E003", "each card must be a mapping like `{name: …, type: …}`",
-                                      A.Span(path, 0, 0, 0, 0)))
+                                      data["cards"].span(path, n)))
         values = dict(defaults)
         count = 1
         for k, v in entry.items():
@@ -345,6 +305,9 @@ def _load_cards(decl: A.Cards, enums: dict) -> tuple[list, dict]:
                 if not isinstance(v, int) or isinstance(v, bool) or v < 0:
                     raise CglError(Diagnostic("E003", f"`count` must be a whole number of copies, not `{v}`",
                                               entry.span(path, k, value=True)))
+                if v > MAX_COPIES:
+                    raise CglError(Diagnostic("E003", f"`count: {v}` is more than the limit of {MAX_COPIES:,} "
+                                              "copies of a card", entry.span(path, k, value=True)))
                 count = v
                 continue
             if k not in props:
@@ -362,11 +325,18 @@ def _load_cards(decl: A.Cards, enums: dict) -> tuple[list, dict]:
         missing = [p for p in props if p not in values]
         if missing:
             raise CglError(Diagnostic("E003", f"card `{entry.get('name', '?')}` has no `{missing[0]}`", entry.span(path)))
+        if len(cards) + count > MAX_CARDS:
+            raise CglError(Diagnostic("E003", f"the card data holds more than the limit of {MAX_CARDS:,} cards",
+                                      entry.span(path, "count" if "count" in entry else None)))
         for _ in range(count):
             cards.append(Card(len(cards), str(values.get("name", f"card {len(cards) + 1}")), values))
     tables = data.get("tables") or {}
     if not isinstance(tables, dict):
-        raise CglError(Diagnostic("E003", "`tables:` must map table names to tables", A.Span(path, 1, 1, 1, 2)))
+        raise CglError(Diagnostic("E003", "`tables:` must map table names to tables", data.span(path, "tables")))
+    for k in data:
+        if k not in ("cards", "tables"):
+            raise CglError(Diagnostic("E003", f"unknown key `{k}` in the card data (it has `cards:` and `tables:`)",
+                                      data.span(path, k), hint=did_you_mean(str(k), ["cards", "tables"])))
     return cards, {str(k): dict(v) if isinstance(v, dict) else v for k, v in tables.items()}
 
 
@@ -423,7 +393,7 @@ def parse_option_value(opt: A.Option, raw: str, enums: dict, span: Optional[A.Sp
 def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
     """Load and check a ruleset. `options` maps option names to strings (from the CLI) or values."""
     path = resolve(path_or_name)
-    items, sources = _merge(path)
+    items, sources = _merge(path, (), project_roots(path))
     items = [i for i in items if i is not None]
     by_kind: dict[type, list] = {}
     for it in items:
@@ -443,7 +413,8 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         for m in ms:
             enum_members.setdefault(m, en)
     cards_decl = one(A.Cards)
-    cards, tables = _load_cards(cards_decl, enums) if cards_decl else ([], {})
+    roots = project_roots(path)
+    cards, tables = _load_cards(cards_decl, enums, roots) if cards_decl else ([], {})
 
     opts = {o.name: o for o in by_kind.get(A.Option, [])}
     values = {}
@@ -466,7 +437,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         turn=one(A.TurnDecl), triggers=by_kind.get(A.Trigger, []), reactions=by_kind.get(A.Reaction, []),
         actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []),
         invariants=by_kind.get(A.Invariant, []), deck=one(A.DeckDecl), items=items, sources=sources,
-        checks=by_kind.get(A.Check, []), estimate=one(A.Estimate),
+        checks=by_kind.get(A.Check, []), estimate=one(A.Estimate), roots=roots,
     )
     from .names import check_names
     found = check_names(rs)

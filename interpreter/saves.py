@@ -16,6 +16,7 @@ from typing import Optional
 from .agents import agent_spec, needs_worlds
 from .ast import Span
 from .diagnostics import CglError, Diagnostic, remember_source
+from .files import YAML_SUFFIXES, indirect_ruleset, read_text
 from .game import Game
 from .loader import content_hash, load, packaged_rulesets, ruleset_files, ruleset_hash
 from .protocol import AnswerError
@@ -80,19 +81,18 @@ def write_save(path: str, data: dict) -> None:
 
 def read_save(path: str) -> dict:
     """A save, read and checked field by field, or a CglError (E002) that says what is wrong."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise _bad(path, f"cannot find the save `{path}`") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise _bad(path, f"cannot read the save `{path}`: {e.__class__.__name__}") from None
-    remember_source(path, text)
+    text = read_text(path, "save", remember=False)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
+        remember_source(path, text)
         raise _bad(path, f"the save is not JSON: {e.msg}", span=Span(path, e.lineno, e.colno, e.lineno, e.colno + 1),
                    hint="`cgl run … --save FILE` writes saves; was this one edited or cut short?") from None
+    except (RecursionError, ValueError) as e:   # JSON nested too deeply, a number of too many digits
+        raise _bad(path, "the save is not a save: " + ("it nests too deeply" if isinstance(e, RecursionError)
+                                                      else "it holds a number of too many digits"),
+                   hint="`cgl run … --save FILE` writes saves; was this one edited?") from None
+    remember_source(path, text)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise _bad(path, f"not a cgl save (a save has \"format\": \"{FORMAT}\")",
                    hint="`cgl run … --save FILE` writes saves")
@@ -133,6 +133,10 @@ def _check_values(data: dict, path: str) -> None:
         wrong = [k for k, v in data[key].items() if not isinstance(v, kind)]
         if wrong:
             raise _bad(path, f"`{key}`: `{wrong[0]}` has the value {_show(data[key][wrong[0]])}")
+    for seat, deck in data["decks"].items():
+        if not deck.endswith(YAML_SUFFIXES) or not os.path.realpath(deck).endswith(YAML_SUFFIXES):
+            raise _bad(path, f"`decks`: the deck list of seat {seat} is not a `.yaml` file",
+                       hint="a save names the YAML deck lists its game was played with")
     for i, a in enumerate(data["answers"], 1):
         if not (a is None or isinstance(a, (bool, int)) or isinstance(a, list) and all(type(x) is int for x in a)):
             raise _bad(path, f"answer {i} of the save is {_show(a)}: not an answer ({_ANSWER})")
@@ -144,7 +148,7 @@ def ruleset_of(data: dict, path: str) -> str:
     """The ruleset file of a save: where it was, else, for a shipped ruleset named by its name
     (it moves with the package), where it is now; the content hash says whether it is the same."""
     if os.path.isfile(data["ruleset_path"]):
-        return data["ruleset_path"]
+        return indirect_ruleset(data["ruleset_path"], "ruleset of the save", Span(path, 0, 0, 0, 0))
     shipped = packaged_rulesets()
     if data["ruleset"] in shipped:
         return shipped[data["ruleset"]]

@@ -33,7 +33,8 @@ from . import ast as A
 from .diagnostics import CglError, Diagnostic, did_you_mean, render_all
 from .engine import AnswerError, Decision
 from .game import Game
-from .loader import MarkedDict, load, read_yaml, resolve
+from .files import MarkedList, found_in, indirect_ruleset, inside, project_roots
+from .loader import MarkedDict, load, packaged_rulesets, read_yaml
 from .state import plain
 
 KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "until", "script", "dice",
@@ -136,21 +137,47 @@ def _check_zone_expectations(path, zones):
                 raise _bad(path, want, k, f"`{k}` must be {_WORDS[shape]} (in the expectation of zone `{label}`)")
 
 
+def _check_steps(path, item):
+    """Each die a whole number, each script step `- P1: answer`: at the item's line."""
+    for key, ok, want in (("dice", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
+                           "a die's result, a whole number from 1"),
+                          ("script", lambda v: isinstance(v, MarkedDict) and len(v) == 1,
+                           "a step `- P1: answer` (one player and their answer)")):
+        steps = item.get(key)
+        if isinstance(steps, MarkedList):
+            for n, v in enumerate(steps):
+                if not ok(v):
+                    raise CglError(Diagnostic("E013", f"item {n + 1} of `{key}` must be {want}",
+                                              steps.span(path, n)))
+
+
 def read(path: str) -> list:
     """The scenarios of a YAML file (one document, or a list under `scenarios:`)."""
     data = read_yaml(path, "E013", "the scenario file")
     if isinstance(data, MarkedDict) and "scenarios" in data:
         items = data["scenarios"]
+        if not isinstance(items, list):
+            raise _bad(path, data, "scenarios", "`scenarios:` must be a list of scenarios, each `- scenario: NAME …`",
+                       value=True)
+        for k in data:
+            if k != "scenarios":
+                raise _bad(path, data, k, f"unknown key `{k}` beside `scenarios:` (each scenario's keys go inside "
+                           "its `- scenario:` item)", hint=did_you_mean(str(k), ["scenarios"]))
     else:
         items = [data]
     out = []
-    for item in items:
+    for n, item in enumerate(items):
         if not isinstance(item, MarkedDict) or "scenario" not in item:
-            raise CglError(Diagnostic("E013", "a scenario needs a `scenario:` name", A.Span(path, 1, 1, 1, 2)))
+            span = (item.span(path) if isinstance(item, MarkedDict) else
+                    items.span(path, n) if isinstance(items, MarkedList) else A.Span(path, 1, 1, 1, 2))
+            raise CglError(Diagnostic("E013", "a scenario needs a `scenario:` name", span,
+                                      hint="a scenario file is a mapping that starts `scenario: NAME`, or "
+                                           "`scenarios:` and a list of them"))
         for k in item:
             if k not in KNOWN_KEYS:
                 raise _bad(path, item, k, f"unknown scenario key `{k}`", hint=did_you_mean(str(k), KNOWN_KEYS))
         _check_shape(path, item, _SHAPE)
+        _check_steps(path, item)
         _plan(path, item)
         out.append(item)
     return out
@@ -369,6 +396,33 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
     return _seat(path, setup, "turn", setup.get("turn") or "P1", eng.n)
 
 
+def ruleset_path(path: str, item: MarkedDict) -> str:
+    """The ruleset a scenario names with `ruleset:`: a `.cgl` file (relative to the scenario's
+    folder) inside the scenario's folder tree, the working folder's tree or the shipped
+    rulesets, or a shipped ruleset's name (`mgt`). Anything else is an E002 at `ruleset:`,
+    which never reads (nor quotes) the file it names."""
+    if item.get("ruleset") is None:
+        raise _bad(path, item, "scenario", "a scenario names its ruleset: `ruleset: mgt` or `ruleset: my-game.cgl`")
+    ref = str(item["ruleset"])
+    span = item.span(path, "ruleset", value=True)
+    candidate = os.path.join(os.path.dirname(path), ref)
+    shipped = packaged_rulesets()
+    if not os.path.lexists(candidate) and ref.removesuffix(".cgl") in shipped and "/" not in ref:
+        return shipped[ref.removesuffix(".cgl")]
+    roots = project_roots(path) + (os.path.realpath(os.getcwd()),)
+    where = "the scenario's folder, the working folder or the shipped rulesets"
+    if not inside(candidate, roots):
+        raise CglError(Diagnostic("E002", f"the ruleset `{ref}` lies outside {where}", span,
+                                  hint="README, \"Security and limits\": a scenario names a ruleset of its project"))
+    if not os.path.lexists(candidate):
+        hint = did_you_mean(ref, shipped) or did_you_mean(os.path.basename(ref), os.listdir(os.path.dirname(candidate) or ".")
+                                                            if os.path.isdir(os.path.dirname(candidate) or ".") else [])
+        raise CglError(Diagnostic("E002", f"the ruleset `{ref}` is neither a file (looked in "
+                                  f"{os.path.dirname(path) or '.'}) nor a shipped ruleset", span,
+                                  hint=hint or "shipped rulesets: " + ", ".join(sorted(shipped))))
+    return indirect_ruleset(candidate, "ruleset", span)
+
+
 def _answer_for(d: Decision, want, path) -> Any:
     """Turn a scripted answer (a label, a list of labels, yes/no, a number) into an engine answer."""
     if d.kind == "may":
@@ -403,12 +457,16 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True,
         loader: Optional[Callable] = None) -> Outcome:
     """Play one scenario of the file `path`. `loader` loads its ruleset (`load`, or a cached load)."""
     name = str(item.get("scenario"))
-    base = os.path.dirname(path)
-    rs_ref = str(item.get("ruleset", ""))
-    candidate = os.path.join(base, rs_ref)
-    rs_path = candidate if os.path.isfile(candidate) else rs_ref
     options = {str(k): (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (item.get("options") or {}).items()}
-    rs = (loader or load)(resolve(rs_path), options)
+    try:
+        rs = (loader or load)(ruleset_path(path, item), options)
+    except CglError as e:   # a bad option: at its key in the scenario
+        d = e.diagnostics[0]
+        given = item.get("options")
+        at = next((k for k in (given or {}) if d.code == "E007" and d.span is None and f"`{k}`" in d.message), None)
+        if at is None:
+            raise
+        raise CglError(Diagnostic(d.code, d.message, given.span(path, at), hint=d.hint)) from None
     game = Game(rs, item.get("players"), int(item.get("seed") or 0), check_invariants)
     eng = game.engine
     eng.forced_dice = list(item.get("dice") or [])
@@ -465,7 +523,7 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
     names = [c.name for c in eng.cards]
     for label, want in (expect.get("zones") or {}).items():
         key = _zone_key(eng, path, expect.get("zones"), label)
-        have = [names[i] for i in reversed(st.zones[key])]
+        have = [names[i] for i in reversed(st.zones.get(key, []))]   # a card's zone is made on first use
         if isinstance(want, list):
             if have != [str(w) for w in want]:
                 out.append(f"zone {label}: expected {want}, found {have}")
@@ -483,16 +541,24 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
     for label, values in (expect.get("players") or {}).items():
         seat = _seat(path, expect.get("players"), label, label, eng.n)
         for k, v in (values or {}).items():
+            if k not in eng.player_var_names:
+                raise _bad(path, values, k, f"no player variable `{k}`", hint=did_you_mean(str(k), eng.player_var_names))
             have = plain(st.player_vars[seat].get(k, "<no such variable>"))
             if have != plain(_want(eng, path, v, values, k)):
                 out.append(f"{label}.{k}: expected {v}, found {have}")
     for name, values in (expect.get("cards") or {}).items():
         cards = [c for c in eng.cards if c.name == str(name)]
+        if not cards:
+            raise _bad(path, expect.get("cards"), name, f"no card is named `{name}`", hint=did_you_mean(str(name), names))
         for k, v in (values or {}).items():
+            if k not in eng.card_var_names:
+                raise _bad(path, values, k, f"no card variable `{k}`", hint=did_you_mean(str(k), eng.card_var_names))
             have = plain(st.card_vars[cards[0].id].get(k)) if cards else None
             if have != plain(_want(eng, path, v, values, k)):
                 out.append(f"{name}.{k}: expected {v}, found {have}")
     for k, v in (expect.get("globals") or {}).items():
+        if k not in st.globals:
+            raise _bad(path, expect.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))
         have = plain(st.globals.get(k))
         if have != plain(_want(eng, path, v, expect.get("globals"), k)):
             out.append(f"{k}: expected {v}, found {have}")
@@ -535,8 +601,8 @@ def collect(paths) -> list:
     for p in paths:
         if os.path.isdir(p):
             for root, _, names in os.walk(p):
-                files += [os.path.join(root, n) for n in names if n.endswith((".yaml", ".yml"))]
-        elif os.path.isfile(p):
+                files += [found_in(p, os.path.join(root, n)) for n in names if n.endswith((".yaml", ".yml"))]
+        elif os.path.lexists(p):   # a special file is refused, with its reason, when it is read
             files.append(p)
         else:
             raise CglError(Diagnostic("E002", f"no such file or folder: `{p}`"))

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from typing import Optional
 
 import attrs
@@ -27,6 +26,7 @@ from .agents import agent_spec
 from .ast import Span
 from .diagnostics import CglError, Diagnostic, remember_source
 from .game import Game
+from .files import check_file, indirect_ruleset
 from .loader import load, packaged_rulesets, ruleset_files, ruleset_hash
 from .protocol import AnswerError
 from .saves import _hashes, fingerprint
@@ -102,20 +102,7 @@ def _bad(path: str, message: str, line: int = 0, col: int = 0, width: int = 1, h
 def _read_bytes(path: str) -> bytes:
     """The bytes of a log; a special file (a FIFO, a device, a folder) or one too big is refused
     before it is opened, so that reading it can neither hang nor fill the memory."""
-    # TODO(files.py): route through the shared loading layer (interpreter/files.py) at merge
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise _bad(path, f"cannot find the log `{path}`") from None
-    except OSError as e:
-        raise _bad(path, f"cannot read the log `{path}`: {e.strerror or e.__class__.__name__}") from None
-    if not stat.S_ISREG(st.st_mode):
-        what = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode)
-                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
-        raise _bad(path, f"`{path}` is {what}, not a log file", hint=_MADE)
-    if st.st_size > MAX_BYTES:
-        raise _bad(path, f"the log is {st.st_size:,} bytes; cgl reads logs of up to {MAX_BYTES:,} bytes",
-                   hint="is this a log? " + _MADE)
+    check_file(path, "log", None, MAX_BYTES)   # the one loading layer's checks, from os.stat
     try:
         with open(path, "rb") as f:
             return f.read(MAX_BYTES + 1)
@@ -334,13 +321,15 @@ def ruleset_of(log: Log) -> str:
     """The ruleset file of a log: where it was, else a shipped ruleset by its name (it moves
     with the package), else the name as given; its content hash says whether it is the same."""
     h = log.header.value
-    if os.path.isfile(h["ruleset_path"]):
-        return h["ruleset_path"]
+    at = Span(log.path, log.header.number, _col(log.header.text, "ruleset_path"), log.header.number,
+              _col(log.header.text, "ruleset_path") + 1)
+    if os.path.isfile(h["ruleset_path"]):   # a log is not the user's file: never parse (and quote) a non-ruleset
+        return indirect_ruleset(h["ruleset_path"], "ruleset of this log", at)
     shipped = packaged_rulesets()
     if h["ruleset"] in shipped:
         return shipped[h["ruleset"]]
     if os.path.isfile(h["ruleset"]):
-        return h["ruleset"]
+        return indirect_ruleset(h["ruleset"], "ruleset of this log", at)
     raise _bad(log.path, f"the ruleset of this log is gone: `{h['ruleset_path']}` does not exist",
                log.header.number, _col(log.header.text, "ruleset_path"), kind=NotReproduced,
                hint="put the ruleset back where it was, then replay")

@@ -160,7 +160,7 @@ def test_a_file_that_is_no_log_text_gets_exit_2(tmp_path, kind):
     r = cli("replay", p)
     assert r.exit_code == 2, r.output
     assert {"binary": "x.jsonl:2:1: E002 the log holds a NUL byte", "not UTF-8": "x.jsonl:2:11: E002 the log is not UTF-8",
-            "empty": "the log is empty", "a folder": "is a folder, not a log file"}[kind] in r.output
+            "empty": "the log is empty", "a folder": "is a folder, not a file"}[kind] in r.output
 
 
 @pytest.mark.one_engine
@@ -169,7 +169,7 @@ def test_replaying_a_fifo_is_refused_at_once(tmp_path):
     os.mkfifo(fifo)
     out = subprocess.run([sys.executable, "-m", "cgl.cli.main", "replay", str(fifo)], capture_output=True, text=True,
                          timeout=60)
-    assert out.returncode == 2 and "is a FIFO (named pipe), not a log file" in out.stderr, out.stderr
+    assert out.returncode == 2 and "is not a regular file (a FIFO, device or socket)" in out.stderr, out.stderr
 
 
 @pytest.mark.one_engine
@@ -346,4 +346,16 @@ def test_a_log_bigger_than_the_limit_is_refused_before_it_is_read(good_log, monk
     path, _ = good_log
     monkeypatch.setattr(logs, "MAX_BYTES", 1000)
     r = cli("replay", path)
-    assert r.exit_code == 2 and "cgl reads logs of up to 1,000 bytes" in r.output, r.output
+    assert r.exit_code == 2 and "more than the limit of 1,000" in r.output, r.output
+
+
+@pytest.mark.one_engine
+@pytest.mark.parametrize("target", ["/etc/passwd", "/proc/self/environ"])
+def test_a_log_header_cannot_make_cgl_read_and_quote_another_file(good_log, tmp_path, target):
+    """A log is not the user's own file: the ruleset its header names must be a .cgl file,
+    so that an edited header cannot have cgl parse a secret and quote its first line."""
+    path, lines = good_log
+    header = dict(lines[0], ruleset_path=target, ruleset="nope")
+    r = cli("replay", _write(tmp_path, [header] + lines[1:]))
+    assert r.exit_code in (1, 2) and "E002" in r.output and "is not a `.cgl` file" in r.output, r.output
+    assert "root:" not in r.output and "PATH=" not in r.output

@@ -24,7 +24,7 @@ end or to the game's end, and checks the outcome. See docs/scenarios.md.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Optional
 
 import attrs
 
@@ -33,6 +33,7 @@ from .diagnostics import CglError, Diagnostic, did_you_mean
 from .engine import AnswerError, Decision
 from .game import Game
 from .loader import MarkedDict, load, read_yaml, resolve
+from .protocol import DEFAULT_MAX_STEPS
 from .state import plain
 
 KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "until", "script", "dice",
@@ -398,7 +399,8 @@ def _answer_for(d: Decision, want, path) -> Any:
     return sorted(picked)
 
 
-def run(path: str, item: MarkedDict, check_invariants: bool = True) -> Outcome:
+def run(path: str, item: MarkedDict, check_invariants: bool = True,
+        max_steps: Optional[int] = DEFAULT_MAX_STEPS) -> Outcome:
     name = str(item.get("scenario"))
     base = os.path.dirname(path)
     rs_ref = str(item.get("ruleset", ""))
@@ -406,7 +408,7 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True) -> Outcome:
     rs_path = candidate if os.path.isfile(candidate) else rs_ref
     options = {str(k): (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (item.get("options") or {}).items()}
     rs = load(resolve(rs_path), options)
-    game = Game(rs, item.get("players"), int(item.get("seed") or 0), check_invariants)
+    game = Game(rs, item.get("players"), int(item.get("seed") or 0), check_invariants, max_steps=max_steps)
     eng = game.engine
     eng.forced_dice = list(item.get("dice") or [])
     eng.forced_random = [str(x) for x in (item.get("random") or [])]
@@ -462,7 +464,7 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
     names = [c.name for c in eng.cards]
     for label, want in (expect.get("zones") or {}).items():
         key = _zone_key(eng, path, expect.get("zones"), label)
-        have = [names[i] for i in reversed(st.zones[key])]
+        have = [names[i] for i in reversed(st.zones.get(key, ()))]
         if isinstance(want, list):
             if have != [str(w) for w in want]:
                 out.append(f"zone {label}: expected {want}, found {have}")

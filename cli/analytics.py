@@ -6,6 +6,7 @@ Exit codes as for every cgl command: 0 ok, 1 some simulated game stopped with an
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import random
@@ -19,6 +20,7 @@ from cgl.interpreter import simulate as sim
 from cgl.interpreter.diagnostics import CglError, did_you_mean, render_all, use_colour
 from cgl.interpreter.game import Game
 from cgl.interpreter.loader import load, resolve
+from cgl.interpreter.protocol import DEFAULT_MAX_STEPS
 
 from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent, check_skill
 
@@ -187,8 +189,11 @@ def _common(f):
 @click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write one row per game to this CSV file.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False),
               help='Write a self-contained HTML report with plots (needs pip install "cgl[plot]").')
+@click.option("--max-steps", "max_steps", type=click.IntRange(min=1), default=DEFAULT_MAX_STEPS, show_default=True,
+              help="Each game's budget of steps (statements run and turns played): past it the game stops "
+                   "with E011.")
 def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, workers, score, direction, as_json,
-             dask, csv_path, report_path):
+             dask, csv_path, report_path, max_steps):
     """Play N bot games of RULESET and report what happened.
 
     Win rates by seat (with 95% intervals and a test of the first-seat advantage), game
@@ -207,6 +212,7 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
     if seed is None:
         seed = random.SystemRandom().randrange(1, 10**6)
     rs, spec = _prepare(ruleset, opts, players, agent, agents_csv, seed, score, skill, direction)
+    spec = dataclasses.replace(spec, max_steps=max_steps)
     if report_path:
         from cgl.interpreter import report
         try:

@@ -19,6 +19,7 @@ from cgl.interpreter.diagnostics import CglError, Diagnostic, render_all, use_co
 from cgl.interpreter.engine import AnswerError
 from cgl.interpreter.game import Game, make_agent, needs_worlds
 from cgl.interpreter.loader import load, packaged_rulesets, resolve
+from cgl.interpreter.protocol import DEFAULT_MAX_STEPS
 
 from . import table as T
 from .human import HumanAgent, Interrupted, QuitGame
@@ -165,9 +166,12 @@ _FIXED_BY_SAVE = {"players": "--players", "seed": "--seed", "options": "--option
                    "the ruleset (RULESET may be left out), players, seed, options, decks and bots.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the result.")
 @click.option("--check/--no-check", default=False, help="Check invariants while playing (slower).")
+@click.option("--max-steps", "max_steps", type=click.IntRange(min=1), default=DEFAULT_MAX_STEPS, show_default=True,
+              help="The game's budget of steps (statements run and turns played): past it the game stops "
+                   "with E011.")
 @click.pass_context
 def run(ctx, ruleset, players, seed, options, humans, agent, agent_list, deck_files, log_path, save_path,
-        resume_path, quiet, check):
+        resume_path, quiet, check, max_steps):
     """Play one game of RULESET (a .cgl file, or the name of a shipped ruleset).
 
     Bots play every seat not given to --human. The play-by-play shows everything
@@ -179,13 +183,13 @@ def run(ctx, ruleset, players, seed, options, humans, agent, agent_list, deck_fi
       cgl run --resume game.json
     """
     if resume_path:
-        table = _resumed_table(ctx, resume_path, ruleset, humans, check)
+        table = _resumed_table(ctx, resume_path, ruleset, humans, check, max_steps)
     elif ruleset is None:
         raise click.UsageError("Missing argument 'RULESET' (a .cgl file or a shipped ruleset's name), "
                                "or --resume FILE to go on with a saved game.")
     else:
         table = _new_table(ruleset, players, seed, _parse_options(options), humans, agent, agent_list,
-                           _parse_decks(deck_files), check)
+                           _parse_decks(deck_files), check, max_steps)
     if save_path and not table.humans:
         raise click.BadParameter("a game is saved when you quit at your prompt: play a seat with --human SEAT",
                                  param_hint="--save")
@@ -206,23 +210,25 @@ def _agents(specs: list, humans, seed: int) -> list:
     return [HumanAgent(i) if (i + 1) in humans else make_agent(specs[i], i, seed) for i in range(n)]
 
 
-def _new_table(ruleset, players, seed, opts, humans, agent, agent_list, decks, check) -> _Table:
+def _new_table(ruleset, players, seed, opts, humans, agent, agent_list, decks, check,
+               max_steps=DEFAULT_MAX_STEPS) -> _Table:
     rs = _load(ruleset, opts)
     hidden = seed is None and bool(humans)
     if seed is None:
         # with a person at the table, from a range too big to find by trying seeds against one's hand
         seed = random.SystemRandom().randrange(1, 2**63 if humans else 10**6)
     try:
-        game = Game(rs, players, seed, check_invariants=check, decks=decks)
+        game = Game(rs, players, seed, check_invariants=check, decks=decks, max_steps=max_steps)
     except CglError as e:
         _report(e, EXIT_USAGE)
     specs = agent_specs(agent, agent_list, game.players, "greedy")
     if needs_worlds([s for i, s in enumerate(specs) if i + 1 not in humans]):
-        game = Game(rs, players, seed, check_invariants=check, decks=decks, forkable=True)   # search bots fork it
+        game = Game(rs, players, seed, check_invariants=check, decks=decks, forkable=True,   # search bots fork it
+                    max_steps=max_steps)
     return _Table(ruleset, opts, specs, tuple(humans), game, _agents(specs, humans, seed), seed_hidden=hidden)
 
 
-def _resumed_table(ctx, path, ruleset, humans, check) -> _Table:
+def _resumed_table(ctx, path, ruleset, humans, check, max_steps=DEFAULT_MAX_STEPS) -> _Table:
     """The table of a saved game, waiting at the decision where it stopped."""
     given = [flag for name, flag in _FIXED_BY_SAVE.items()
              if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
@@ -235,7 +241,7 @@ def _resumed_table(ctx, path, ruleset, humans, check) -> _Table:
                 os.path.realpath(saves.ruleset_of(data, path)):
             raise click.UsageError(f"`{path}` is a game of {data['ruleset']}, not of {ruleset}: "
                                    "leave RULESET out with --resume")
-        game = saves.resume(data, path, check)
+        game = saves.resume(data, path, check, max_steps)
         humans = tuple(humans or data["humans"])
         agents = _agents(data["agents"], humans, data["seed"])
         saves.restore_agents(agents, data, humans, path)
@@ -420,7 +426,9 @@ def replay(log_file):
 @click.option("-k", "pattern", help="Run only scenarios whose name contains this text.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), metavar="N",
               help="Run N scenario files at once, in N processes (default: the number of cores; 1: in this process).")
-def test_cmd(paths, verbose, pattern, jobs):
+@click.option("--max-steps", "max_steps", type=click.IntRange(min=1), default=DEFAULT_MAX_STEPS, show_default=True,
+              help="Each scenario game's budget of steps (statements run and turns played).")
+def test_cmd(paths, verbose, pattern, jobs, max_steps):
     """Run the scenario files (YAML) under PATHS. Exit 1 if any fails.
 
     Failures are printed as they happen; the summary at the end lists them in file order.
@@ -466,7 +474,7 @@ def test_cmd(paths, verbose, pattern, jobs):
                     click.echo("\n".join("      | " + t for t in r["transcript"]))
         progress()
 
-    for i, results in scenario.run_many(files, pattern, jobs):
+    for i, results in scenario.run_many(files, pattern, jobs, max_steps):
         show(i, results)
     progress(clear=True)
     total = sum(map(len, failed.values()))

@@ -16,6 +16,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from .protocol import DEFAULT_MAX_STEPS
+
 SEED_SPACE = 1_000_000_000   # game seeds are 0 .. 999 999 999
 DIRECTIONS = ("high", "low")  # which scores are better, for the leader of the score variable
 
@@ -36,6 +38,7 @@ class BatchSpec:
     score: Optional[str] = None  # the player variable whose leader is tracked (lead changes)
     rotate: bool = False         # turn the lineup one seat per game: agents[0] sits at seat (i - 1) mod players
     score_direction: str = "high"   # "low": the lowest score leads
+    max_steps: int = DEFAULT_MAX_STEPS   # each game's budget of steps
 
     @staticmethod
     def make(ruleset: str, options: Optional[dict], players: int, agents: Sequence[str], seed: int,
@@ -91,4 +94,5 @@ def rerun_command(label: str, spec: BatchSpec, seed="<seed>", index: Optional[in
     agents = seat_agents(spec, index) if index is not None else tuple(spec.agents[:spec.players])
     who = f"--agent {agents[0]}" if len(set(agents)) == 1 else f"--agents {','.join(agents)}"
     opts = "".join(f" -o {k}={v}" for k, v in spec.options)
-    return f"cgl run {label} --players {spec.players} {who}{opts} --seed {seed}"
+    steps = f" --max-steps {spec.max_steps}" if spec.max_steps != DEFAULT_MAX_STEPS else ""
+    return f"cgl run {label} --players {spec.players} {who}{opts}{steps} --seed {seed}"

@@ -14,6 +14,7 @@ from cgl.grammar import parser
 
 from . import ast as A
 from .diagnostics import CglError, Diagnostic, did_you_mean, remember_source
+from .protocol import MAX_DEPTH, MAX_NESTING, MAX_NUMBER
 
 
 def _span(path, meta) -> A.Span:
@@ -102,7 +103,7 @@ class _Build(Transformer):
         except UnexpectedInput:
             raise CglError(Diagnostic("E001", f"bad expression `{{{src}}}` inside a text",
                                       A.Span(self.path, line, col, line, col + len(src)))) from None
-        node = _transform(_Build(self.path, src), tree)
+        node = _transform(_Build(self.path, src), tree, (line - 1, col - 1))
         return _shift(node, self.path, line, col - 1)
 
     # ------------------------------------------------------------ expressions
@@ -962,6 +963,7 @@ def _syntax_error(text: str, path: str, e: UnexpectedInput) -> CglError:
 def parse(text: str, path: str = "<string>") -> A.Module:
     """Parse a whole CGL file, raising :class:`CglError` with a readable diagnostic."""
     remember_source(path, text)
+    _check_nesting(text, path)
     try:
         tree = parser().parse(text, start="start")
     except UnexpectedInput as e:
@@ -969,8 +971,86 @@ def parse(text: str, path: str = "<string>") -> A.Module:
     return _transform(_Build(path, text), tree)
 
 
-def _transform(builder, tree):
+def _check_nesting(text: str, path: str) -> None:
+    """No more than MAX_NESTING blocks and brackets open at once (outside texts and comments):
+    the parser, the checks and both engines then never run out of Python's stack. A linear
+    scan before Lark sees the text, so a file nested 10,000 deep is refused at once."""
+    if text.count("{") + text.count("(") + text.count("[") <= MAX_NESTING:
+        return
+    depth = 0
+    line, col = 1, 0
+    in_str = in_comment = False
+    escaped = False
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+            in_comment = False
+            continue
+        if in_comment:
+            continue
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == "#":
+            in_comment = True
+        elif ch == '"':
+            in_str = True
+        elif ch in "{([":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise CglError(Diagnostic(
+                    "E017", f"blocks and brackets nested more than {MAX_NESTING} deep", A.Span(path, line, col, line, col + 1),
+                    hint="move the inner part into a `procedure` or a `def` of its own"))
+        elif ch in "})]" and depth:
+            depth -= 1
+
+
+def _check_tree(tree, path: str, shift=(0, 0)) -> None:
+    """Lark's tree within MAX_DEPTH levels (a chain of thousands of `+` is as deep as it is
+    long), and every number written in it within MAX_NUMBER; iteratively, before the
+    (recursive) transformer and everything after it walks the tree. `shift`: (lines, columns)
+    to add to the positions of an expression parsed from inside a text."""
+    def span(tok) -> A.Span:
+        line = tok.line + shift[0]
+        col = tok.column + (shift[1] if tok.line == 1 else 0)
+        return A.Span(path, line, col, line, col + len(tok))
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Token):
+            if node.type in ("INT", "DICE"):
+                digits = str(node).split("d")[-1] if node.type == "DICE" else str(node)
+                if len(digits.lstrip("0")) > 19 or (digits and int(digits) > MAX_NUMBER):
+                    shown = node if len(node) <= 24 else f"{node[:10]}…{node[-6:]} ({len(node)} characters)"
+                    raise CglError(Diagnostic("E017", f"the number `{shown}` is larger than {MAX_NUMBER:,}",
+                                              span(node), hint="numbers in the rules are at most 10^18"))
+            continue
+        if depth > MAX_DEPTH:
+            meta = node.meta
+            where = None
+            if not getattr(meta, "empty", True):
+                line = meta.line + shift[0]
+                col = meta.column + (shift[1] if meta.line == 1 else 0)
+                where = A.Span(path, line, col, line, col + 1)
+            raise CglError(Diagnostic("E017", f"the rules nest more than {MAX_DEPTH} levels deep here (a block "
+                                      "inside a block is about two levels, each operator of a chain like "
+                                      "`1 + 1 + … + 1` one)", where,
+                                      hint="split it: compute parts with `let` or a `def`, or move inner blocks "
+                                           "into a `procedure`"))
+        for child in node.children:
+            if child is not None:
+                stack.append((child, depth + 1))
+
+
+def _transform(builder, tree, shift=(0, 0)):
     """Run the transformer, letting our own diagnostics through Lark's wrapper."""
+    _check_tree(tree, builder.path, shift)
     try:
         return builder.transform(tree)
     except VisitError as e:
@@ -982,6 +1062,7 @@ def _transform(builder, tree):
 def parse_expr(text: str, path: str = "<expr>") -> A.Expr:
     """Parse a lone expression (used by scenarios and the REPL-like helpers)."""
     remember_source(path, text)
+    _check_nesting(text, path)
     try:
         tree = parser().parse(text, start="expr")
     except UnexpectedInput as e:

@@ -85,8 +85,10 @@ _CODES = [
          'say "{24 / (turn_no - 1)}"',
          'if turn_no > 1 { say "{24 / (turn_no - 1)}" }'),
     Code("E011", "error", "rules that run away",
-         "A chain of triggers, a `while` loop, a match or a round that never ends. The message "
-         "names the chain.",
+         "A chain of triggers, a `while` loop, a match or a round that never ends, or a game that "
+         "used up its budget of steps (statements run and turns played: 200,000 unless `--max-steps` "
+         "says otherwise). The position is the trigger, loop, round, match or statement where it ran "
+         "away; a chain's message names the chain.",
          'on ping as echo { emit ping() }',
          'on ping if count(stock) > 0 as echo { draw 1  emit ping() }'),
     Code("E012", "error", "invariant broken",
@@ -116,6 +118,14 @@ _CODES = [
          "for a `check` rule; the message is the rule's own.",
          '# kozyablo deck list\ncards:\n  - {name: Pozorny Archer, copies: 4}',
          '# kozyablo deck list\ncards:\n  - {name: Pozorny Archer, copies: 3}'),
+    Code("E017", "error", "beyond a limit",
+         "The rules are bigger than cgl allows, so that no ruleset can hang it or exhaust its memory: "
+         "blocks and brackets nested more than 64 deep, rules more than 200 levels deep (a block is "
+         "about two levels, each operator of a chain like `1 + 1 + … + 1` one), a number larger than 10^18 (written, or computed while a game is "
+         "played), a roll of more than 1,000 dice or a list of more than 100,000 items. The position is where the limit was passed. (A game that runs too long is "
+         "E011.) The limits are listed in docs/language.md, \"Limits\".",
+         'repeat 40 { set x = x * x }',
+         'repeat 40 { set x = min([x * 2, 1000000]) }'),
     Code("W101", "warning", "unused definition",
          "A definition (def, table, pattern, procedure, variable, zone, option, enum) that nothing "
          "refers to. Remove it, or use it.",

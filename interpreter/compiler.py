@@ -19,7 +19,7 @@ import operator
 from . import builtins as B
 from .resolver import call_meaning, facts, name_meaning
 from .state import Group, Player, ZoneRef
-from .values import _add, _arith, _attr, _eq, _hashable, _in, _kind, _num, _order, _show
+from .values import _add, _arith, _dice, _attr, _eq, _hashable, _in, _kind, _num, _order, _show
 
 
 class Env:
@@ -94,12 +94,7 @@ class Compiler:
         return text
 
     def c_Dice(self, e):
-        n, sides = e.count, e.sides
-
-        def dice(eng, env):
-            roll = eng.roll
-            return sum(roll(sides) for _ in range(n))
-        return dice
+        return lambda eng, env: _dice(eng, e)
 
     def c_Name(self, e):
         name = e.id

@@ -20,7 +20,8 @@ from .diagnostics import CglError, Diagnostic, error
 from .patterns import solve_all
 from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, plain
 from .protocol import AnswerError, Decision  # noqa: F401 (the decision API, re-exported)
-from .protocol import MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_TURNS, ActionChoice, _EndScope, _GameOver, _TrialMoved
+from .protocol import (DEFAULT_MAX_STEPS, MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_TURNS, ActionChoice, _EndScope, _GameOver,
+                       _TrialMoved)
 from .continuous import ContinuousRules
 from .forks import Forks
 from .statements import Statements
@@ -41,7 +42,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
     statements.py, who plays next in turn_order.py, the continuous rules and state checks
     in continuous.py, snapshots, clones and what each seat knows in forks.py.)"""
 
-    def __init__(self, rs, players: int, seed: int, check_invariants: bool = False):
+    def __init__(self, rs, players: int, seed: int, check_invariants: bool = False,
+                 max_steps: Optional[int] = DEFAULT_MAX_STEPS):
         self.rs = rs
         self.n = players
         self.seed = seed
@@ -77,7 +79,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         self.last_seen: dict = {}
         self._views: dict = {}
         self.quiet_moves = 0          # inside a bulk `move`: cards are logged as one line
-        self.max_steps: Optional[int] = None   # a budget of statements (None: no limit)
+        # the game's budget of steps: statements run and turns played (None: no limit)
+        self.max_steps: Optional[int] = max_steps
         self.decks: dict = {}                  # seat -> DeckList, when the ruleset has a `deck` block
         self.decl_order = facts.decl_order
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
@@ -157,6 +160,27 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
 
     def fail(self, node, message, code="E010", hint=None):
         return CglError(Diagnostic(code, message, node.span if node is not None else None, hint=hint))
+
+    def out_of_steps(self, node):
+        """The error of a game that used up its budget of steps at `node` (a statement, or the
+        `turn` block when a turn was to begin): the same in both engines."""
+        return self.fail(node, f"the game ran {self.max_steps} steps (statements and turns) without ending",
+                         code="E011", hint="if the game really is this long, raise the budget: `--max-steps N` "
+                                           "(`Game(..., max_steps=N)`); otherwise find the loop that does not end")
+
+    def runaway(self):
+        """The error of a chain of triggers nested too deep: at the trigger (or reaction) that
+        fired last, naming the chain."""
+        chain = " -> ".join(self.event_chain[-12:])
+        span = None
+        if self.event_chain:
+            last = self.event_chain[-1]
+            for d in (*self.rs.triggers, *self.rs.reactions):
+                if d.name == last:
+                    span = d.span
+                    break
+        return CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",
+                                   span, hint="give one of these triggers a condition that stops it"))
 
     # ------------------------------------------------------------ logging
     def log(self, kind: str, text: str, visible_to=None, **data):
@@ -445,7 +469,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
     def run(self, s, env):
         self.state.steps += 1
         if self.max_steps is not None and self.state.steps > self.max_steps:
-            raise self.fail(s, f"the game ran {self.max_steps} statements without ending", code="E011")
+            raise self.out_of_steps(s)
         try:
             yield from _EXEC[type(s)](self, s, env)
         except (CglError, _EndScope, _GameOver, GeneratorExit):
@@ -478,9 +502,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
     def event_run(self, ev: Event, hit):
         triggers, reactions = hit
         if len(self.event_chain) >= MAX_EVENT_DEPTH:
-            chain = " -> ".join(self.event_chain[-12:])
-            raise CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",
-                                      None, hint="give one of these triggers a condition that stops it"))
+            raise self.runaway()
         env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
         env.vars.update(ev.fields)
         for tr in triggers:
@@ -659,7 +681,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                     while rounds is None or n < rounds:
                         n += 1
                         if n > MAX_ROUNDS:
-                            raise error("E011", f"the match ran {MAX_ROUNDS} rounds without ending")
+                            raise self.fail(rs.match, f"the match ran {MAX_ROUNDS} rounds without ending",
+                                            code="E011", hint="give the match an end: `rounds …` or `end game`")
                         yield from self.play_round(root)
             except _EndScope as e:
                 if e.scope != "game":
@@ -757,6 +780,17 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         finally:
             st.in_turns = False
 
+    def _turn_begins(self, played: int):
+        """Turn `played` of a round begins: within MAX_TURNS, and a step of the game's budget
+        (a turn with nothing in it, too)."""
+        rs, st = self.rs, self.state
+        if played > MAX_TURNS:
+            raise self.fail(rs.round, f"a round ran {MAX_TURNS} turns without ending", code="E011",
+                            hint="give the round an end: `until …` or `end round`")
+        st.steps += 1
+        if self.max_steps is not None and st.steps > self.max_steps:
+            raise self.out_of_steps(rs.turn or rs.round)
+
     def _turns(self, root, first: int, max_turns, why: str = "first"):
         rs, st = self.rs, self.state
         until = rs.round.until if rs.round else None
@@ -783,9 +817,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             if max_turns is not None and played >= max_turns:
                 raise _EndScope("game")
             played += 1
-            if played > MAX_TURNS:
-                raise error("E011", f"a round ran {MAX_TURNS} turns without ending",
-                            hint="give the round an end: `until …` or `end round`")
+            self._turn_begins(played)
             if why == "extra":
                 self._take_extra_turn()
             else:

@@ -20,6 +20,7 @@ import attrs
 from .diagnostics import CglError, Diagnostic
 from .engine import AnswerError, Decision, Engine  # noqa: F401 (Engine: re-exported)
 from .codegen import make_engine
+from .protocol import DEFAULT_MAX_STEPS
 from .state import plain
 from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent, needs_worlds  # noqa: F401
 
@@ -49,7 +50,10 @@ class Game:
     """One game of a ruleset, driven one decision at a time."""
 
     def __init__(self, ruleset, players: Optional[int] = None, seed: int = 0, check_invariants: bool = False,
-                 decks: Optional[dict] = None, record: bool = True, forkable: bool = False):
+                 decks: Optional[dict] = None, record: bool = True, forkable: bool = False,
+                 max_steps: Optional[int] = DEFAULT_MAX_STEPS):
+        """`max_steps`: the game's budget of steps (statements run and turns played; see
+        docs/language.md, "Limits"); past it the game stops with E011. None: no limit."""
         g = ruleset.game
         if players is None:
             players = g.min_players
@@ -59,7 +63,10 @@ class Game:
             raise CglError(Diagnostic("E014", f"{g.title} is for {rng} players, not {players}", span))
         self.ruleset = ruleset
         self.seed = seed
-        self.engine = make_engine(ruleset, players, seed, check_invariants)
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+            raise CglError(Diagnostic("E007", f"the budget of steps must be a whole number of at least 1, "
+                                      f"not {max_steps!r}"))
+        self.engine = make_engine(ruleset, players, seed, check_invariants, max_steps)
         # record=False keeps no transcript (simulations): the same game, an empty log
         self.engine.record = record
         self.decks = dict(decks or {})       # seat (0-based) -> deck list file
@@ -152,7 +159,7 @@ class Game:
         snap = self._snap
         if snap is None or self._start_args != (None, None, False, None):
             twin = Game(self.ruleset, self.players, self.seed, self.engine.check, self.decks, self.engine.record,
-                        forkable=forkable)
+                        forkable=forkable, max_steps=self.engine.max_steps)
             twin.start(*self._start_args)
             for a in self.answers:
                 twin.answer(a)
@@ -231,15 +238,18 @@ class Game:
 
 
 def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, check_invariants: bool = False,
-         max_decisions: int = 1_000_000, listener=None, decks: Optional[dict] = None, record: bool = True) -> Game:
+         max_decisions: int = 1_000_000, listener=None, decks: Optional[dict] = None, record: bool = True,
+         max_steps: Optional[int] = DEFAULT_MAX_STEPS) -> Game:
     """Play a whole game. `agents` is a list (one per seat) of agents or agent names;
-    `record=False` keeps no transcript (the game is the same; its log stays empty)."""
+    `record=False` keeps no transcript (the game is the same; its log stays empty);
+    `max_steps` is the game's budget of steps (see `Game`)."""
     n = ruleset.game.min_players if players is None else players
     if agents is None:
         agents = ["random"] * n
     elif len(agents) < n:
         agents = list(agents) + [agents[-1]] * (n - len(agents))
-    game = Game(ruleset, players, seed, check_invariants, decks, record, forkable=needs_worlds(agents))
+    game = Game(ruleset, players, seed, check_invariants, decks, record, forkable=needs_worlds(agents),
+                max_steps=max_steps)
     made = [make_agent(a, i, seed) if isinstance(a, str) else a for i, a in enumerate(agents)]
     if listener is not None:
         game.engine.listeners.append(listener)

@@ -14,6 +14,16 @@ MAX_LOOP = 10_000         # iterations of one `while` / `repeat`
 MAX_SETTLE = 1_000        # state checks run while the game settles once, before they count as runaway
 MAX_TURNS = 100_000       # turns in one round
 MAX_ROUNDS = 10_000
+# Limits a ruleset cannot blow (docs/language.md, "Limits"): a game's whole budget of steps
+# (each statement run and each turn played is one; every event is raised by one of them),
+# and the sizes of what the rules may build. Each is one number, read by both engines and
+# by the parser.
+DEFAULT_MAX_STEPS = 200_000     # steps in one game, unless `max_steps` says otherwise
+MAX_NESTING = 64          # blocks and brackets open at once in a ruleset file
+MAX_DEPTH = 200           # levels of the parse tree (a block is about two, each operator of a chain one)
+MAX_NUMBER = 10 ** 18     # the largest magnitude of a number, written or computed
+MAX_DICE = 1_000          # dice in one roll (`1000d6`)
+MAX_LIST = 100_000        # items in a list a variable holds
 
 
 # ---------------------------------------------------------------- control flow

@@ -19,7 +19,7 @@ from .diagnostics import CglError, Diagnostic, remember_source
 from .files import YAML_SUFFIXES, indirect_ruleset, read_text
 from .game import Game
 from .loader import content_hash, load, packaged_rulesets, ruleset_files, ruleset_hash
-from .protocol import AnswerError
+from .protocol import DEFAULT_MAX_STEPS, AnswerError
 
 FORMAT, VERSION = "cgl-save", 1
 
@@ -156,7 +156,7 @@ def ruleset_of(data: dict, path: str) -> str:
                hint="put the ruleset back where it was, then resume")
 
 
-def resume(data: dict, path: str, check_invariants: bool = False) -> Game:
+def resume(data: dict, path: str, check_invariants: bool = False, max_steps: Optional[int] = DEFAULT_MAX_STEPS) -> Game:
     """The game of a save (read by :func:`read_save`), made again and fed its answers: it waits
     at the decision it was saved at (`game.pending`). A CglError (E002) when the ruleset is
     gone, when it or a deck list changed since, or when an answer does not fit."""
@@ -165,7 +165,8 @@ def resume(data: dict, path: str, check_invariants: bool = False) -> Game:
     _refuse_changes(rs, _hashes(rs, ruleset_files(rs)), data, path, ruleset_hash(rs) != data["ruleset_sha256"])
     bots = [spec for seat, spec in enumerate(data["agents"], 1) if seat not in data["humans"]]
     game = Game(rs, data["players"], data["seed"], check_invariants,
-                {int(seat) - 1: deck for seat, deck in data["decks"].items()}, forkable=needs_worlds(bots))
+                {int(seat) - 1: deck for seat, deck in data["decks"].items()}, forkable=needs_worlds(bots),
+                max_steps=max_steps)
     _refuse_changes(rs, fingerprint(game)["files"], data, path)
     d = game.start()
     answers = data["answers"]

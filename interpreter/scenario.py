@@ -35,6 +35,7 @@ from .engine import AnswerError, Decision
 from .game import Game
 from .files import MarkedList, found_in, indirect_ruleset, inside, project_roots
 from .loader import MarkedDict, load, packaged_rulesets, read_yaml
+from .protocol import DEFAULT_MAX_STEPS
 from .state import plain
 
 KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "until", "script", "dice",
@@ -454,7 +455,7 @@ def _answer_for(d: Decision, want, path) -> Any:
 
 
 def run(path: str, item: MarkedDict, check_invariants: bool = True,
-        loader: Optional[Callable] = None) -> Outcome:
+        loader: Optional[Callable] = None, max_steps: Optional[int] = DEFAULT_MAX_STEPS) -> Outcome:
     """Play one scenario of the file `path`. `loader` loads its ruleset (`load`, or a cached load)."""
     name = str(item.get("scenario"))
     options = {str(k): (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in (item.get("options") or {}).items()}
@@ -467,7 +468,7 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True,
         if at is None:
             raise
         raise CglError(Diagnostic(d.code, d.message, given.span(path, at), hint=d.hint)) from None
-    game = Game(rs, item.get("players"), int(item.get("seed") or 0), check_invariants)
+    game = Game(rs, item.get("players"), int(item.get("seed") or 0), check_invariants, max_steps=max_steps)
     eng = game.engine
     eng.forced_dice = list(item.get("dice") or [])
     eng.forced_random = [str(x) for x in (item.get("random") or [])]
@@ -621,7 +622,8 @@ def load_cached(path: str, options: dict):
     return _load_once(path, tuple(sorted(options.items())))
 
 
-def run_file(path: str, pattern: Optional[str] = None, check_invariants: bool = True) -> list[dict]:
+def run_file(path: str, pattern: Optional[str] = None, check_invariants: bool = True,
+             max_steps: Optional[int] = DEFAULT_MAX_STEPS) -> list[dict]:
     """Run the scenarios of one file (those whose name contains `pattern`) and say how each went,
     in plain values (a worker process of `cgl test -j N` sends them back): a list of
     {"name", "path", "passed", "report", "transcript", "diagnostics"}; "diagnostics" is the
@@ -639,7 +641,7 @@ def run_file(path: str, pattern: Optional[str] = None, check_invariants: bool = 
         if pattern and pattern not in name:
             continue
         try:
-            o = run(path, item, check_invariants, loader=load_cached)
+            o = run(path, item, check_invariants, loader=load_cached, max_steps=max_steps)
         except CglError as e:
             out.append(broken(name, e))
             continue
@@ -669,28 +671,28 @@ def _shares(files: list, jobs: int) -> list:
     return [sorted(o) for o in out if o]
 
 
-def _worker(files, indices, pattern, queue):
+def _worker(files, indices, pattern, queue, max_steps):
     try:
         for i in indices:
-            queue.put((i, run_file(files[i], pattern)))
+            queue.put((i, run_file(files[i], pattern, max_steps=max_steps)))
     except BaseException as e:   # an internal error: the parent says so (no results are lost silently)
         queue.put((None, f"{e.__class__.__name__}: {e}"))
 
 
-def run_many(files: list, pattern: Optional[str] = None, jobs: int = 1):
+def run_many(files: list, pattern: Optional[str] = None, jobs: int = 1, max_steps: Optional[int] = DEFAULT_MAX_STEPS):
     """Run the scenario files, `jobs` processes at once (1: in this process), yielding
     (index of the file, run_file's results) as each file is done: in file order with one
     job, in the order they finish with more."""
     jobs = max(1, min(jobs, len(files)))
     if jobs == 1:
         for i, f in enumerate(files):
-            yield i, run_file(f, pattern)
+            yield i, run_file(f, pattern, max_steps=max_steps)
         return
     import multiprocessing
     import queue as queues
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     q = ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(files, share, pattern, q), daemon=True)
+    procs = [ctx.Process(target=_worker, args=(files, share, pattern, q, max_steps), daemon=True)
              for share in _shares(files, jobs)]
     for p in procs:
         p.start()

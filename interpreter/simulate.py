@@ -180,7 +180,8 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
     """Play game `index` (1-based) of the batch; return its record (plain data)."""
     seed = game_seed(spec.seed, index)
     # the statistics need no transcript; a search bot needs the game forkable
-    game = Game(rs, spec.players, seed, record=False, forkable=needs_worlds(spec.agents[:spec.players]))
+    game = Game(rs, spec.players, seed, record=False, forkable=needs_worlds(spec.agents[:spec.players]),
+                max_steps=spec.max_steps)
     n = game.players
     agents = [make_agent(name, seat, seed) for seat, name in enumerate(seat_agents(spec, index)[:n])]
     watch = _Watcher(game.engine, spec.score, spec.score_direction == "low")

@@ -138,6 +138,12 @@ class Statements:
                 chain = " -> ".join(self.event_chain[-12:])
                 raise CglError(Diagnostic("E011", f"replacements run away ({len(self.event_chain)} deep): {chain}",
                                           tr.span, hint="a replacement must not make the move it replaces"))
+            # a replaced move is a step of the budget: `draw 1000000000` replaced by an empty
+            # `instead` runs no statement, and would otherwise never end
+            st = self.state
+            st.steps += 1
+            if self.max_steps is not None and st.steps > self.max_steps:
+                raise self.out_of_steps(tr)
             yield from self._fire("instead", tr.name, tr.body, env)
             return True
         return False

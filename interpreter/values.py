@@ -3,6 +3,7 @@ the closures of compiler.py) and the compiled engine (codegen.py), so that both 
 same by `+`, `=`, `<` and `in`."""
 from __future__ import annotations
 
+from .protocol import MAX_DICE, MAX_LIST, MAX_NUMBER
 from .state import Event, Group, Match, Player, ZoneRef
 
 
@@ -26,12 +27,43 @@ def _num(v, node, eng) -> int:
 
 def _apply(op, old, value, node, eng):
     if op == "=":
-        return value
+        return _big(eng, value, node)
     if op == "+=":
         if isinstance(old, list):
-            return old + (value if isinstance(value, list) else [value])
-        return _num(old, node, eng) + _num(value, node, eng)
-    return _num(old, node, eng) - _num(value, node, eng)
+            return _big(eng, old + (value if isinstance(value, list) else [value]), node)
+        return _big(eng, _num(old, node, eng) + _num(value, node, eng), node)
+    return _big(eng, _num(old, node, eng) - _num(value, node, eng), node)
+
+
+def _dice(eng, node) -> int:
+    """Roll dice literal `node` (`2d6`): at most MAX_DICE dice, rolled one by one."""
+    n, sides = node.count, node.sides
+    if n > MAX_DICE:
+        raise eng.fail(node, f"`{n}d{sides}` rolls more than {MAX_DICE:,} dice", code="E017",
+                       hint=f"roll fewer dice: the sum of n dice of {sides} sides is at most n × {sides}")
+    roll = eng.roll
+    return sum(roll(sides) for _ in range(n))
+
+
+def _big(eng, v, node):
+    """`v`, a number or a list a rule computed, within the limits (MAX_NUMBER, MAX_LIST);
+    else the error at `node`."""
+    if v.__class__ is int:
+        if -MAX_NUMBER <= v <= MAX_NUMBER:
+            return v
+        raise eng.fail(node, f"a number larger than {MAX_NUMBER:,} (10^18): {_digits(v)}", code="E017",
+                       hint="numbers in a game are at most 10^18: does something grow without end?")
+    if v.__class__ is list and len(v) > MAX_LIST:
+        raise eng.fail(node, f"a list of more than {MAX_LIST:,} items ({len(v):,})", code="E017",
+                       hint="does something add to this list without end?")
+    return v
+
+
+def _digits(v: int) -> str:
+    """How a very large number reads in a message (never its 5,000 digits)."""
+    if abs(v) < 10 ** 30:
+        return str(v)
+    return f"a number of about {int(abs(v).bit_length() * 0.30103) + 1} digits"
 
 
 def _fresh(v):
@@ -109,7 +141,7 @@ def _arith(eng, a, b, node):
     if op == "-":
         return a - b
     if op == "*":
-        return a * b
+        return _big(eng, a * b, node)
     if b == 0:
         raise eng.fail(node, "division by zero")
     if op in ("/", "//"):

@@ -75,6 +75,7 @@ def test_every_registered_code_has_a_case_that_triggers_it(tmp_path, make_rules)
                                               'round { until turn_no >= 1 }\nturn { phase p { pass } }\n'), []),
         "E013": lambda: scenario.read(str(_scenario(tmp_path))),
         "E014": lambda: Game(make_rules(""), 9),
+        "E017": lambda: make_rules('round { until turn_no >= 1 }\nturn { phase p { say "{10000000000000000000000}" } }\n'),
         "E016": lambda: Game(make_rules('deck { default "d.yaml"  check big: count(cards) > 5 "too small" }\n',
                                         files={"d.yaml": "cards:\n  - {name: A1}\n"}), 2),
     }

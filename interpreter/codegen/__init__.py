@@ -38,10 +38,11 @@ and compares logs, statistics and step counts; the scenario and game tests run o
 Errors point at the same CGL source: a mistake in a rule is an explicit check that names
 its node; only a rule calling itself without end is caught (E011), and any other Python
 error is a bug in cgl, reported as such. Statements count towards the step budget one by
-one, as in the tree walker (a game with a budget, `max_steps`, runs a second module whose
-statements also check it; without one, they only count). A known gap of the generator
-(`Unsupported`) leaves the whole ruleset to the tree walker (`compiled_for` returns None;
-`cgl info` says why), except under `CGL_STRICT_COMPILE=1` (the tests), where it is an
+one, as in the tree walker, and check the game's budget (`max_steps`, on by default: see
+docs/language.md, "Limits"); a game with no budget (`max_steps=None`) runs a second module
+whose statements only count. A known gap of the generator
+(`Unsupported`), or Python's own limits on nesting (20 nested loops), leave the whole ruleset
+to the tree walker (`compiled_for` returns None; `cgl info` says why), except under `CGL_STRICT_COMPILE=1` (the tests), where it is an
 error. The generator only emits: everything it writes is decided on the AST and while
 writing, never by reading its output back, and the same ruleset always gives the same
 source.

@@ -8,9 +8,9 @@ from typing import Optional
 
 from .. import ast as A
 from ..compiler import Env
-from ..diagnostics import CglError, Diagnostic
+from ..diagnostics import CglError
 from ..engine import Engine
-from ..protocol import ActionChoice
+from ..protocol import DEFAULT_MAX_STEPS, ActionChoice
 from ..loader import Card
 from ..resolver import facts
 from ..state import Event, Player, ZoneRef
@@ -24,10 +24,11 @@ from .runtime import _CARD_EVENTS, _MISSING, NO_LIMIT, Unsupported
 class CompiledEngine(Engine):
     """The engine with the ruleset's bodies and expressions compiled (see the module doc)."""
 
-    def __init__(self, rs, players: int, seed: int, check_invariants: bool = False, compiled=None):
-        self.cx = compiled or compiled_for(rs)
+    def __init__(self, rs, players: int, seed: int, check_invariants: bool = False, compiled=None,
+                 max_steps: Optional[int] = DEFAULT_MAX_STEPS):
+        self.cx = compiled or compiled_for(rs, budget=max_steps is not None)
         self.step_limit = NO_LIMIT
-        super().__init__(rs, players, seed, check_invariants)
+        super().__init__(rs, players, seed, check_invariants, max_steps)
         self.dcache = {name: [_MISSING] * len(self.cards) for name in self.card_derives}
         self._use(self.cx)
         self._forbidden = {r.tag for r in rs.rules} - {None}
@@ -150,11 +151,6 @@ class CompiledEngine(Engine):
 
     def event_run(self, ev: Event, hit):
         return hit(self, ev)   # the runner `_runner` made for this kind of event
-
-    def _runaway(self):
-        chain = " -> ".join(self.event_chain[-12:])
-        return CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",
-                                   None, hint="give one of these triggers a condition that stops it"))
 
     def _may(self, tr, c, ev: Event):
         """Ask whether an optional (`may`) trigger is used."""
@@ -308,12 +304,14 @@ class CompiledEngine(Engine):
             lambda m: best_fn(self, *args, m))
 
 
-def make_engine(rs, players: int, seed: int, check_invariants: bool = False) -> Engine:
-    """The compiled engine when the ruleset compiles (and CGL_ENGINE is not "tree"), else the tree walker."""
+def make_engine(rs, players: int, seed: int, check_invariants: bool = False,
+                max_steps: Optional[int] = DEFAULT_MAX_STEPS) -> Engine:
+    """The compiled engine when the ruleset compiles (and CGL_ENGINE is not "tree"), else the
+    tree walker; `max_steps` is the game's budget of steps (None: no limit)."""
     if os.environ.get("CGL_ENGINE", "").lower() != "tree":
-        cx = compiled_for(rs)
+        cx = compiled_for(rs, budget=max_steps is not None)
         if cx is not None:
-            return CompiledEngine(rs, players, seed, check_invariants, cx)
+            return CompiledEngine(rs, players, seed, check_invariants, cx, max_steps)
         if _strict():   # a fall back remembered from before the variable was set
             raise Unsupported(f"{facts(rs).compiled_why} (CGL_STRICT_COMPILE=1 forbids the tree walker's fall back)")
-    return Engine(rs, players, seed, check_invariants)
+    return Engine(rs, players, seed, check_invariants, max_steps)

@@ -38,6 +38,8 @@ class Expressions:
     def x_Dice(self, e, sc, fn):
         if e.count <= 0:
             return "0"
+        if e.count > 4:   # (the same rolls, in the same order, and the limit on dice: values._dice)
+            return f"_dice(eng, {self.k(e)})"
         return "(" + " + ".join([f"eng.roll({e.sides})"] * e.count) + ")"
 
     def x_Name(self, e, sc, fn):
@@ -485,7 +487,7 @@ class Expressions:
         if e.op == "+" and ta in self.LISTY | {"zone"} and tb in self.LISTY | {"zone"}:
             return f"({self.seq(e.left, sc, fn)} + {self.seq(e.right, sc, fn)})"
         a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
-        if ta == tb == "int" and e.op in ("+", "-", "*"):
+        if ta == tb == "int" and e.op in ("+", "-"):
             return f"({a} {e.op} {b})"
         if e.op == "+":
             return f"_add(eng, {a}, {b}, {self.k(e)})"

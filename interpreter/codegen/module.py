@@ -1,5 +1,5 @@
 """A ruleset's generated module, compiled once per ruleset (and once more for games
-with a step budget)."""
+without a step budget)."""
 from __future__ import annotations
 
 import os
@@ -18,7 +18,10 @@ class Compiled:
     def __init__(self, rs, budget: bool = False):
         gen = CodeGen(rs, budget)
         self.budget = budget
-        self.source = gen.generate()
+        try:
+            self.source = gen.generate()
+        except RecursionError:
+            raise Unsupported("the rules are nested deeper than the generator follows") from None
         ns = dict(RUNTIME)
         ns.update(gen.consts)
         key = (rs.path, self.source)
@@ -26,7 +29,15 @@ class Compiled:
         if code is None:  # the same rules loaded again make the same source: compiled once
             if len(_CODE) >= 64:
                 _CODE.clear()
-            code = _CODE[key] = compile(self.source, f"<cgl compiled {os.path.basename(rs.path)}>", "exec")
+            try:
+                code = compile(self.source, f"<cgl compiled {os.path.basename(rs.path)}>", "exec")
+            except (SyntaxError, RecursionError, MemoryError) as x:
+                # Python's own limits (20 nested loops, 200 nested brackets): a ruleset within
+                # cgl's limits (docs/language.md, "Limits") that Python cannot compile when
+                # written out runs on the tree walker, which means the same
+                raise Unsupported(f"the rules are nested deeper than Python compiles ({x.__class__.__name__}: "
+                                  f"{getattr(x, 'msg', x)})") from None
+            _CODE[key] = code
         exec(code, ns)
         self.ns = ns
         self.blocks = {k: ns[v] for k, v in gen.blocks.items()}
@@ -57,8 +68,8 @@ class _Pieces:
 def compiled_for(rs, budget: bool = False) -> Optional[Compiled]:
     """The compiled module of a ruleset (made once), or None when the generator has a known
     gap for it (`Unsupported`: the tree walker plays, and `cgl info` says why). With
-    `budget`, the module whose statements check a step budget (made when a game sets
-    `max_steps`; simulations run without one, and so without the check).
+    `budget`, the module whose statements check a step budget (every game's, unless it sets
+    `max_steps=None`: then the module without the check).
 
     Under CGL_STRICT_COMPILE=1 (the tests set it) a gap is an error, not a fall back; any
     other exception is a bug in cgl and is never swallowed."""

@@ -13,7 +13,7 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
     ns: dict = dict(module)
     ns["MAX_EVENT_DEPTH"] = MAX_EVENT_DEPTH
     head = ["def run(eng, ev):",
-            "    if len(eng.event_chain) >= MAX_EVENT_DEPTH: raise eng._runaway()",
+            "    if len(eng.event_chain) >= MAX_EVENT_DEPTH: raise eng.runaway()",
             "    if 0: yield"]
     entry: dict = {}      # name -> its entry line, read once at the start
     lines: list = []

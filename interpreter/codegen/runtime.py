@@ -13,6 +13,8 @@ from ..values import (
     _add,
     _apply,
     _arith,
+    _big,
+    _dice,
     _attr,
     _eq,
     _hashable,
@@ -45,7 +47,7 @@ _runerr = _everr
 
 
 def _toolong(eng, node):
-    return eng.fail(node, f"the game ran {eng.max_steps} statements without ending", code="E011")
+    return eng.out_of_steps(node)
 
 
 def _it_attr(eng, it, name):
@@ -238,7 +240,7 @@ def _entry(env, name):
 
 RUNTIME = {
     "_everr": _everr, "_runerr": _runerr, "_toolong": _toolong, "_attr": _attr, "_it_attr": _it_attr,
-    "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_arith": _arith,
+    "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_arith": _arith, "_big": _big, "_dice": _dice,
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,

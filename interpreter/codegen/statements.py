@@ -263,8 +263,13 @@ class Statements:
             b = sc.names[s.name] = _Binding(self.fresh("v_" + s.name + "_"), False, fn)
         fn.emit(f"{self.ref(b)} = {v}")
 
+    # static types whose values are never a number or a list: `set … = ` them needs no `_big`
+    _SMALL = frozenset(("card", "player", "str", "str?", "bool", "zone"))
+
     def s_Set(self, fn, s, sc, ks):
         v = self.guard(fn, s.value, sc)
+        if s.op == "=" and self.ty(s.value, sc) not in self._SMALL:
+            v = f"_big(eng, {v}, {ks})"   # (as `_apply` does for `=`: the limits of values)
         t = s.target
         if isinstance(t, A.Name):
             b = sc.find(t.id)

@@ -38,8 +38,9 @@ MAX_DEPTH = 64                   # JSON nested deeper than this is not a log's
 # every field of the header, and the JSON type of its value
 HEADER = {"format": str, "version": int, "cgl": str, "ruleset": str, "ruleset_path": str, "ruleset_sha256": str,
           "files": dict, "options": dict, "players": int, "seed": int, "agents": list, "humans": list,
-          "decks": dict}
-_TYPE_NAMES = {str: "a text", int: "a whole number", dict: "an object {…}", list: "a list […]"}
+          "decks": dict, "max_steps": (int, type(None))}
+_TYPE_NAMES = {str: "a text", int: "a whole number", dict: "an object {…}", list: "a list […]",
+               (int, type(None)): "a whole number or null"}
 _ANSWER = "an option's number from 0, a list of them, true, false or null"
 _MADE = "`cgl run … --log FILE` writes logs"
 
@@ -76,7 +77,8 @@ def log_header(game: Game, ruleset: str, options: dict, specs: list, humans, has
     return {"type": "header", "format": FORMAT, "version": VERSION, "cgl": version, "ruleset": ruleset,
             "ruleset_path": os.path.abspath(game.ruleset.path), **(hashes or fingerprint(game)),
             "options": dict(options), "players": game.players, "seed": game.seed, "agents": list(specs),
-            "humans": sorted(humans), "decks": {str(s + 1): os.path.abspath(p) for s, p in game.decks.items()}}
+            "humans": sorted(humans), "decks": {str(s + 1): os.path.abspath(p) for s, p in game.decks.items()},
+            "max_steps": game.engine.max_steps}
 
 
 def write_log(path: str, header: dict, game: Game) -> None:
@@ -199,7 +201,8 @@ def _show(value) -> str:
 
 
 def _is(value, kind) -> bool:
-    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    return isinstance(value, kind) and not isinstance(value, bool) if kind in (int, (int, type(None))) \
+        else isinstance(value, kind)
 
 
 def read_log(path: str) -> Log:
@@ -367,7 +370,8 @@ def _game(log: Log, rs) -> Game:
     """The game of a log before its first answer: its players, seed and deck lists."""
     h, head = log.header.value, log.header
     try:
-        game = Game(rs, h["players"], h["seed"], decks={int(s) - 1: p for s, p in h["decks"].items()})
+        game = Game(rs, h["players"], h["seed"], decks={int(s) - 1: p for s, p in h["decks"].items()},
+                    max_steps=h["max_steps"])
     except CglError as e:
         raise _differs(log, f"does not reproduce: {e.diagnostics[0].message}", head,
                        _col(head.text, "decks" if h["decks"] else "players")) from None

@@ -397,9 +397,28 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
     return _seat(path, setup, "turn", setup.get("turn") or "P1", eng.n)
 
 
+def _project_of(path: str) -> str:
+    """The project a scenario file belongs to: the nearest folder above it that holds a
+    ruleset (a `.cgl` file), a `.git` or a `pyproject.toml` (so `my-game/scenarios/x.yaml`
+    may name `../my-game.cgl`); its own folder when none does."""
+    here = start = os.path.dirname(os.path.realpath(path))
+    for _ in range(32):
+        try:
+            names = os.listdir(here)
+        except OSError:
+            break
+        if any(n.endswith(".cgl") or n in (".git", "pyproject.toml") for n in names):
+            return here
+        up = os.path.dirname(here)
+        if up == here:
+            break
+        here = up
+    return start
+
+
 def ruleset_path(path: str, item: MarkedDict) -> str:
     """The ruleset a scenario names with `ruleset:`: a `.cgl` file (relative to the scenario's
-    folder) inside the scenario's folder tree, the working folder's tree or the shipped
+    folder) inside the scenario's project (`_project_of`), the working folder's tree or the shipped
     rulesets, or a shipped ruleset's name (`mgt`). Anything else is an E002 at `ruleset:`,
     which never reads (nor quotes) the file it names."""
     if item.get("ruleset") is None:
@@ -410,8 +429,8 @@ def ruleset_path(path: str, item: MarkedDict) -> str:
     shipped = packaged_rulesets()
     if not os.path.lexists(candidate) and ref.removesuffix(".cgl") in shipped and "/" not in ref:
         return shipped[ref.removesuffix(".cgl")]
-    roots = project_roots(path) + (os.path.realpath(os.getcwd()),)
-    where = "the scenario's folder, the working folder or the shipped rulesets"
+    roots = project_roots(path) + (os.path.realpath(os.getcwd()), _project_of(path))
+    where = "the scenario's project, the working folder or the shipped rulesets"
     if not inside(candidate, roots):
         raise CglError(Diagnostic("E002", f"the ruleset `{ref}` lies outside {where}", span,
                                   hint="README, \"Security and limits\": a scenario names a ruleset of its project"))

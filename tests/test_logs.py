@@ -359,3 +359,14 @@ def test_a_log_header_cannot_make_cgl_read_and_quote_another_file(good_log, tmp_
     r = cli("replay", _write(tmp_path, [header] + lines[1:]))
     assert r.exit_code in (1, 2) and "E002" in r.output and "is not a `.cgl` file" in r.output, r.output
     assert "root:" not in r.output and "PATH=" not in r.output
+
+
+@pytest.mark.one_engine
+def test_a_log_keeps_the_games_step_budget_and_replays_with_it(tmp_path):
+    """A game played with a bigger budget than the default replays with that budget."""
+    log = tmp_path / "budget.jsonl"
+    r = cli("run", "mgt", "-p", "2", "-s", "5", "-o", "rounds=1", "-q", "--max-steps", "123456", "--log", log)
+    assert r.exit_code == 0, r.output
+    assert json.loads(log.read_text().splitlines()[0])["max_steps"] == 123456
+    again = cli("replay", log)
+    assert again.exit_code == 0 and "Reproduced" in again.output, again.output

@@ -373,7 +373,9 @@ def parse_option_value(opt: A.Option, raw: str, enums: dict, span: Optional[A.Sp
         except ValueError:
             raise error("E007", f"option `{opt.name}` takes a whole number, not `{raw}`", span) from None
         if opt.lo is not None and not (opt.lo <= v <= opt.hi):
-            raise error("E007", f"option `{opt.name}` must be between {opt.lo} and {opt.hi}, not {v}", span)
+            allowed = f"can only be {opt.lo}" if opt.lo == opt.hi else f"must be between {opt.lo} and {opt.hi}"
+            raise error("E007", f"option `{opt.name}` {allowed}, not {v}", span,
+                        hint="the declaration above sets the range; a comment beside it may say why")
         return v
     if t.name == "bool":
         low = text.lower()
@@ -388,6 +390,62 @@ def parse_option_value(opt: A.Option, raw: str, enums: dict, span: Optional[A.Sp
                         hint=did_you_mean(text, enums[t.name]))
         return text
     return text
+
+
+def option_text(value) -> str:
+    """An option's value as `--option name=TEXT` writes it (`true`, `3`, `pozorki`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def option_bounds(rs: "Ruleset", name: str) -> Optional[tuple]:
+    """An option's least and greatest values: an int range's ends, false and true, an
+    enum's first and last members; None for an int with no range or a text."""
+    opt = rs.options[name]
+    t = opt.type
+    if t.is_list:
+        return None
+    if t.name == "int" and opt.lo is not None:
+        return opt.lo, opt.hi
+    if t.name == "bool":
+        return False, True
+    if t.name in rs.enums:
+        return rs.enums[t.name][0], rs.enums[t.name][-1]
+    return None
+
+
+def option_samples(rs: "Ruleset", name: str) -> list:
+    """The values of one option worth playing: its default (its value in `rs`) first, then
+    its least and greatest values and, for an int range, the middle one (rounded down); an
+    enum's every member. An int with no range or a text: the default only."""
+    opt = rs.options[name]
+    b = option_bounds(rs, name)
+    more = [] if b is None else [b[0], b[1]]
+    if b is not None and opt.type.name == "int":
+        more.append((b[0] + b[1]) // 2)
+    elif opt.type.name in rs.enums and not opt.type.is_list:
+        more += list(rs.enums[opt.type.name])
+    return list(dict.fromkeys([rs.option_values[name]] + more))
+
+
+def option_sets(rs: "Ruleset") -> list:
+    """A deterministic cycle of option sets for soak runs and tests: the defaults (`{}`),
+    every option at its least value at once, every one at its greatest at once, then each
+    option alone at each of its other samples (`option_samples`). A set maps only the
+    options it changes from `rs`'s values; no set repeats."""
+    names = sorted(rs.options)
+    ends = {n: b for n in names if (b := option_bounds(rs, n)) is not None}
+    sets = [{}, {n: b[0] for n, b in ends.items()}, {n: b[1] for n, b in ends.items()}]
+    sets += [{n: v} for n in names for v in option_samples(rs, n)[1:]]
+    out, seen = [], set()
+    for s in sets:
+        s = {k: v for k, v in s.items() if v != rs.option_values[k]}
+        key = tuple(sorted((k, option_text(v)) for k, v in s.items()))
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
 
 
 def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
@@ -424,7 +482,9 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         if k not in opts:
             raise error("E007", f"this ruleset has no option `{k}`",
                         hint=did_you_mean(k, opts) or ("its options: " + ", ".join(opts) if opts else "it has no options"))
-        values[k] = parse_option_value(opts[k], raw, enums) if isinstance(raw, str) else raw
+        # a value from the Python API (an int, a bool) is checked as its text would be
+        values[k] = (parse_option_value(opts[k], option_text(raw), enums, opts[k].span)
+                     if isinstance(raw, (str, int)) else raw)
 
     def named(cls):
         return {i.name: i for i in by_kind.get(cls, [])}

@@ -385,9 +385,18 @@ def load_yaml(path: str, code: str, what: str, span: Optional[Span] = None, text
     if text is None:
         text = read_text(path, what.removeprefix("the "), span, limit=MAX_SOURCE_BYTES)
     _flow_depth(text, path, code, what)
-    loader = _Loader(text, path, code, what)
+    loader = None
     try:
+        loader = _Loader(text, path, code, what)   # its reader checks the characters already
         return loader.get_single_data()
+    except yaml.reader.ReaderError as e:   # a character YAML does not allow, at its place
+        ch = ord(e.character) if isinstance(e.character, str) else e.character
+        line = text.count("\n", 0, e.position) + 1
+        col = e.position - (text.rfind("\n", 0, e.position) + 1) + 1
+        raise CglError(Diagnostic(code, f"{what} is not valid YAML: the character U+{ch:04X} is not "
+                                        "allowed in YAML", Span(path, line, col, line, col + 1),
+                                  hint="a control character: is this a text file? delete it, or write it as "
+                                       "an escape inside double quotes (\"\\x1f\")")) from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         sp = span_of(path, mark) if mark else Span(path, 1, 1, 1, 2)
@@ -403,4 +412,5 @@ def load_yaml(path: str, code: str, what: str, span: Optional[Span] = None, text
     except RecursionError:   # not reachable with MAX_YAML_DEPTH, kept as a last guard
         raise CglError(Diagnostic(code, f"{what} nests too deeply", Span(path, 1, 1, 1, 2))) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()

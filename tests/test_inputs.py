@@ -125,6 +125,7 @@ def test_deck_list_total_is_bounded(tmp_path):
     ("cards:\n\t- {name: X, fam: beast}\n", 2, "not valid YAML"),
     ("cards: !!python/object/apply:os.system [echo hi]\n", 1, "not valid YAML"),
     ("cards: []\ncard: []\n", 2, "unknown key `card`"),
+    ("cards:\n  - {name: Ali\x1fce, fam: beast}\n", 2, "U+001F is not allowed"),   # found by tests/test_fuzz.py
 ])
 def test_bad_card_data_is_a_located_error(tmp_path, cards, line, words):
     d = _located(_load_error(_project(tmp_path, cards=cards)), "c.yaml")

@@ -95,7 +95,7 @@ def _paths(node, here=()):
 
 def _replace(doc, path, value):
     if not path:
-        return value
+        return None if value is _DROP else value
     node = doc
     for step in path[:-1]:
         node = node[step]

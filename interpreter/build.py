@@ -15,7 +15,7 @@ from cgl.grammar import parser
 from . import ast as A
 from .diagnostics import CglError, Diagnostic, remember_source
 from .protocol import MAX_DEPTH, MAX_NESTING, MAX_NUMBER
-from .syntax import syntax_error, tok_span as _tok_span
+from .syntax import code_chars, syntax_error, tok_span as _tok_span
 
 
 def _span(path, meta) -> A.Span:
@@ -729,32 +729,12 @@ def _check_nesting(text: str, path: str) -> None:
     if text.count("{") + text.count("(") + text.count("[") <= MAX_NESTING:
         return
     depth = 0
-    line, col = 1, 0
-    in_str = in_comment = False
-    escaped = False
-    for ch in text:
-        col += 1
-        if ch == "\n":
-            line, col = line + 1, 0
-            in_comment = False
-            continue
-        if in_comment:
-            continue
-        if in_str:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch == "#":
-            in_comment = True
-        elif ch == '"':
-            in_str = True
-        elif ch in "{([":
+    for i, ch in code_chars(text):
+        if ch in "{([":
             depth += 1
             if depth > MAX_NESTING:
+                line = text.count("\n", 0, i) + 1
+                col = i - (text.rfind("\n", 0, i) + 1) + 1
                 raise CglError(Diagnostic(
                     "E017", f"blocks and brackets nested more than {MAX_NESTING} deep", A.Span(path, line, col, line, col + 1),
                     hint="move the inner part into a `procedure` or a `def` of its own"))

@@ -71,27 +71,7 @@ def _describe_expected(expected: set[str]) -> str:
 
 def _open_block(text: str, pos: int) -> str | None:
     """Name the innermost block still open at `pos`, e.g. `phase discard` opened at line 40."""
-    stack = []
-    i = 0
-    in_str = in_comment = False
-    while i < min(pos, len(text)):
-        ch = text[i]
-        if in_comment:
-            in_comment = ch != "\n"
-        elif in_str:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                in_str = False
-        elif ch == "#":
-            in_comment = True
-        elif ch == '"':
-            in_str = True
-        elif ch == "{":
-            stack.append(i)
-        elif ch == "}" and stack:
-            stack.pop()
-        i += 1
+    stack = _still_open(text, pos, "{", "}")
     if not stack:
         return None
     at = stack[-1]
@@ -156,10 +136,16 @@ def _unknown_word(path: str, text: str, start: int, word: str, top_level: bool) 
 
 def _open_paren(text: str, pos: int) -> int | None:
     """Where the innermost `(` still open at `pos` is (outside strings and comments)."""
-    stack = []
-    i = 0
+    stack = _still_open(text, pos, "(", ")")
+    return stack[-1] if stack else None
+
+
+def code_chars(text: str, end: int | None = None):
+    """(index, character) of every character of CGL `text` (up to `end`) that is code: not
+    inside a text "…" nor a # comment. The one scanner of brackets outside the parser."""
+    i, stop = 0, len(text) if end is None else min(end, len(text))
     in_str = in_comment = False
-    while i < min(pos, len(text)):
+    while i < stop:
         ch = text[i]
         if in_comment:
             in_comment = ch != "\n"
@@ -172,12 +158,20 @@ def _open_paren(text: str, pos: int) -> int | None:
             in_comment = True
         elif ch == '"':
             in_str = True
-        elif ch == "(":
-            stack.append(i)
-        elif ch == ")" and stack:
-            stack.pop()
+        else:
+            yield i, ch
         i += 1
-    return stack[-1] if stack else None
+
+
+def _still_open(text: str, pos: int, opening: str, closing: str) -> list:
+    """Where the `opening` brackets still open at `pos` are, innermost last."""
+    stack = []
+    for i, ch in code_chars(text, pos):
+        if ch == opening:
+            stack.append(i)
+        elif ch == closing and stack:
+            stack.pop()
+    return stack
 
 
 def _names_a_call(text: str, start: int) -> bool:

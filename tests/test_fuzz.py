@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from cgl.cli.main import main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-EXAMPLES = int(os.environ.get("CGL_FUZZ_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("CGL_FUZZ_EXAMPLES", "50"))
 CASE_SECONDS = 10       # generous: a case is a few hundred milliseconds; a hang is forever
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,

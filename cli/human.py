@@ -63,6 +63,7 @@ class HumanAgent:
         self.console = console
         self.ask = prompt or read_line
         self.seen = 0
+        self.public_seen = 0       # how far a shared (hot-seat) round-end screen has shown the log
         self.game = None
         self.save_path = None
         self.hot_seat = False   # several people share the screen: show only public things between turns
@@ -114,13 +115,17 @@ class HumanAgent:
             return
         log = self.game.state.log
         upto = len(log) if upto is None else upto
-        for entry in log[self.seen:upto]:
+        start = max(self.seen, self.public_seen) if public_only else self.seen
+        for entry in log[start:upto]:
             if entry.get("hidden") or entry.get("quiet"):
                 continue
             if "to" in entry and (public_only or self.seat not in entry["to"]):
                 continue
             self.show_entry(entry)
-        self.seen = max(self.seen, upto)
+        if public_only:   # a screen every seat reads: this seat's own lines are still to come
+            self.public_seen = max(self.public_seen, upto)
+        else:
+            self.seen = max(self.seen, upto)
 
     def round_over(self, number: int, last: bool = False) -> None:
         """At a round's end (before the next one is dealt): what happened, the table as it

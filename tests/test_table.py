@@ -302,3 +302,21 @@ def test_a_round_ends_with_a_pause_and_the_winning_hand():
     assert "Points: P1 (you) 0 · P2 3" in end.split("Press Enter for round 2")[0]
     assert end.index("Press Enter for round 2") < end.index("== Round 2 begins ==")
     assert r.output.rstrip().endswith("P2: points 6\n  (2 rounds, 173 turns, 230 decisions)".rstrip())
+
+
+@pytest.mark.one_engine
+def test_a_hot_seat_round_end_screen_does_not_swallow_a_seats_private_lines():
+    """The round-end screen of a hot-seat game shows public lines only; the seat whose
+    agent drew it must still read its own private lines at its next turn."""
+    class Log:
+        class state:
+            log = [{"type": "say", "text": "everyone sees this"},
+                   {"type": "say", "text": "only P1 sees this", "to": [0]}]
+    out = []
+    agent = HumanAgent(0, echo=out.append, prompt=lambda text: "")
+    agent.game, agent.hot_seat = Log, True
+    agent.show_entry = lambda e: out.append(e["text"])
+    agent.catch_up(public_only=True)
+    assert out == ["everyone sees this"]
+    agent.catch_up()
+    assert "only P1 sees this" in out[1:]

@@ -322,18 +322,29 @@ class Session:
         if rs is None:
             word = self.word_at(path, line, char)
             return _builtin_doc(word) if word else None
+        kind, what = self._target(rs, path, line, char)
+        if kind == "card":
+            return self.card_doc(rs, what)
+        if kind == "local":
+            return f"```cgl\n{what[0]}\n```\n(local name)"
+        return self.name_doc(rs, what) if kind == "name" else None
+
+    def _target(self, rs: Ruleset, path: str, line: int, char: int) -> tuple:
+        """What is under the cursor: ("card", its name), ("local", (source, span)) for a name
+        local to the declaration around it, ("name", the word) for any other name, or
+        (None, None)."""
         card = self.card_at(path, line, char, rs)
         if card is not None:
-            return self.card_doc(rs, card)
+            return "card", card
         word = self.word_at(path, line, char)
         if word is None:
-            return None
+            return None, None
         if path.endswith(".cgl"):
             item = self._enclosing(rs, path, line)
             local = self._local(item, word) if item is not None else None
             if local is not None:
-                return f"```cgl\n{local[0]}\n```\n(local name)"
-        return self.name_doc(rs, word)
+                return "local", local
+        return "name", word
 
     def name_doc(self, rs: Ruleset, word: str) -> Optional[str]:
         """What a name of the ruleset or a built-in means."""
@@ -395,17 +406,13 @@ class Session:
         rs = self.ruleset(path)
         if rs is None:
             return None
-        card = self.card_at(path, line, char, rs)
-        if card is not None:
-            return self.card_span(rs, card)
-        word = self.word_at(path, line, char)
-        if word is None:
+        kind, word = self._target(rs, path, line, char)
+        if kind == "card":
+            return self.card_span(rs, word)
+        if kind == "local":
+            return word[1]
+        if kind is None:
             return None
-        if path.endswith(".cgl"):
-            item = self._enclosing(rs, path, line)
-            local = self._local(item, word) if item is not None else None
-            if local is not None:
-                return local[1]
         decl, _ = _find_decl(rs, word)
         if decl is not None:
             return decl.span

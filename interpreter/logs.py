@@ -112,10 +112,12 @@ def _read_bytes(path: str) -> bytes:
         raise _bad(path, f"cannot read the log `{path}`: {e.strerror or e.__class__.__name__}") from None
 
 
-def _depth_over(text: str, limit: int) -> int:
-    """The column (from 1) where brackets outside strings nest deeper than `limit`, else 0."""
-    depth, in_str, esc = 0, False, False
-    for i, ch in enumerate(text):
+def _json_code(text: str, start: int = 0):
+    """(index, character) of a JSON text from `start`, but for what lies inside strings (a
+    string's opening quote is given, so an item that is a string is seen to begin)."""
+    in_str = esc = False
+    for i in range(start, len(text)):
+        ch = text[i]
         if in_str:
             if esc:
                 esc = False
@@ -123,9 +125,17 @@ def _depth_over(text: str, limit: int) -> int:
                 esc = True
             elif ch == '"':
                 in_str = False
-        elif ch == '"':
+            continue
+        if ch == '"':
             in_str = True
-        elif ch in "[{":
+        yield i, ch
+
+
+def _depth_over(text: str, limit: int) -> int:
+    """The column (from 1) where brackets outside strings nest deeper than `limit`, else 0."""
+    depth = 0
+    for i, ch in _json_code(text):
+        if ch in "[{":
             depth += 1
             if depth > limit:
                 return i + 1
@@ -166,24 +176,13 @@ def _item_col(text: str, key: str, k: int) -> int:
     i = text.find("[", i) if i >= 0 else -1
     if i < 0:
         return 1
-    depth, in_str, esc, count, start = 0, False, False, 0, None
-    for j in range(i, len(text)):
-        ch = text[j]
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-            continue
+    depth, count, start = 0, 0, None
+    for j, ch in _json_code(text, i):
         if depth == 1 and start is None and not ch.isspace() and ch not in ",]":
             if count == k:
                 return j + 1
             start = j
-        if ch == '"':
-            in_str = True
-        elif ch in "[{":
+        if ch in "[{":
             depth += 1
         elif ch in "]}":
             depth -= 1

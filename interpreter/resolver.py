@@ -126,6 +126,9 @@ class Facts:
     # whether any variable. Engine.settle need not look again until one of them changed.
     check_zones: Optional[frozenset] = None
     check_vars: bool = True
+    # Card names a log line can name (`statements.named_cards`): [(name, pattern)] longest
+    # first, and name -> the ids of the cards with it. Made on first use.
+    card_names: Optional[tuple] = None
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)

@@ -17,6 +17,7 @@ from .loader import Card
 from .diagnostics import CglError, Diagnostic
 from .protocol import (MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision, _EndScope,
                        _GameOver, _TrialMoved)
+from .resolver import facts
 from .state import Event, Player, ZoneRef
 from .values import _apply, _kind, _num, _show, _truth
 
@@ -466,7 +467,7 @@ class Statements:
         named, where it is now, by the rule a card's move is logged by (`sees_zone`, as
         `seers`). A text names a card by its name; where copies share the name, a seat that
         sees one of them may read it. None: everyone."""
-        found = _named_cards(self.rs.cards, texts) + [[c.id] for c in cards if c.__class__ is Card]
+        found = _named_cards(self.rs, texts) + [[c.id] for c in cards if c.__class__ is Card]
         if not found:
             return None
         seats = set(range(self.n))
@@ -741,24 +742,18 @@ class Statements:
 
 # ---------------------------------------------------------------- cards named in a text
 
-_NAME_INDEX: dict = {}
-
-
-def _named_cards(cards, texts) -> list:
+def _named_cards(rs, texts) -> list:
     """The cards `texts` name: for each card name found in them (not inside a longer word or
     a longer card name), the ids of the cards with that name."""
-    key = id(cards)
-    index = _NAME_INDEX.get(key)
-    if index is None or index[0] is not cards:
+    f = facts(rs)
+    if f.card_names is None:
         by_name: dict = {}
-        for c in cards:
+        for c in rs.cards:
             by_name.setdefault(c.name, []).append(c.id)
         names = [(n, re.compile(rf"(?<!\w){re.escape(n)}(?!\w)"))   # the longest first: "Arch-Imp", "Imp"
                  for n in sorted((n for n in by_name if n), key=len, reverse=True)]
-        if len(_NAME_INDEX) > 32:   # (a program that loads many rulesets keeps the last few)
-            _NAME_INDEX.clear()
-        index = _NAME_INDEX[key] = (cards, names, by_name)
-    _, names, by_name = index
+        f.card_names = (names, by_name)
+    names, by_name = f.card_names
     found = []
     for text in texts:
         if not isinstance(text, str):

@@ -31,7 +31,8 @@ from . import scenario
 from .build import parse
 from .diagnostics import CglError, Diagnostic, _source_line
 from .engine import Engine
-from .lint import lint_ruleset
+from .lint import _NOT_CONST, lint_ruleset
+from .lint import _const as lint_const
 from .loader import MarkedDict, Ruleset, load, read_yaml, resolve, ruleset_files, unsaved_text, unsaved_texts
 
 #: How long after the last keystroke a document is checked (seconds): typing a word is
@@ -637,13 +638,9 @@ def _prop_name(e, props) -> Optional[str]:
 
 
 def _const(e, rs):
-    if isinstance(e, A.Text):
-        return e.constant
-    if isinstance(e, A.Int):
-        return e.value
-    if isinstance(e, A.Name) and e.id in rs.enum_members:
-        return e.id
-    return None
+    """The value of a constant expression (lint's reading of one), or None."""
+    v = lint_const(e, rs)
+    return None if v is _NOT_CONST else v
 
 
 def _symbol(item) -> Optional[tuple]:

@@ -118,6 +118,15 @@ def _structural(base_doc, data):
     return _replace(doc, path, value)
 
 
+def _broken_yaml(path: pathlib.Path, data) -> str:
+    """A YAML file of the project, broken as text (edits) or as a document (one value
+    replaced or dropped)."""
+    base = path.read_text(encoding="utf-8")
+    if data.draw(st.booleans(), label="structural"):
+        return yaml.safe_dump(_structural(yaml.safe_load(base), data), allow_unicode=True)
+    return _mutate(base, data.draw(st.lists(_edit, min_size=1, max_size=4), label="edits"))
+
+
 class _TooSlow(Exception):
     pass
 
@@ -217,11 +226,7 @@ def test_fuzz_rulesets(project, tmp_path, edits):
 @FUZZ
 @given(data=st.data())
 def test_fuzz_card_yaml(project, tmp_path, data):
-    base = (project / "war-cards.yaml").read_text(encoding="utf-8")
-    if data.draw(st.booleans(), label="structural"):
-        text = yaml.safe_dump(_structural(yaml.safe_load(base), data), allow_unicode=True)
-    else:
-        text = _mutate(base, data.draw(st.lists(_edit, min_size=1, max_size=4), label="edits"))
+    text = _broken_yaml(project / "war-cards.yaml", data)
     d = _case(project, tmp_path, {"war-cards.yaml": text})
     _cgl(["lint", "war.cgl"], d, "the card data")
     _cgl(["run", "war.cgl", "-p", "2", "-s", "1", "-q", "-o", "battles=3"], d, "the card data")
@@ -230,11 +235,7 @@ def test_fuzz_card_yaml(project, tmp_path, data):
 @FUZZ
 @given(data=st.data())
 def test_fuzz_scenario_files(project, tmp_path, data):
-    base = (project / "scenarios.yaml").read_text(encoding="utf-8")
-    if data.draw(st.booleans(), label="structural"):
-        text = yaml.safe_dump(_structural(yaml.safe_load(base), data), allow_unicode=True)
-    else:
-        text = _mutate(base, data.draw(st.lists(_edit, min_size=1, max_size=4), label="edits"))
+    text = _broken_yaml(project / "scenarios.yaml", data)
     d = _case(project, tmp_path, {"scenarios.yaml": text})
     _cgl(["test", "scenarios.yaml"], d, "the scenario file")
 
@@ -242,11 +243,7 @@ def test_fuzz_scenario_files(project, tmp_path, data):
 @FUZZ
 @given(data=st.data())
 def test_fuzz_deck_lists(project, tmp_path, data):
-    base = (project / "deck.yaml").read_text(encoding="utf-8")
-    if data.draw(st.booleans(), label="structural"):
-        text = yaml.safe_dump(_structural(yaml.safe_load(base), data), allow_unicode=True)
-    else:
-        text = _mutate(base, data.draw(st.lists(_edit, min_size=1, max_size=4), label="edits"))
+    text = _broken_yaml(project / "deck.yaml", data)
     d = _case(project, tmp_path, {"deck.yaml": text})
     _cgl(["deck", "check", "deck.yaml", "-r", "kozyablo"], d, "the deck list")
 

@@ -15,7 +15,8 @@ is played out by a cheap policy (`greedy`, the ruleset's `prefer` hints, or `ran
 after a third colon part: `mcts:200:random`) until the game ends, the round it was in
 ends, or `PLAYOUT_DECISIONS` decisions have been answered; the result is scored for every player and added up the
 path, each node counting it for the player who chose its answer. The answer tried most
-often at the root is given.
+often at the root is given; with an iteration budget the search stops early once the
+iterations left could not make another answer the one tried most (the same answer, sooner).
 
 Scores: a finished game gives each winner 1/winners and the others 0. A cut playout is
 scored from the ruleset's `estimate p: …` (how well player p stands, bigger is better)
@@ -71,6 +72,7 @@ class MctsAgent(Agent):
     name = "mcts"
     budgeted = True
     needs_worlds = True
+    stop_when_settled = True     # end a search that more iterations could not change (see `_settled`)
 
     def __init__(self, seat: int, seed: int, budget=None):
         super().__init__(seat, seed)
@@ -128,7 +130,7 @@ class MctsAgent(Agent):
             self._iterate(root, world)
             n += 1
             if deadline is None:
-                if n >= self.amount:
+                if n >= self.amount or (self.stop_when_settled and _settled(root, self.amount - n)):
                     break
             elif time.perf_counter() >= deadline:
                 break
@@ -258,6 +260,19 @@ def _biases(d, actions):
     out = {k: (v - lo) / span if span else 1.0 for k, v in vals.items()}
     out.setdefault(None, 0.0)    # declining an optional choice
     return out
+
+
+def _settled(root: _Node, left: int) -> bool:
+    """True when `left` more iterations cannot change the answer: each adds at most one
+    visit to one answer at the root, and the answer tried most leads the next by more."""
+    first = second = 0
+    for child in root.children.values():
+        v = child.visits
+        if v > first:
+            first, second = v, first
+        elif v > second:
+            second = v
+    return first - second > left
 
 
 def _rank(child: Optional[_Node]):

@@ -91,6 +91,30 @@ def test_mcts_decides_from_what_its_seat_may_see():
     assert bot.rng.getstate() == twin_bot.rng.getstate()
 
 
+@pytest.mark.one_engine
+def test_a_search_stops_once_more_iterations_cannot_change_its_answer():
+    """The bot stops a decision's search when the answer tried most leads the next by more
+    than the iterations left: the answer is the one the whole budget gives, for fewer
+    iterations (the same random state, the same decision, with and without stopping)."""
+    rs = load_cached("mgt")
+    game = Game(rs, 2, 13, forkable=True, record=False)
+    greedy = [make_agent("greedy", s, 13) for s in range(2)]
+    d = game.start()
+    searched = early = whole = 0
+    while d is not None and searched < 8:
+        if len(set(map(str, d.labels))) > 1 or d.kind == "may":
+            bot = make_agent("mcts:60", d.player, len(game.answers))
+            full = copy.deepcopy(bot)
+            full.stop_when_settled = False
+            assert bot.decide(d) == full.decide(d)
+            assert full.iterations == 60 and bot.iterations <= 60
+            early += bot.iterations
+            whole += full.iterations
+            searched += 1
+        d = game.answer(greedy[d.player].decide(d))
+    assert searched == 8 and early < whole
+
+
 def test_in_a_game_that_cannot_be_sampled_mcts_plays_as_greedy():
     rs = load_cached("monkic")
     game = Game(rs, 2, 5)                 # not forkable: no worlds to search

@@ -74,7 +74,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         self.record = True
         self.turn_hooks: list = []    # called as each turn starts
         # called as `snap(seat, why)` where each turn of a round is about to begin (its `until`
-        # not yet asked): `Game` keeps the state there, to fork the game from (see `clone`)
+        # not yet asked), and as `snap(seat, why, k)` where its phase number k > 0 begins (before
+        # its `start of phase` event): `Game` keeps the state there, to fork the game from (see `clone`)
         self.snap = None
         self.last_seen: dict = {}
         self._views: dict = {}
@@ -642,9 +643,9 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         game with `to_end` false), unless `to_end` (the whole game's default) plays on
         through the later rounds to the match's `end` block and the `end of game` event.
 
-        `resume` = (seat, why) goes on with a whole game from a state `snap` kept where a
-        turn was about to begin: the rest of the game, as the game it was kept from would
-        play it (`Game.fork`).
+        `resume` = (seat, why, phase) goes on with a whole game from a state `snap` kept
+        where a turn was about to begin (phase 0), or its phase number `phase`: the rest of
+        the game, as the game it was kept from would play it (`Game.fork`).
         """
         rs, st = self.rs, self.state
         root = Env()
@@ -768,7 +769,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                 raise
         yield from self._round_end(root)
 
-    def play_turns(self, root, first: int, max_turns, why: str = "first"):
+    def play_turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0):
         """A round's turns, from seat `first` (extra turns given before them come first),
         until its `until` holds or `end round`. While they are played, `give turn to` and
         `give extra turn to` are about the turns of this round (`State.in_turns`). `why`:
@@ -776,7 +777,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         st = self.state
         st.in_turns = True
         try:
-            yield from self._turns(root, first, max_turns, why)
+            yield from self._turns(root, first, max_turns, why, phase)
         finally:
             st.in_turns = False
 
@@ -791,7 +792,10 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         if self.max_steps is not None and st.steps > self.max_steps:
             raise self.out_of_steps(rs.turn or rs.round)
 
-    def _turns(self, root, first: int, max_turns, why: str = "first"):
+    def _turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0):
+        """The turns of `play_turns`. `phase` > 0 resumes the first turn at the start of its
+        phase number `phase` (0-based; a fork from a snapshot kept there, `Game.fork`): what
+        came before it in that turn already happened in the snapshot's state."""
         rs, st = self.rs, self.state
         until = rs.round.until if rs.round else None
         turn = rs.turn
@@ -802,48 +806,54 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
         stats, hooks = st.stats, self.turn_hooks
         seat = first
-        if why == "first" and st.first_extra_turns:
+        if why == "first" and st.first_extra_turns and not phase:
             # extra turns given before the round's turns are taken first, then `first`'s turn
             st.extra_turns += st.first_extra_turns
             st.first_extra_turns.clear()
             st.next_player = first
             seat, why = self._turn_after(first, root)
-        played = 0
+        played = 1 if phase else 0
         while True:
-            if self.snap is not None:
-                self.snap(seat, why)
-            if until is not None and _truth(self.ev(until, root)):
-                return
-            if max_turns is not None and played >= max_turns:
-                raise _EndScope("game")
-            played += 1
-            self._turn_begins(played)
-            if why == "extra":
-                self._take_extra_turn()
-            else:
-                st.next_player = None
-                st.resume_from = None
-            st.current = seat
-            st.turn_no += 1
-            stats["turns"] = stats.get("turns", 0) + 1
-            if hooks:
-                for hook in hooks:
-                    hook()
-            if self.record or self.listeners:
+            if not phase:
+                if self.snap is not None:
+                    self.snap(seat, why)
+                if until is not None and _truth(self.ev(until, root)):
+                    return
+                if max_turns is not None and played >= max_turns:
+                    raise _EndScope("game")
+                played += 1
+                self._turn_begins(played)
                 if why == "extra":
-                    self.log("turn", f"Turn {st.turn_no}: P{seat + 1} (extra turn)", player=seat + 1,
-                             round=st.round_no, turn=st.turn_no, extra=True)
+                    self._take_extra_turn()
                 else:
-                    self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no,
-                             turn=st.turn_no)
+                    st.next_player = None
+                    st.resume_from = None
+                st.current = seat
+                st.turn_no += 1
+                stats["turns"] = stats.get("turns", 0) + 1
+                if hooks:
+                    for hook in hooks:
+                        hook()
+                if self.record or self.listeners:
+                    if why == "extra":
+                        self.log("turn", f"Turn {st.turn_no}: P{seat + 1} (extra turn)", player=seat + 1,
+                                 round=st.round_no, turn=st.turn_no, extra=True)
+                    else:
+                        self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no,
+                                 turn=st.turn_no)
             try:
-                if starts:
-                    yield from self.scope_event("start", "turn")
-                if turn:
-                    if t_start:
+                if not phase:
+                    if starts:
+                        yield from self.scope_event("start", "turn")
+                    if turn and t_start:
                         yield from t_start(root)
-                    for name, body in phases:
+                if turn:
+                    for k in range(phase, len(phases)):
+                        name, body = phases[k]
                         st.phase = name
+                        if k and k != phase and self.snap is not None:
+                            # a later phase begins: forks from here on replay this phase only
+                            self.snap(seat, why, k)
                         try:
                             if starts:
                                 yield from self.raise_event(Event("start", name="phase", phase=name,
@@ -861,6 +871,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             except _EndScope as e:
                 if e.scope != "turn":
                     raise
+            phase = 0
             st.phase = None
             if self.check:
                 self.check_invariants()

@@ -3,7 +3,9 @@
 
 - `snapshot` / `clone`: the game apart from its running program, kept where a turn begins
   (`Engine.snap`), and a new engine made from it without evaluating the ruleset again;
-  `_resumed_round` plays the rest of the round from there (`Game.fork` replays the turn's answers).
+  `_resumed_round` plays the rest of the round from there (`Game.fork` replays the answers
+  given since). A snapshot is kept where each turn begins and where each later phase of it
+  begins, so a fork replays at most one phase of one turn.
 - what each seat knows (`State.known`): who sees a card move (`seers`, the one rule the log
   uses too), who may look into a zone (`sees_zone`), followed as cards move (`_learn`);
   `Game.determinised` deals the rest anew.
@@ -42,7 +44,7 @@ class Forks:
     def snapshot(self) -> dict:
         """What this game is now, apart from the running program: a copy of the state, the
         counters, what each seat has read of the log, the scripted dice. Taken where a turn
-        is about to begin (see `snap`); `clone` makes a game of it."""
+        is about to begin, or a later phase of it (see `snap`); `clone` makes a game of it."""
         return {"state": self.state.copy(), "last_seen": dict(self.last_seen), "derived": self._derived_copy(),
                 "event_chain": list(self.event_chain), "forced_dice": list(self.forced_dice),
                 "forced_random": list(self.forced_random), **{k: getattr(self, k) for k in self._COUNTERS}}
@@ -104,11 +106,12 @@ class Forks:
             else:
                 known.discard(cid)
 
-    def _resumed_round(self, root, seat: int, why: str):
-        """The rest of a round from a turn's start, as `play_round` plays it: its turns from
-        `seat`'s, then its end (`play(resume=…)` goes on with the later rounds)."""
+    def _resumed_round(self, root, seat: int, why: str, phase: int = 0):
+        """The rest of a round from a turn's start (or the start of its phase number
+        `phase`), as `play_round` plays it: its turns from `seat`'s, then its end
+        (`play(resume=…)` goes on with the later rounds)."""
         try:
-            yield from self.play_turns(root, seat, None, why)
+            yield from self.play_turns(root, seat, None, why, phase)
         except _EndScope as e:
             if e.scope != "round":
                 raise

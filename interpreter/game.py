@@ -83,8 +83,9 @@ class Game:
         self.pending: Optional[Decision] = None
         self._gen = None
         self._start_args = (None, None, False, None)
-        # where the current turn began: (the engine's snapshot, seat, why, answers given),
-        # kept when `forkable` so that `fork` costs a turn, not the whole game
+        # where the current turn, or its current phase, began: (the engine's snapshot, seat,
+        # why, answers given, phase), kept when `forkable` so that `fork` costs a phase of a
+        # turn, not the whole game
         self._snap: Optional[tuple] = None
         self._resuming = False
         if forkable:
@@ -137,11 +138,11 @@ class Game:
             d._sampler = partial(self.determinised, d.player)
         return d
 
-    def _snapshot(self, seat: int, why: str) -> None:
+    def _snapshot(self, seat: int, why: str, phase: int = 0) -> None:
         if self._resuming:   # a fork's first turn: it began where the snapshot it came from was kept
             self._resuming = False
             return
-        self._snap = (self.engine.snapshot(), seat, why, len(self.answers))
+        self._snap = (self.engine.snapshot(), seat, why, len(self.answers), phase)
 
     def fork(self, forkable: Optional[bool] = None) -> "Game":
         """An independent game at the same point, ready to take a different answer; it
@@ -150,9 +151,9 @@ class Game:
         (a playout's: cheaper); by default the fork is forkable as this game is.
 
         The engine is a running program, so a fork replays answers: in a `forkable` game,
-        only those of the current turn, from a copy of the state kept where the turn began
-        (the cost of a turn); otherwise the whole game from its seed. Either is exact,
-        because everything random comes from the seeded state.
+        only those of the current phase of the turn, from a copy of the state kept where
+        it began (the turn's start, or a later phase's); otherwise the whole game from its
+        seed. Either is exact, because everything random comes from the seeded state.
         """
         if forkable is None:
             forkable = self.engine.snap is not None
@@ -164,19 +165,19 @@ class Game:
             for a in self.answers:
                 twin.answer(a)
             return twin
-        kept, seat, why, given = snap
+        kept, seat, why, given, phase = snap
         twin = Game.__new__(Game)
         twin.ruleset, twin.seed, twin.decks = self.ruleset, self.seed, self.decks
         eng = twin.engine = self.engine.clone(kept)
         twin._snap = snap          # never changed: a fork of the fork copies it again
-        twin._resuming = True
+        twin._resuming = not phase      # (a phase's resumed fork meets no snapshot of its own first)
         eng.snap = twin._snapshot if forkable else None
         if not forkable:
             eng.state.known = None
         twin._start_args = self._start_args
         twin.answers = self.answers[:given]
         twin.pending = None
-        twin._gen = eng.play(resume=(seat, why))
+        twin._gen = eng.play(resume=(seat, why, phase))
         twin._advance(None, first=True)
         for a in self.answers[given:]:
             twin.answer(a)

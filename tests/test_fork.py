@@ -76,8 +76,26 @@ def test_a_fork_deep_inside_a_turn_replays_only_that_turn():
     while d is not None and not (len(game.answers) > 100 and len(game.answers) - game._snap[3] >= 2):
         d = game.answer(agents[d.player].decide(d))
     assert d is not None
-    kept, seat, why, given = game._snap
-    assert kept["state"].turn_no + 1 == game.state.turn_no and given < len(game.answers)   # kept as it began
+    kept, seat, why, given, phase = game._snap
+    # kept as the turn began (its number not yet counted) or as a later phase of it began
+    assert kept["state"].turn_no + (0 if phase else 1) == game.state.turn_no and given < len(game.answers)
+    _same_course(rs, game, agents, game.fork())
+
+
+def test_a_fork_in_a_later_phase_replays_only_that_phase():
+    """MGT's turn has a draw phase and a discard phase: a snapshot is kept where the discard
+    phase begins, so a fork at the discard replays nothing of the draw; it goes on as the
+    game does. (Turn-start snapshots are tested above and in every ruleset's forks.)"""
+    rs = load_cached("mgt")
+    game = Game(rs, 4, 6, forkable=True, record=False)
+    agents = [RandomAgent(i, 6) for i in range(4)]
+    d = game.start()
+    while d is not None and not (len(game.answers) > 60 and game._snap[4] == 1):
+        d = game.answer(agents[d.player].decide(d))
+    assert d is not None
+    kept, seat, why, given, phase = game._snap
+    assert kept["state"].phase == "discard" and kept["state"].turn_no == game.state.turn_no
+    assert given == len(game.answers) or game.state.phase == "discard"
     _same_course(rs, game, agents, game.fork())
 
 

@@ -6,9 +6,11 @@ fork goes on exactly as the game it was forked from.
     python benchmarks/fork.py --games 3 --every 10 --record   # games that keep their log (as `cgl run`)
 
 A game is played by random agents with `Game(..., forkable=True)` (a copy of the state
-is kept where each turn begins); at every `--every`-th decision the script times
-`State.copy()` and `Game.fork()` (each the best of `--repeat` batches of `--number`
-calls, so another job on the machine inflates neither), and prints their ratio (and,
+is kept where each turn, and each later phase of it, begins); at every `--every`-th
+decision the script times `State.copy()` and `Game.fork()` (each the best of `--repeat`
+batches of `--number` calls, so a passing job inflates neither; on a machine kept busy by
+other work the ratio still grows, about twofold with two jobs per core: measure on a quiet
+one), and prints their ratio (and,
 for comparison, a deep copy of the state, which is what `State.copy()` used to be). Then
 it answers the fork and the game alike to the end, for the first decision timed in each
 game, and checks their logs are equal, byte for byte. Prints the median, 90th percentile
@@ -70,7 +72,7 @@ def main(argv=None) -> int:
                 ratios.append(f / c)
                 deeps.append(deep / c)
                 print(f"  seed {seed} decision {k:4} (round {game.state.round_no}, turn {game.state.turn_no}, "
-                      f"{len(game.answers) - game._snap[3]} answers into it): copy {c * 1e3:.3f} ms, "
+                      f"{len(game.answers) - game._snap[3]} answers into {'its phase ' + str(game._snap[4] + 1) if game._snap[4] else 'it'}): copy {c * 1e3:.3f} ms, "
                       f"fork {f * 1e3:.3f} ms, {f / c:.2f}x (a deep copy: {deep * 1e3:.2f} ms)")
                 if first_fork is None:
                     first_fork = (game.fork(), copy.deepcopy(agents))

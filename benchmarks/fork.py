@@ -8,9 +8,8 @@ fork goes on exactly as the game it was forked from.
 A game is played by random agents with `Game(..., forkable=True)` (a copy of the state
 is kept where each turn, and each later phase of it, begins); at every `--every`-th
 decision the script times `State.copy()` and `Game.fork()` (each the best of `--repeat`
-batches of `--number` calls, so a passing job inflates neither; on a machine kept busy by
-other work the ratio still grows, about twofold with two jobs per core: measure on a quiet
-one), and prints their ratio (and,
+batches of `--number` calls, in CPU time of this process, so other jobs on the machine
+inflate neither much), and prints their ratio (and,
 for comparison, a deep copy of the state, which is what `State.copy()` used to be). Then
 it answers the fork and the game alike to the end, for the first decision timed in each
 game, and checks their logs are equal, byte for byte. Prints the median, 90th percentile
@@ -31,13 +30,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def best(fn, number: int, repeat: int) -> float:
-    """Seconds per call: the best of `repeat` batches of `number` calls."""
+    """CPU seconds per call: the best of `repeat` batches of `number` calls (process time:
+    what other jobs on the machine take is not counted)."""
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(number):
             fn()
-        times.append((time.perf_counter() - t0) / number)
+        times.append((time.process_time() - t0) / number)
     return min(times)
 
 

@@ -769,7 +769,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                 raise
         yield from self._round_end(root)
 
-    def play_turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0):
+    def play_turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0, resumed: bool = False):
         """A round's turns, from seat `first` (extra turns given before them come first),
         until its `until` holds or `end round`. While they are played, `give turn to` and
         `give extra turn to` are about the turns of this round (`State.in_turns`). `why`:
@@ -777,7 +777,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         st = self.state
         st.in_turns = True
         try:
-            yield from self._turns(root, first, max_turns, why, phase)
+            yield from self._turns(root, first, max_turns, why, phase, resumed)
         finally:
             st.in_turns = False
 
@@ -792,10 +792,11 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         if self.max_steps is not None and st.steps > self.max_steps:
             raise self.out_of_steps(rs.turn or rs.round)
 
-    def _turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0):
-        """The turns of `play_turns`. `phase` > 0 resumes the first turn at the start of its
-        phase number `phase` (0-based; a fork from a snapshot kept there, `Game.fork`): what
-        came before it in that turn already happened in the snapshot's state."""
+    def _turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0, resumed: bool = False):
+        """The turns of `play_turns`. `resumed`: a fork goes on from a snapshot (`Game.fork`),
+        its round's turns counted from the round's start (`turn_no`), as its game counts them;
+        `phase` > 0 resumes the first turn at the start of its phase number `phase` (0-based):
+        what came before it in that turn already happened in the snapshot's state."""
         rs, st = self.rs, self.state
         until = rs.round.until if rs.round else None
         turn = rs.turn
@@ -812,7 +813,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             st.first_extra_turns.clear()
             st.next_player = first
             seat, why = self._turn_after(first, root)
-        played = 1 if phase else 0
+        played = st.turn_no if resumed else 0
         while True:
             if not phase:
                 if self.snap is not None:

@@ -111,7 +111,7 @@ class Forks:
         `phase`), as `play_round` plays it: its turns from `seat`'s, then its end
         (`play(resume=…)` goes on with the later rounds)."""
         try:
-            yield from self.play_turns(root, seat, None, why, phase)
+            yield from self.play_turns(root, seat, None, why, phase, resumed=True)
         except _EndScope as e:
             if e.scope != "round":
                 raise

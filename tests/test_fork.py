@@ -14,6 +14,7 @@ import json
 import pytest
 
 from cgl.interpreter.agents import RandomAgent
+from cgl.interpreter.diagnostics import CglError
 from cgl.interpreter.game import Game
 from conftest import load_cached
 
@@ -163,3 +164,31 @@ def test_state_copy_is_complete_and_independent():
     assert st.zones == deep.zones and st.card_vars == deep.card_vars and st.player_vars == deep.player_vars
     assert st.rng.getstate() == deep.rng.getstate()
     assert st.copy(log=False).log == []
+
+
+def test_a_fork_runs_into_the_turn_limit_where_its_game_does(make_rules, monkeypatch):
+    """A round that never ends stops at MAX_TURNS turns (E011): a fork from a later turn's
+    or phase's snapshot counts the round's turns from its start, as its game does."""
+    from cgl.interpreter import engine as engine_mod
+    monkeypatch.setattr(engine_mod, "MAX_TURNS", 6)
+    rs = make_rules("""
+        setup { deal 2 to hand }
+        turn {
+          phase look { choose c in hand(current) by current "Look at a card" { say "{c.name}" } }
+          phase pass { may "Pass?" { say "passed" } }
+        }
+    """)
+    for at in (4, 5):          # a decision of turn 3, in its first phase, then its second
+        game = Game(rs, 2, 1, forkable=True, max_steps=None)
+        d = game.start()
+        while len(game.answers) < at:
+            d = game.answer(0 if d.kind != "may" else True)
+        assert game._snap[4] == at - 4
+        twin = game.fork()
+        runs = []
+        for g in (game, twin):
+            with pytest.raises(CglError) as e:
+                while g.pending is not None:
+                    g.answer(0 if g.pending.kind != "may" else True)
+            runs.append((g.state.turn_no, len(g.answers), e.value.diagnostics[0].code))
+        assert runs[0] == runs[1] and runs[0][0] == 6 and runs[0][2] == "E011"

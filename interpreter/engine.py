@@ -11,6 +11,7 @@ functions (they never do). Each is one short method per node type.
 from __future__ import annotations
 
 import random
+import weakref
 from functools import partial
 from typing import Optional
 
@@ -342,30 +343,32 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             getter = self.card_getters.get(name)
             if getter is None:
                 getter = self.card_getters[name] = self._card_getter(name)
-            return getter(obj)
+            return getter(self, obj)
         return self._other_attr(obj, name)
 
     def _card_getter(self, name):
-        """How to read property `name` of any card, decided once per name."""
+        """How to read property `name` of any card, decided once per name: a function of
+        (engine, card). (It is given the engine rather than holding it: the engine keeps
+        its getters, and must not keep itself alive, so that a dropped fork is freed at once.)"""
         meaning = resolver.card_attr_meaning(self.rs, name)
         if meaning == "var":   # (the state read when called: a trial, `possible`, swaps it)
-            return lambda c: (True, self.state.card_vars[c.id][name])
+            return lambda eng, c: (True, eng.state.card_vars[c.id][name])
         if meaning == "derive":
             body = self.compile(self.rs.derives[name].expr)
             kind = self.derive_kinds[name]
             if kind == "dynamic":
-                return lambda c: (True, body(self, Env({"it": c})))
+                return lambda eng, c: (True, body(eng, Env({"it": c})))
             cache = self.derive_cache if kind == "card" else self.static_cache
 
-            def cached(c):
+            def cached(eng, c):
                 key = (c.id, name)
                 try:
                     return True, cache[key]
                 except KeyError:
-                    cache[key] = v = body(self, Env({"it": c}))
+                    cache[key] = v = body(eng, Env({"it": c}))
                     return True, v
             return cached
-        return lambda c: self._card_attr(c, name)
+        return lambda eng, c: eng._card_attr(c, name)
 
     def _card_attr(self, obj, name):
         """A card's data property or built-in attribute (name, id, zone, owner)."""
@@ -906,7 +909,9 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         if not self.record:   # no log: the same view function every time
             v = self._views.get(seat)
             if v is None:
-                v = self._views[seat] = lambda: self.view(seat, 0)
+                # (through a weak reference: the engine keeps it, and must not keep itself alive)
+                ref = weakref.ref(self)
+                v = self._views[seat] = lambda: ref().view(seat, 0)
             return v
         since = self.last_seen.get(seat, 0)
         self.last_seen[seat] = len(self.state.log)

@@ -12,6 +12,7 @@ records every answer given, and :func:`replay` feeds them back.
 from __future__ import annotations
 
 import random
+import weakref
 from functools import partial
 from typing import Optional
 
@@ -89,7 +90,7 @@ class Game:
         self._snap: Optional[tuple] = None
         self._resuming = False
         if forkable:
-            self.engine.snap = self._snapshot
+            self.engine.snap = _weak(self, "_snapshot")
             self.engine.state.known = [set() for _ in range(players)]
 
     @property
@@ -133,9 +134,13 @@ class Game:
         except StopIteration:
             self.pending = None
             return None
+        finally:
+            # (read by the engine as it took the answer; kept, it would hold the decision,
+            # which holds the engine: a cycle that outlives a dropped fork)
+            self.engine._validated = None
         self.pending = d
         if self.state.known is not None:   # (before the first turn, a fork replays the setup)
-            d._sampler = partial(self.determinised, d.player)
+            d._sampler = partial(_sample, weakref.ref(self), d.player)
         return d
 
     def _snapshot(self, seat: int, why: str, phase: int = 0) -> None:
@@ -171,7 +176,7 @@ class Game:
         eng = twin.engine = self.engine.clone(kept)
         twin._snap = snap          # never changed: a fork of the fork copies it again
         twin._resuming = not phase      # (a phase's resumed fork meets no snapshot of its own first)
-        eng.snap = twin._snapshot if forkable else None
+        eng.snap = _weak(twin, "_snapshot") if forkable else None
         if not forkable:
             eng.state.known = None
         twin._start_args = self._start_args
@@ -236,6 +241,22 @@ class Game:
             players=[{k: plain(v) for k, v in pv.items()} for pv in st.player_vars],
             rounds=st.round_no, turns=st.stats.get("turns", 0), steps=st.steps, log=st.log,
             stats=dict(st.stats), decisions=len(self.answers))
+
+
+def _weak(obj, method: str):
+    """`obj.method`, called through a weak reference: an engine calls its game back (`snap`)
+    without the two holding each other alive, so a dropped fork is freed at once."""
+    ref = weakref.ref(obj)
+    return lambda *args: getattr(ref(), method)(*args)
+
+
+def _sample(ref, seat: int, rng):
+    """`Decision.sample` of a forkable game's decision: the game is held weakly (it holds the
+    decision), so a dropped game and its decision are freed at once."""
+    game = ref()
+    if game is None:
+        raise ValueError("this decision's game is gone: keep the Game to sample worlds from its decisions")
+    return game.determinised(seat, rng)
 
 
 def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, check_invariants: bool = False,

@@ -256,7 +256,7 @@ class CompiledEngine(Engine):
         fn = self.cx.derives.get(name) if name not in self.card_var_names else None
         if fn is None:
             return Engine._card_getter(self, name)
-        return lambda c: (True, fn(self, c))
+        return lambda eng, c: (True, fn(eng, c))
 
     def _shape_needs(self, p: A.Pattern) -> list:
         needs = self.cx.shape_needs.get(p.name)

@@ -8,7 +8,8 @@ Plays a game with greedy bots (`forkable`, so decisions can be sampled) and, at 
 bot (`--bot`, default mcts:200) decide it, timing the whole decision and, separately,
 `Decision.sample` (a world: a fork of the game with what the seat cannot see dealt
 anew). Prints per decision and in total: iterations per second, milliseconds per
-iteration, of which sampling. One process, one core. Not a test: figures.
+iteration, of which sampling, in CPU time of this process (other jobs on the machine are
+not counted). One process, one core. Not a test: figures.
 """
 from __future__ import annotations
 
@@ -46,13 +47,13 @@ def main(argv=None) -> int:
     while d is not None and timed < args.decisions:
         if k >= args.start and (k - args.start) % args.every == 0 and len(set(map(str, d.labels))) > 1:
             bot = make_agent(args.bot, d.player, args.seed + k)
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             for _ in range(20):
                 d.sample(bot.rng)
-            s_ms = (time.perf_counter() - t0) / 20 * 1e3
-            t0 = time.perf_counter()
+            s_ms = (time.process_time() - t0) / 20 * 1e3
+            t0 = time.process_time()
             bot.decide(d)
-            dt = time.perf_counter() - t0
+            dt = time.process_time() - t0
             n = bot.iterations
             rates.append(n / dt)
             per_iter.append(dt / n * 1e3)

@@ -5,6 +5,7 @@
     python benchmarks/skill.py mgt unicorns --vs greedy -n 200
     python benchmarks/skill.py mgt -p 4 --bot mcts:100 --vs greedy -n 100     # one search seat against three
     python benchmarks/skill.py monkic --bot mcts:50 -n 40 --workers 1
+    python benchmarks/skill.py unicorns --vs greedy --keep uu.jsonl   # stop it any time; run again to go on
 
 Each study is what `cgl simulate RULESET -n N -p P --skill BOT,VS` plays: a seat-rotated
 tournament (the bot at seat ((i - 1) mod P) + 1 in game i, VS at the others), the games
@@ -13,10 +14,15 @@ default one per core) or a Dask cluster (`--dask ADDRESS`). For each it prints t
 bot's win rate, the skill gap (win rate minus the fair share 1/P) with its 95% interval
 (Wilson, shifted), the exact binomial test's p-value, the games without a winner, the
 wall time, and the time per game and per bot decision. Not a test: figures.
+
+A long study can be played in parts (`--keep FILE`): each part of `--part` games is added
+to FILE as it ends, and the same command goes on from the first game not yet kept, with
+the same figures as one run (a game's record depends only on the batch and its number).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import platform
@@ -27,18 +33,60 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHIPPED = ["mgt", "mgt-v0.1", "unicorns", "monkic", "kozyablo"]
 
 
-def study(name: str, players: int, bot: str, vs: str, games: int, seed: int, workers, dask) -> dict:
+def kept_parts(keep: str, key: dict) -> tuple:
+    """The records and wall seconds of the parts of study `key` already played into file
+    `keep` (JSON lines, one per part), games 1..k in order."""
+    records, wall = [], 0.0
+    if not os.path.exists(keep):
+        return records, wall
+    with open(keep, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                part = json.loads(line)
+            except ValueError:
+                sys.exit(f"{keep}:{n}: not a line this script wrote (not JSON); move the file away")
+            if part.get("study") != key:
+                sys.exit(f"{keep}:{n}: a part of another study ({part.get('study')}); "
+                         f"give this one its own --keep file")
+            records.extend(part["records"])
+            wall += part["wall"]
+    records.sort(key=lambda r: r["game"])
+    if [r["game"] for r in records] != list(range(1, len(records) + 1)):
+        sys.exit(f"{keep}: its games are not 1..{len(records)} in order; move the file away")
+    return records, wall
+
+
+def study(name: str, players: int, bot: str, vs: str, games: int, seed: int, workers, dask,
+          keep=None, part: int = 20) -> dict:
     from cgl.interpreter import simulate as sim
-    from cgl.interpreter.loader import load, resolve
+    from cgl.interpreter.loader import load, resolve, ruleset_hash
 
     path = os.path.abspath(resolve(name))
     rs = load(path)
     spec = sim.BatchSpec.make(path, {}, players, [bot] + [vs] * (players - 1), seed,
                               score=sim.default_score(rs), rotate=True)
     sim.remember_ruleset(spec, rs)
-    t0 = time.time()
-    records = sim.run_batch(spec, games, workers=workers, dask=dask)
-    wall = time.time() - t0
+    if keep is None:
+        t0 = time.time()
+        records = sim.run_batch(spec, games, workers=workers, dask=dask)
+        wall = time.time() - t0
+    else:
+        key = {"ruleset": name, "ruleset_sha256": ruleset_hash(rs), "players": players, "bot": bot, "vs": vs,
+               "seed": seed}
+        records, wall = kept_parts(keep, key)
+        records = records[:games]
+        while len(records) < games:
+            n = min(part, games - len(records))
+            t0 = time.time()
+            new = sim.run_batch(spec, n, workers=workers, dask=dask, first=len(records) + 1)
+            dt = time.time() - t0
+            with open(keep, "a", encoding="utf-8") as f:
+                f.write(json.dumps({"study": key, "wall": dt, "records": new}) + "\n")
+            records += new
+            wall += dt
+            print(f"  {name} {bot} vs {vs}: {len(records)} of {games} games kept in {keep}", flush=True)
     gap = sim.skill_gap(spec, records)
     failed = [r for r in records if r.get("error")]
     decisions = sum(r["decisions"] for r in records)
@@ -71,13 +119,21 @@ def main(argv=None) -> int:
     ap.add_argument("-s", "--seed", type=int, default=1)
     ap.add_argument("-w", "--workers", type=int, default=None)
     ap.add_argument("--dask", default=None, help="the address of a Dask scheduler")
+    ap.add_argument("--keep", default=None, metavar="FILE",
+                    help="play in parts of --part games, each added to FILE as it ends; run again with the same "
+                         "FILE to go on where it stopped (one study per file; its wall time is the parts' sum)")
+    ap.add_argument("--part", type=int, default=20, help="games per part with --keep (default 20)")
     args = ap.parse_args(argv)
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, workers {args.workers or 'one per core'}"
           f"{', Dask ' + args.dask if args.dask else ''}; seed {args.seed}", flush=True)
     bad = 0
     for name in args.rulesets:
         for vs in args.vs or ["random", "greedy"]:
-            r = study(name, args.players, args.bot, vs, args.games, args.seed, args.workers, args.dask)
+            keep = args.keep
+            if keep is not None and (len(args.rulesets) > 1 or len(args.vs or [1, 2]) > 1):
+                keep = f"{keep}.{name}.{vs}"      # one file per study
+            r = study(name, args.players, args.bot, vs, args.games, args.seed, args.workers, args.dask, keep,
+                      args.part)
             print(show(r), flush=True)
             if r["failed"]:
                 print(f"  first failure: {r['first_error']}", flush=True)

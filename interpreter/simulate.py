@@ -242,13 +242,16 @@ def _chunks(indices: list, workers: int) -> list:
 
 
 def run_batch(spec: BatchSpec, games: int, workers: Optional[int] = None,
-              progress: Optional[Callable[[int, int], None]] = None, dask: Optional[str] = None) -> list:
-    """Play games 1..`games` of the batch; the records come back in game order.
+              progress: Optional[Callable[[int, int], None]] = None, dask: Optional[str] = None,
+              first: int = 1) -> list:
+    """Play games `first`..`first + games - 1` of the batch (1..`games` by default); the
+    records come back in game order. A game's record depends only on the batch and its
+    number, so a batch can be played in parts (`benchmarks/skill.py --keep`).
 
     `workers` local processes (default: one per core; 1 plays in this process), or the
     Dask cluster at address `dask`. The records do not depend on either.
     """
-    indices = list(range(1, games + 1))
+    indices = list(range(first, first + games))
     tick = progress or (lambda done, total: None)
     if dask is not None:
         records = _run_dask(spec, indices, dask, tick)

@@ -38,6 +38,14 @@ from .loader import Card  # noqa: E402
 
 # ---------------------------------------------------------------- the engine
 
+def _weak_view(ref, seat: int) -> dict:
+    """A decision's view in a game that keeps no log, its engine held weakly (see `_viewer`)."""
+    eng = ref()
+    if eng is None:
+        raise ValueError("this decision's game is gone: keep the Game to view its decisions")
+    return eng.view(seat, 0)
+
+
 class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
     """Runs one game of a ruleset. Create through :class:`Game`. (Its statements are in
     statements.py, who plays next in turn_order.py, the continuous rules and state checks
@@ -910,8 +918,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             v = self._views.get(seat)
             if v is None:
                 # (through a weak reference: the engine keeps it, and must not keep itself alive)
-                ref = weakref.ref(self)
-                v = self._views[seat] = lambda: ref().view(seat, 0)
+                v = self._views[seat] = partial(_weak_view, weakref.ref(self), seat)
             return v
         since = self.last_seen.get(seat, 0)
         self.last_seen[seat] = len(self.state.log)

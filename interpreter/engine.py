@@ -24,7 +24,7 @@ from .protocol import AnswerError, Decision  # noqa: F401 (the decision API, re-
 from .protocol import (DEFAULT_MAX_STEPS, MAX_EVENT_DEPTH, MAX_ROUNDS, MAX_TURNS, ActionChoice, _EndScope, _GameOver,
                        _TrialMoved)
 from .continuous import ContinuousRules
-from .forks import Forks
+from .forks import Forks, _weak_view
 from .statements import Statements
 from .trial import Trials
 from .turn_order import TurnOrder
@@ -37,14 +37,6 @@ from .loader import Card  # noqa: E402
 
 
 # ---------------------------------------------------------------- the engine
-
-def _weak_view(ref, seat: int) -> dict:
-    """A decision's view in a game that keeps no log, its engine held weakly (see `_viewer`)."""
-    eng = ref()
-    if eng is None:
-        raise ValueError("this decision's game is gone: keep the Game to view its decisions")
-    return eng.view(seat, 0)
-
 
 class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
     """Runs one game of a ruleset. Create through :class:`Game`. (Its statements are in
@@ -792,9 +784,10 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         finally:
             st.in_turns = False
 
-    def _turn_begins(self, played: int):
-        """Turn `played` of a round begins: within MAX_TURNS, and a step of the game's budget
-        (a turn with nothing in it, too)."""
+    def _turn_begins(self, played: int, seat: int, why: str):
+        """Turn `played` of a round begins, `seat`'s (`why`: "extra" for an extra turn):
+        within MAX_TURNS, a step of the game's budget (a turn with nothing in it, too), the
+        turn counted, the turn hooks called and the turn logged."""
         rs, st = self.rs, self.state
         if played > MAX_TURNS:
             raise self.fail(rs.round, f"a round ran {MAX_TURNS} turns without ending", code="E011",
@@ -802,6 +795,20 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         st.steps += 1
         if self.max_steps is not None and st.steps > self.max_steps:
             raise self.out_of_steps(rs.turn or rs.round)
+        if why == "extra":
+            self._take_extra_turn()
+        else:
+            st.next_player = None
+            st.resume_from = None
+        st.current = seat
+        st.turn_no += 1
+        st.stats["turns"] = st.stats.get("turns", 0) + 1
+        for hook in self.turn_hooks:
+            hook()
+        if self.record or self.listeners:
+            extra = " (extra turn)" if why == "extra" else ""
+            self.log("turn", f"Turn {st.turn_no}: P{seat + 1}{extra}", player=seat + 1, round=st.round_no,
+                     turn=st.turn_no, **({"extra": True} if extra else {}))
 
     def _turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0, resumed: bool = False):
         """The turns of `play_turns`. `resumed`: a fork goes on from a snapshot (`Game.fork`),
@@ -816,7 +823,6 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         block_fn = self.block_fn   # (a local: the comprehension does not make `self` a closure cell)
         phases = [(ph.name, block_fn(ph.body)) for ph in turn.phases] if turn else []
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
-        stats, hooks = st.stats, self.turn_hooks
         seat = first
         if why == "first" and st.first_extra_turns and not phase:
             # extra turns given before the round's turns are taken first, then `first`'s turn
@@ -834,25 +840,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                 if max_turns is not None and played >= max_turns:
                     raise _EndScope("game")
                 played += 1
-                self._turn_begins(played)
-                if why == "extra":
-                    self._take_extra_turn()
-                else:
-                    st.next_player = None
-                    st.resume_from = None
-                st.current = seat
-                st.turn_no += 1
-                stats["turns"] = stats.get("turns", 0) + 1
-                if hooks:
-                    for hook in hooks:
-                        hook()
-                if self.record or self.listeners:
-                    if why == "extra":
-                        self.log("turn", f"Turn {st.turn_no}: P{seat + 1} (extra turn)", player=seat + 1,
-                                 round=st.round_no, turn=st.turn_no, extra=True)
-                    else:
-                        self.log("turn", f"Turn {st.turn_no}: P{seat + 1}", player=seat + 1, round=st.round_no,
-                                 turn=st.turn_no)
+                self._turn_begins(played, seat, why)
             try:
                 if not phase:
                     if starts:

@@ -21,6 +21,14 @@ from .state import ZoneRef
 from .values import _num
 
 
+def _weak_view(ref, seat: int) -> dict:
+    """A decision's view in a game that keeps no log, its engine held weakly (see `_viewer`)."""
+    eng = ref()
+    if eng is None:
+        raise ValueError("this decision's game is gone: keep the Game to view its decisions")
+    return eng.view(seat, 0)
+
+
 class Forks:
     """Snapshots and clones, knowledge, estimates (see the module doc)."""
 

@@ -5,7 +5,7 @@
     python benchmarks/skill.py mgt unicorns --vs greedy -n 200
     python benchmarks/skill.py mgt -p 4 --bot mcts:100 --vs greedy -n 100     # one search seat against three
     python benchmarks/skill.py monkic --bot mcts:50 -n 40 --workers 1
-    python benchmarks/skill.py unicorns --vs greedy --keep uu.jsonl   # stop it any time; run again to go on
+    python benchmarks/skill.py unicorns --vs greedy --keep uu.jsonl.gz   # stop it any time; run again to go on
 
 Each study is what `cgl simulate RULESET -n N -p P --skill BOT,VS` plays: a seat-rotated
 tournament (the bot at seat ((i - 1) mod P) + 1 in game i, VS at the others), the games
@@ -16,12 +16,14 @@ bot's win rate, the skill gap (win rate minus the fair share 1/P) with its 95% i
 wall time, and the time per game and per bot decision. Not a test: figures.
 
 A long study can be played in parts (`--keep FILE`): each part of `--part` games is added
-to FILE as it ends, and the same command goes on from the first game not yet kept, with
-the same figures as one run (a game's record depends only on the batch and its number).
+to FILE (gzip-compressed if its name ends in .gz) as it ends, and the same command goes
+on from the first game not yet kept, with the same figures as one run (a game's record
+depends only on the batch and its number).
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import pathlib
@@ -33,13 +35,21 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHIPPED = ["mgt", "mgt-v0.1", "unicorns", "monkic", "kozyablo"]
 
 
+def _open(path: str, mode: str):
+    """A kept study's file: gzip-compressed when its name ends in .gz (a part appended is
+    one more gzip member; the file reads as one)."""
+    if path.endswith(".gz"):
+        return gzip.open(path, mode, encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
+
+
 def kept_parts(keep: str, key: dict) -> tuple:
     """The records and wall seconds of the parts of study `key` already played into file
     `keep` (JSON lines, one per part), games 1..k in order."""
     records, wall = [], 0.0
     if not os.path.exists(keep):
         return records, wall
-    with open(keep, encoding="utf-8") as f:
+    with _open(keep, "rt") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -82,7 +92,7 @@ def study(name: str, players: int, bot: str, vs: str, games: int, seed: int, wor
             t0 = time.time()
             new = sim.run_batch(spec, n, workers=workers, dask=dask, first=len(records) + 1)
             dt = time.time() - t0
-            with open(keep, "a", encoding="utf-8") as f:
+            with _open(keep, "at") as f:
                 f.write(json.dumps({"study": key, "wall": dt, "records": new}) + "\n")
             records += new
             wall += dt

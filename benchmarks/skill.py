@@ -137,11 +137,14 @@ def main(argv=None) -> int:
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, workers {args.workers or 'one per core'}"
           f"{', Dask ' + args.dask if args.dask else ''}; seed {args.seed}", flush=True)
     bad = 0
+    opponents = args.vs or ["random", "greedy"]
     for name in args.rulesets:
-        for vs in args.vs or ["random", "greedy"]:
+        for vs in opponents:
             keep = args.keep
-            if keep is not None and (len(args.rulesets) > 1 or len(args.vs or [1, 2]) > 1):
-                keep = f"{keep}.{name}.{vs}"      # one file per study
+            if keep is not None and len(args.rulesets) * len(opponents) > 1:
+                # one file per study, its name's ending kept (.jsonl.gz stays compressed)
+                stem, ext = (keep[:-9], keep[-9:]) if keep.endswith(".jsonl.gz") else os.path.splitext(keep)
+                keep = f"{stem}.{name}.{vs}{ext}"
             r = study(name, args.players, args.bot, vs, args.games, args.seed, args.workers, args.dask, keep,
                       args.part)
             print(show(r), flush=True)

@@ -218,18 +218,20 @@ def test_the_base_project_is_valid(project, tmp_path):
 @given(edits=st.lists(_edit, min_size=1, max_size=4))
 def test_fuzz_rulesets(project, tmp_path, edits):
     text = _mutate((project / "war.cgl").read_text(encoding="utf-8"), edits)
-    d = _case(project, tmp_path, {"war.cgl": text})
-    _cgl(["lint", "war.cgl"], d, "the ruleset")
-    _cgl(["run", "war.cgl", "-p", "2", "-s", "1", "-q", "-o", "battles=3"], d, "the ruleset")
+    _lint_and_run(_case(project, tmp_path, {"war.cgl": text}), "the ruleset")
+
+
+def _lint_and_run(d, what: str) -> None:
+    """`cgl lint` and a short `cgl run` of the project's ruleset in folder `d`: located errors, never a crash."""
+    _cgl(["lint", "war.cgl"], d, what)
+    _cgl(["run", "war.cgl", "-p", "2", "-s", "1", "-q", "-o", "battles=3"], d, what)
 
 
 @FUZZ
 @given(data=st.data())
 def test_fuzz_card_yaml(project, tmp_path, data):
     text = _broken_yaml(project / "war-cards.yaml", data)
-    d = _case(project, tmp_path, {"war-cards.yaml": text})
-    _cgl(["lint", "war.cgl"], d, "the card data")
-    _cgl(["run", "war.cgl", "-p", "2", "-s", "1", "-q", "-o", "battles=3"], d, "the card data")
+    _lint_and_run(_case(project, tmp_path, {"war-cards.yaml": text}), "the card data")
 
 
 @FUZZ

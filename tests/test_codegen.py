@@ -268,3 +268,61 @@ def test_runners_written_in_and_loops_over_ids_compiled(make_rules, monkeypatch)
     assert any(s.get("reaction:snatch") for s in stats) and any(s.get("trigger:outranked") for s in stats)
     assert any("snatches" in t for t in texts) and any("higher card" in t for t in texts)
     assert any(t == "deck is empty" for t in texts)
+
+
+def test_rule_conditions_are_compiled_and_see_what_is_bound_where_they_are_asked(make_rules, monkeypatch):
+    """A `rule … forbid TAG if COND` is asked wherever its tag is offered: at `act` (the
+    action's parameter, `actor`, and the locals where `act` runs), at a `choose … as TAG`
+    (`option`, `it`, the chosen name) and at a reaction (`responder`); a local named like a
+    global it reads (`limit`, `cap`) is what it sees where it is asked, as the tree walker's
+    environments chain there.
+    The compiled engine runs its own code for the condition, not the tree walker's closure
+    (the condition is asked for every option of every decision: the slow path cost
+    Kozyablo a third of its time), and both engines play the same game."""
+    rs = make_rules("""
+        var total = 0
+        var echoes = 0
+        var limit = 9
+        var cap = 9
+        action take(n in [1, 2, 3]) "Take {n}" { set total += n }
+        rule small_steps: forbid take if n > limit and actor.seat = 1
+        rule keep_high: forbid picking if rank >= cap and option.suit != "green"
+        reaction echo after discard {
+          ask "Echo?"
+          do { set echoes += 1 }
+        }
+        rule quiet: forbid echo if responder.seat = 2 and total < limit * 3
+        setup { deal 3 to hand }
+        turn { phase a {
+          let limit = 1 + turn_no % 2
+          act by current
+          let cap = 2
+          choose c in hand(current) by current "Discard" as picking { discard c to pile }
+          if turn_no >= 3 { end game }
+        } }
+    """)
+    compiled = compiled_for(rs)
+    assert all(id(r.cond) in compiled.exprs for r in rs.rules)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setenv("CGL_ENGINE", engine)
+        game = Game(rs, 2, 3)
+        d = game.start()
+        seen = []
+        while d is not None:
+            seen.append(d.labels)
+            d = game.answer(True if d.kind == "may" else len(d.labels) - 1)
+        out.append((seen, game.state.globals["total"], game.state.globals["echoes"], [e["text"] for e in game.state.log]))
+    assert out[0] == out[1]
+    seen = out[1][0]
+    assert seen[0] == ["Take 1", "Take 2"]        # seat 1; the local `limit` (2), not the global (9)
+    assert seen[1] == ["B1", "C1"]                # the local `cap` (2) keeps the red and blue 2 and 3
+    assert ["Take 1", "Take 2", "Take 3"] in seen  # seat 2 is not limited
+    assert seen.count(["yes", "no"]) == 1 and out[1][2] == 1   # seat 2 is not asked while the total is small
+
+
+@pytest.mark.parametrize("name", sorted(packaged_rulesets()))
+def test_every_rule_condition_of_a_shipped_ruleset_is_compiled(name):
+    rs = load(name)
+    compiled = compiled_for(rs)
+    assert [r.name for r in rs.rules if r.cond is not None and id(r.cond) not in compiled.exprs] == []

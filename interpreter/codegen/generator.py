@@ -249,9 +249,16 @@ class CodeGen(Expressions, Statements):
             self.body(chk.body, sure=[chk.var] if chk.var else [])
         if rs.estimate is not None:   # (Engine.estimates evaluates it with `ev`)
             self.entry_expr(rs.estimate.value, sure=[rs.estimate.var])
-        for r in rs.rules:      # a zone rule's condition (Engine.refusing_rule)
-            if r.zone is not None:
+        for r in rs.rules:
+            if r.zone is not None:   # a zone rule's condition (Engine.refusing_rule)
                 self.entry_expr(r.cond, sure=["event", "card", "player", "it"])
+            elif r.cond is not None:
+                # a `forbid TAG` rule's (Engine.allowed), asked where the tag is offered: what
+                # is bound there differs by site (an action's parameter, `option`, `responder`
+                # …), and a local there named like a global shadows it, so every name it reads
+                # that can be local is looked up there first
+                maybe = {n.id for n in A.walk(r.cond) if isinstance(n, A.Name)} & self.facts.local_names
+                self.entry_expr(r.cond, maybe=["it", *sorted(maybe - {"it"})])
         for a in rs.actions:
             self.actions[id(a)] = self.action_pieces(a)
         for proc in rs.procedures.values():

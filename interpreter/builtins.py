@@ -166,6 +166,20 @@ def _owner(eng, e, a):
     return eng.attr_of(a[0], "owner")[1]
 
 
+def owner_of(eng, c):
+    """A card's `owner` (see `Engine._card_attr`), read the short way: a zone's owner never
+    changes, so it is remembered per zone (`Engine._key_owners`); a zone under a card is
+    asked each time, as its host may move. (found, value), as `attr_of` returns."""
+    key = eng.state.where[c.id]
+    try:
+        return True, eng._key_owners[key]
+    except KeyError:
+        found = eng._card_attr(c, "owner")
+    if key is not None and eng.zone_ref(key).card is None:
+        eng._key_owners[key] = found[1]
+    return found
+
+
 def _zone_of(eng, e, a):
     return eng.zone_of_card(a[0]).name
 

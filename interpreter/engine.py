@@ -16,7 +16,7 @@ from functools import partial
 from typing import Optional
 
 from . import ast as A
-from . import resolver
+from . import builtins as B, resolver
 from .diagnostics import CglError, Diagnostic, error
 from .patterns import solve_all
 from .state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key, plain
@@ -112,6 +112,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         self._visibility = {name: z.visibility for name, z in rs.zones.items()}
         self._role_zones: dict = {}
         self._zone_refs: dict = {}
+        self._key_owners: dict = {}    # zone key -> its owner (a Player or None), as found
         self._validated = None        # (decision, answer, indices) checked by Game.answer
         # "start" / "end" when some trigger or reaction waits for the start (end) of something
         self._scope_kinds = {k for k in ("start", "end") if k in self._triggers_by_kind
@@ -362,13 +363,12 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
 
             def cached(eng, c):
                 key = (c.id, name)
-                try:
-                    return True, cache[key]
-                except KeyError:
-                    cache[key] = v = body(eng, Env({"it": c}))
-                    return True, v
+                if key not in cache:
+                    cache[key] = body(eng, Env({"it": c}))
+                return True, cache[key]
             return cached
-        return lambda eng, c: eng._card_attr(c, name)
+        fast = name == "owner" and not any("owner" in c.props for c in self.cards)   # (the commonest)
+        return B.owner_of if fast else lambda eng, c: eng._card_attr(c, name)
 
     def _card_attr(self, obj, name):
         """A card's data property or built-in attribute (name, id, zone, owner)."""

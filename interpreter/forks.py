@@ -47,7 +47,7 @@ class Forks:
         "player_var_names", "compile", "static_cache", "derive_kinds", "derives_reading", "card_derives",
         "record", "max_steps", "decks", "decl_order", "_triggers_by_kind", "_instead_by_kind",
         "_reactions_by_kind", "_checks", "_watched", "_check_vars", "_zone_rules", "_visibility", "_role_zones",
-        "_zone_refs", "_scope_kinds")) | frozenset(_COUNTERS)
+        "_zone_refs", "_key_owners", "_scope_kinds")) | frozenset(_COUNTERS)
 
     def snapshot(self) -> dict:
         """What this game is now, apart from the running program: a copy of the state, the

@@ -103,6 +103,9 @@ class State:
         }
 
 
+_SEAT_NAMES = tuple(f"P{s + 1}" for s in range(16))
+
+
 @attrs.frozen
 class Player:
     """A seat at the table, as rules see it (`current`, `p.points`)."""
@@ -111,7 +114,7 @@ class Player:
 
     @property
     def name(self) -> str:
-        return f"P{self.seat + 1}"
+        return _SEAT_NAMES[self.seat] if 0 <= self.seat < len(_SEAT_NAMES) else f"P{self.seat + 1}"
 
     def __str__(self) -> str:
         return self.name

@@ -93,6 +93,13 @@ def _kind(v) -> str:
 
 
 def _show(v) -> str:
+    t = type(v)
+    if t is str:        # (the common cases first: text interpolation is everywhere)
+        return v
+    if t is Player:
+        return v.name
+    if t is int:
+        return str(v)
     if v is None:
         return "none"
     if isinstance(v, bool):

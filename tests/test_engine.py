@@ -707,3 +707,56 @@ def test_a_zone_of_each_card_needs_a_card(make_rules):
     with pytest.raises(CglError) as e:
         run_script(rs, [])
     assert "takes a card" in e.value.diagnostics[0].message
+
+
+@pytest.mark.both_engines
+def test_a_card_under_a_card_belongs_to_whoever_holds_its_host(make_rules, engine):
+    """The owner of a card in a zone under a card follows the host: when the host changes
+    hands, so does what lies under it (a zone's owner is remembered per zone, but not for
+    the zones under a card)."""
+    rs = make_rules("""
+        zone table: per player, public
+        zone under: per card, public
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p {
+          let host = first(hand(seat(1)))
+          move host to table(seat(1))
+          let c = first(hand(seat(1)))
+          move c to under(host)
+          say "before: {owner(c)}, {owner(host)}"
+          move host to table(seat(2))
+          say "after: {owner(c)}, {owner(host)}"
+          move c to table(seat(1))
+          say "back: {owner(c)}"
+        } }
+    """)
+    g, _ = run_script(rs, [], players=2)
+    t = texts(g)
+    assert "before: P1, P1" in t and "after: P2, P2" in t and "back: P1" in t
+
+
+@pytest.mark.both_engines
+def test_a_card_property_named_owner_is_read_before_the_built_in_one(make_rules, engine):
+    """A card's data may name a property `owner`: `c.owner` and `owner(c)` read it, not
+    the player whose zone the card lies in."""
+    rs = make_rules("""
+        game "Owners" { players 2 }
+        cards from "own.yaml" { name: text  owner: text }
+        zone deck: shared, ordered, hidden, as deck
+        zone hand: per player, owner, as hand
+        setup { for n in ["X", "Y"] { move first(deck where name = n) to hand(seat(1)) } }
+        turn { phase p {
+          for c in hand(current) { say "{c.name}: {c.owner}, {owner(c)}" }
+          end game
+        } }
+    """, header=False, files={"own.yaml": """
+        cards:
+          - {name: X, owner: nobody}
+          - {name: Y, owner: somebody}
+          - {name: Z, owner: nobody}
+          - {name: W, owner: somebody}
+    """})
+    g, _ = run_script(rs, [], players=2)
+    said = [t for t in texts(g) if t[:3] in ("X: ", "Y: ", "Z: ", "W: ")]
+    assert sorted(said) == ["X: nobody, nobody", "Y: somebody, somebody"]

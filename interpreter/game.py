@@ -223,7 +223,7 @@ class Game:
             zones[key][i] = cid
             where[cid] = key
         st.rng = random.Random(rng.getrandbits(64))
-        eng.forget_all()
+        # (the cached derived properties hold: a card's own data and variables go with it)
         eng.record = record
         if not record:
             st.log = []

@@ -59,12 +59,13 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         self.player_var_names = set(rs.player_vars())
         self.compile = compiler_for(rs)
         self.card_getters: dict = {}
-        self.derive_cache: dict = {}                                # per game: "card" derives
+        self.derive_cache: dict = {}                                # per game: "card", "place" derives
         facts = resolver.facts(rs)
         self.static_cache: dict = facts.static_derives  # per ruleset: "static" derives
         self.derive_kinds = facts.derive_kinds
         self.derives_reading = facts.derives_reading
-        self.card_derives = [n for n, k in self.derive_kinds.items() if k == "card"]
+        self.card_derives = [n for n, k in self.derive_kinds.items() if k in ("card", "place")]
+        self.place_derives = [n for n, k in self.derive_kinds.items() if k == "place"]   # forgotten on moves
         self.secret_depth = 0
         self.deferred: Optional[list] = None   # choice bodies waiting for `simultaneously` to end
         self.event_chain: list = []
@@ -151,15 +152,6 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                 for c in range(len(self.cards)):
                     st.card_vars[c][name] = _fresh(init)
         return st
-
-    def forget(self, card, derives) -> None:
-        """Forget the cached derived properties `derives` of `card` (a variable they read changed)."""
-        for name in derives:
-            self.derive_cache.pop((card.id, name), None)
-
-    def forget_all(self) -> None:
-        """Forget every cached derived property of every card (the state was swapped)."""
-        self.derive_cache.clear()
 
     def fail(self, node, message, code="E010", hint=None):
         return CglError(Diagnostic(code, message, node.span if node is not None else None, hint=hint))
@@ -288,6 +280,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         else:
             ids.append(cid)
         where[cid] = dest.key
+        if self.place_derives:   # (they read where the card lies)
+            self.forget_place(cid)
 
     def as_zone(self, value, node) -> ZoneRef:
         if isinstance(value, ZoneRef):
@@ -348,9 +342,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         return self._other_attr(obj, name)
 
     def _card_getter(self, name):
-        """How to read property `name` of any card, decided once per name: a function of
-        (engine, card). (It is given the engine rather than holding it: the engine keeps
-        its getters, and must not keep itself alive, so that a dropped fork is freed at once.)"""
+        """How to read property `name` of any card, decided once per name: a function of (engine,
+        card), given the engine, not holding it (a dropped fork must be freed at once)."""
         meaning = resolver.card_attr_meaning(self.rs, name)
         if meaning == "var":   # (the state read when called: a trial, `possible`, swaps it)
             return lambda eng, c: (True, eng.state.card_vars[c.id][name])
@@ -359,7 +352,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             kind = self.derive_kinds[name]
             if kind == "dynamic":
                 return lambda eng, c: (True, body(eng, Env({"it": c})))
-            cache = self.derive_cache if kind == "card" else self.static_cache
+            cache = self.static_cache if kind == "static" else self.derive_cache
 
             def cached(eng, c):
                 key = (c.id, name)

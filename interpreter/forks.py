@@ -9,6 +9,8 @@
 - what each seat knows (`State.known`): who sees a card move (`seers`, the one rule the log
   uses too), who may look into a zone (`sees_zone`), followed as cards move (`_learn`);
   `Game.determinised` deals the rest anew.
+- the cached derived properties of cards: copied with a snapshot, forgotten when what
+  they read changes (`forget`, `forget_all`, and `forget_place` when a card moves).
 - `estimates`: how well each player stands, for search bots that cut a game short.
 """
 from __future__ import annotations
@@ -44,7 +46,7 @@ class Forks:
     _COUNTERS = ("changes", "_settled", "holding", "secret_depth", "quiet_moves", "checks_on", "trying")
     _SHARED = frozenset((
         "rs", "n", "seed", "check", "players", "_orders", "_others", "cards", "opts", "card_var_names",
-        "player_var_names", "compile", "static_cache", "derive_kinds", "derives_reading", "card_derives",
+        "player_var_names", "compile", "static_cache", "derive_kinds", "derives_reading", "card_derives", "place_derives",
         "record", "max_steps", "decks", "decl_order", "_triggers_by_kind", "_instead_by_kind",
         "_reactions_by_kind", "_checks", "_watched", "_check_vars", "_zone_rules", "_visibility", "_role_zones",
         "_zone_refs", "_key_owners", "_scope_kinds")) | frozenset(_COUNTERS)
@@ -88,6 +90,26 @@ class Forks:
 
     def _derived_restore(self, kept) -> None:
         self.derive_cache = dict(kept)
+
+    def forget(self, card, derives) -> None:
+        """Forget the cached derived properties `derives` of `card` (what they read changed)."""
+        for name in derives:
+            self.derive_cache.pop((card.id, name), None)
+
+    def forget_all(self) -> None:
+        """Forget every cached derived property of every card (the state was swapped)."""
+        self.derive_cache.clear()
+
+    def forget_place(self, cid: int) -> None:
+        """Forget the "place" derived properties (which read where a card lies) of card `cid`,
+        which moved, and of the cards lying under it, at any depth (their owner is its owner)."""
+        zones, under = self.state.zones, [z.name for z in self.rs.zones.values() if z.per_card]
+        todo = [cid]
+        while todo:
+            c = todo.pop()
+            self.forget(self.cards[c], self.place_derives)
+            for z in under:
+                todo.extend(zones.get(f"{z}@{c}", ()))
 
     def seers(self, src: Optional[ZoneRef], dest: Optional[ZoneRef]):
         """Who sees which card moves from `src` to `dest`: None when everybody does (either

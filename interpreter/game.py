@@ -223,7 +223,10 @@ class Game:
             zones[key][i] = cid
             where[cid] = key
         st.rng = random.Random(rng.getrandbits(64))
-        # (the cached derived properties hold: a card's own data and variables go with it)
+        # (the cached derived properties hold, a card's own data and variables going with
+        # it, except those that read where it lies)
+        for cid in pool if eng.place_derives else ():
+            eng.forget_place(cid)
         eng.record = record
         if not record:
             st.log = []

@@ -110,7 +110,7 @@ class Facts:
     local_names: frozenset          # names the ruleset can bind locally anywhere
     it_names: frozenset             # names a bare name may read from `it`
     emitted_fields: frozenset       # fields of custom events (`emit NAME(field: …)`)
-    derive_kinds: dict              # derive -> "static" | "card" | "dynamic"
+    derive_kinds: dict              # derive -> "static" | "card" | "place" | "dynamic"
     static_defs: frozenset          # defs whose value depends only on their arguments and the card data
     decl_order: dict                # id(declaration) -> its place in the ruleset
     # card variable -> the cached ("card") derived properties whose value can depend on it:
@@ -209,7 +209,7 @@ def what_checks_read(rs) -> tuple:
 
 
 def _derives_reading(rs, derive_kinds) -> dict:
-    """card variable -> the "card" derived properties whose value can depend on it."""
+    """card variable -> the cached ("card", "place") derived properties whose value can depend on it."""
     card_vars = set(rs.card_vars())
 
     def names_in(node, seen):
@@ -234,7 +234,7 @@ def _derives_reading(rs, derive_kinds) -> dict:
                 if tb.default is not None:
                     out |= names_in(tb.default, seen)
         return out
-    reads = {d: names_in(rs.derives[d].expr, {d}) for d, k in derive_kinds.items() if k == "card"}
+    reads = {d: names_in(rs.derives[d].expr, {d}) for d, k in derive_kinds.items() if k in ("card", "place")}
     return {v: tuple(sorted(d for d, vs in reads.items() if v in vs)) for v in card_vars}
 
 
@@ -242,13 +242,25 @@ def _derives_reading(rs, derive_kinds) -> dict:
 
 #: Attributes that read the game (where a card lies, whose it is), not the card data.
 _GAME_ATTRS = frozenset(("zone", "owner", "seat"))
-_RANK = {"static": 0, "card": 1, "dynamic": 2}
+#: What reads where the card itself lies: `zone`, `owner`, `it.zone`, `owner(it)`, `zone_of(it)`.
+_PLACE_ATTRS = frozenset(("zone", "owner"))
+_PLACE_FUNCTIONS = frozenset(("owner", "zone_of"))
+_RANK = {"static": 0, "card": 1, "place": 2, "dynamic": 3}
+
+
+def _rebinds_it(node) -> bool:
+    """Whether `it` means another card somewhere inside `node` (a `where`, `sort by`,
+    `group by`, or a comprehension over `it`)."""
+    return any(isinstance(n, (A.Where, A.SortBy, A.GroupBy)) or (isinstance(n, A.Comprehension) and n.name == "it")
+               for n in A.walk(node))
 
 
 def _lifetimes(rs):
     """How long each derived property's value lasts: "static" (the card's data only:
     computed once per ruleset), "card" (also the card's own variables: cached until one of
-    them changes) or "dynamic" (anything else: computed at every use); and the functions
+    them changes), "place" (also where the card itself lies, its zone and its owner: cached
+    until one of its variables changes or it moves, or the card it lies under moves) or
+    "dynamic" (anything else: computed at every use); and the functions
     (`def f(x) = …`) whose value depends only on their arguments and the card data, such as
     deck statistics, whose results are remembered per ruleset."""
     card_vars = set(rs.card_vars())
@@ -263,6 +275,8 @@ def _lifetimes(rs):
     def kind_of_name(n, seen):
         if n.id in card_vars:
             return "card"
+        if n.id in _PLACE_ATTRS and n.id not in rs.defs and n.id not in rs.vars:
+            return "place"   # (the card's own `zone`, `owner`, read through `it`)
         if n.id in dynamic_names:
             return "dynamic"
         if n.id in rs.derives and n.id not in seen:
@@ -275,6 +289,8 @@ def _lifetimes(rs):
     def kind_of_attr(n, seen):
         if n.name in card_vars:
             return "card" if n.obj == it else "dynamic"
+        if n.name in _PLACE_ATTRS and n.name not in player_vars:
+            return "place" if n.obj == it else "dynamic"
         if n.name in player_vars or n.name in _GAME_ATTRS:
             return "dynamic"
         if n.name in rs.derives and n.name not in seen:
@@ -283,11 +299,13 @@ def _lifetimes(rs):
         return "static"
 
     def kind_of_call(n, seen):
+        if n.name in _PLACE_FUNCTIONS and n.name not in rs.defs and n.args == (it,):
+            return "place"
         if n.name in dynamic_names:
             return "dynamic"
         if n.name in rs.defs and n.name not in seen:
             k = kind_of(rs.defs[n.name].expr, seen | {n.name})
-            return "dynamic" if k == "card" else k   # a function's parameters are not `it`
+            return "dynamic" if k in ("card", "place") else k   # a function's parameters are not `it`
         if n.name in rs.table_decls and n.name not in seen:
             t = rs.table_decls[n.name]
             parts = [e for row in t.rows for e in row] + ([t.default] if t.default else [])
@@ -313,6 +331,8 @@ def _lifetimes(rs):
                 worst = k
                 if worst == "dynamic":
                     break
+        if worst in ("card", "place") and _rebinds_it(node):
+            return "dynamic"   # (which card's variables, or place, `it` reads there is not followed)
         return worst
 
     def derive_kind(name, seen=frozenset()) -> str:

@@ -394,6 +394,7 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
             raise _bad(path, setup.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))
         st.globals[k] = _value(eng, v, path, setup.get("globals"), k)
     st.round_no = int(setup.get("round") or 1)
+    eng.forget_all()   # (cards and their variables were put in place: nothing cached holds)
     return _seat(path, setup, "turn", setup.get("turn") or "P1", eng.n)
 
 

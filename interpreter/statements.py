@@ -276,6 +276,9 @@ class Statements:
             self._learn(a.id, ka, zb)
             self._learn(b.id, kb, za)
         where[a.id], where[b.id] = kb, ka
+        if self.place_derives:
+            self.forget_place(a.id)
+            self.forget_place(b.id)
         hits = [(ev, self.event_begin(ev)) for ev in (ev_a, ev_b)]
         for ev, hit in hits:
             if hit is not None:

@@ -127,3 +127,32 @@ def test_what_a_seat_saw_it_knows_until_it_loses_sight(make_rules):
     d = game.answer(0)
     assert game.pending is None
     assert not set(st.zones["stash:1"]) & st.known[0]     # the shuffle: where in the stash, nobody knows
+
+
+def test_a_world_reads_where_each_card_lies_in_it(make_rules):
+    """A derived property that reads where its card lies ("place", cached until the card
+    moves) reads, in a world, where the card was dealt there, not where it lay in the game
+    the world was imagined from."""
+    rs = make_rules("""
+        derive spot = "{zone} of {owner(it)}"
+        match { rounds 1 }
+        round { start { deal 3 to hand } until turn_no >= 2 }
+        turn { phase p {
+          say "{count([c.spot for c in all_cards])} spots"
+          choose c in hand(current) by current "Discard a card" { discard c }
+        } }
+    """)
+    game = Game(rs, 2, 5, forkable=True)
+    d = game.start()
+    eng = game.engine
+    before = {c.id: eng.attr_of(c, "spot")[1] for c in eng.cards}   # every spot read, and kept
+    moved = 0
+    for k in range(6):
+        w = game.determinised(d.player, random.Random(k))
+        weng = w.engine
+        for c in weng.cards:
+            z = weng.zone_of_card(c)
+            owner = weng.zone_owner(z)
+            assert weng.attr_of(c, "spot")[1] == f"{z.name} of {'none' if owner is None else f'P{owner + 1}'}"
+            moved += weng.attr_of(c, "spot")[1] != before[c.id]
+    assert moved   # some hidden cards were dealt elsewhere

@@ -760,3 +760,60 @@ def test_a_card_property_named_owner_is_read_before_the_built_in_one(make_rules,
     g, _ = run_script(rs, [], players=2)
     said = [t for t in texts(g) if t[:3] in ("X: ", "Y: ", "Z: ", "W: ")]
     assert sorted(said) == ["X: nobody, nobody", "Y: somebody, somebody"]
+
+
+@pytest.mark.one_engine
+def test_how_long_a_derived_value_lasts(make_rules):
+    """A derive that reads where its own card lies (`zone`, `owner(it)`, `it.zone`) lasts
+    until the card moves ("place"); one that reads another card's place, or its own
+    through a `where` (where `it` is each card of the list), is worked out at every use."""
+    from cgl.interpreter.resolver import facts
+    rs = make_rules("""
+        zone table: per player, public
+        var marked per card = false
+        derive spot = "{zone} of {owner(it)}"
+        derive spot2 = if it.owner = none then zone_of(it) else "held"
+        derive tagged = if marked then "{rank}!" else spot
+        derive crowd = count(all_cards where owner(it) = none)
+        derive first_owner = owner(first(hand(seat(1))))
+        derive plain = rank + 1
+        turn { phase p { end game } }
+    """)
+    kinds = facts(rs).derive_kinds
+    assert (kinds["spot"], kinds["spot2"], kinds["tagged"]) == ("place", "place", "place")
+    assert (kinds["crowd"], kinds["first_owner"], kinds["plain"]) == ("dynamic", "dynamic", "static")
+    assert "tagged" in facts(rs).derives_reading["marked"]
+
+
+def test_a_derive_that_reads_where_its_card_lies_follows_it_on_every_route(make_rules, engine):
+    """A "place" derive is remembered, and forgotten whenever its card moves, whatever moves
+    it (`move`, `draw`, `discard`, `swap`), or when the card it lies under changes hands."""
+    rs = make_rules("""
+        zone table: per player, public
+        zone under: per card, public
+        derive spot = "{zone} of {owner(it)}"
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p {
+          let a = first(hand(seat(1)))
+          let b = first(hand(seat(2)))
+          say "1: {a.spot} / {b.spot}"
+          move a to table(seat(1))
+          say "2: {a.spot}"
+          swap a with b
+          say "3: {a.spot} / {b.spot}"
+          move a to under(b)
+          say "4: {a.spot}"
+          move b to table(seat(2))
+          say "5: {a.spot} / {b.spot}"
+          discard b
+          say "6: {b.spot}"
+          draw 1 to table(seat(2))
+          say "7: {first(table(seat(2))).spot}"
+        } }
+    """)
+    g, _ = run_script(rs, [], players=2)
+    said = [t for t in texts(g) if t[:1].isdigit()]
+    assert said == ["1: hand of P1 / hand of P2", "2: table of P1", "3: hand of P2 / table of P1",
+                    "4: under of P1", "5: under of P2 / table of P2", "6: pile of none",
+                    "7: table of P2"]

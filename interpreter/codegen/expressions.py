@@ -250,7 +250,7 @@ class Expressions:
             dv = self.derive_fn(name)
             if o.isidentifier() and self.derive_kinds[name] == "static":
                 return self.cached(self._static_caches[name], dv, oid, card, fn)
-            if o.isidentifier() and self.derive_kinds[name] == "card" and fn is not None:
+            if o.isidentifier() and self.derive_kinds[name] in ("card", "place") and fn is not None:
                 fn.caches.add(name)  # the game's list of values, fetched as the function starts
                 return self.cached("_dc_" + name, dv, oid, card, fn)
             return f"{dv}(eng, {card})"
@@ -297,9 +297,10 @@ class Expressions:
         if kind == "dynamic":
             self.defs += [f"{fname} = {body}", ""]
         else:
-            # "card": one list per game, entries forgotten when the card's variables change
-            # (CompiledEngine.forget); "static": one list per ruleset
-            cache = f"eng.dcache[{name!r}]" if kind == "card" else self.k([_MISSING] * len(self.rs.cards))
+            # "card", "place": one list per game, entries forgotten when the card's variables
+            # change, and for "place" when it moves (CompiledEngine.forget); "static": one
+            # list per ruleset
+            cache = f"eng.dcache[{name!r}]" if kind != "static" else self.k([_MISSING] * len(self.rs.cards))
             if kind == "static":
                 self._static_caches[name] = cache
             self.defs += [f"def {fname}(eng, o):",

@@ -245,6 +245,10 @@ _GAME_ATTRS = frozenset(("zone", "owner", "seat"))
 #: What reads where the card itself lies: `zone`, `owner`, `it.zone`, `owner(it)`, `zone_of(it)`.
 _PLACE_ATTRS = frozenset(("zone", "owner"))
 _PLACE_FUNCTIONS = frozenset(("owner", "zone_of"))
+#: How long a derived property's value lasts (`_lifetimes`): "static" (the card's data only:
+#: computed once per ruleset), "card" (also the card's own variables: cached until one of
+#: them changes), "place" (also where the card itself lies, its zone and owner: cached also
+#: until it moves, or the card it lies under moves), "dynamic" (computed at every use).
 _RANK = {"static": 0, "card": 1, "place": 2, "dynamic": 3}
 
 
@@ -255,27 +259,25 @@ def _rebinds_it(node) -> bool:
                for n in A.walk(node))
 
 
+def _dynamic_names(rs) -> set:
+    """Names that read the game, not the card data: where cards lie, who plays, how many.
+    (Per-ruleset caches are shared by games of every player count.)"""
+    return set(rs.player_vars()) | set(rs.global_vars()) | set(rs.zones) | _GAME_ATTRS | {
+        n for n in (*B.FUNCTIONS, *B.VALUES) if B.reads_game(n)}
+
+
 def _lifetimes(rs):
-    """How long each derived property's value lasts: "static" (the card's data only:
-    computed once per ruleset), "card" (also the card's own variables: cached until one of
-    them changes), "place" (also where the card itself lies, its zone and its owner: cached
-    until one of its variables changes or it moves, or the card it lies under moves) or
-    "dynamic" (anything else: computed at every use); and the functions
+    """How long each derived property's value lasts (see `_RANK`), and the functions
     (`def f(x) = …`) whose value depends only on their arguments and the card data, such as
     deck statistics, whose results are remembered per ruleset."""
-    card_vars = set(rs.card_vars())
-    player_vars = set(rs.player_vars())
-    # Names that read the game, not the card data: where cards lie, who plays, how many.
-    # (Per-ruleset caches are shared by games of every player count.)
-    dynamic_names = player_vars | set(rs.global_vars()) | set(rs.zones) | _GAME_ATTRS | {
-        n for n in (*B.FUNCTIONS, *B.VALUES) if B.reads_game(n)}
+    card_vars, player_vars, dynamic_names = set(rs.card_vars()), set(rs.player_vars()), _dynamic_names(rs)
     memo: dict = {}
     it = A.Name("it")
 
     def kind_of_name(n, seen):
         if n.id in card_vars:
             return "card"
-        if n.id in _PLACE_ATTRS and n.id not in rs.defs and n.id not in rs.vars:
+        if n.id in _PLACE_ATTRS and n.id not in rs.defs and n.id not in rs.vars and n.id not in rs.derives:
             return "place"   # (the card's own `zone`, `owner`, read through `it`)
         if n.id in dynamic_names:
             return "dynamic"
@@ -289,13 +291,13 @@ def _lifetimes(rs):
     def kind_of_attr(n, seen):
         if n.name in card_vars:
             return "card" if n.obj == it else "dynamic"
+        if n.name in rs.derives:
+            dk = derive_kind(n.name, seen) if n.name not in seen else "dynamic"
+            return dk if dk == "static" or n.obj == it else "dynamic"
         if n.name in _PLACE_ATTRS and n.name not in player_vars:
             return "place" if n.obj == it else "dynamic"
         if n.name in player_vars or n.name in _GAME_ATTRS:
             return "dynamic"
-        if n.name in rs.derives and n.name not in seen:
-            dk = derive_kind(n.name, seen)
-            return dk if dk == "static" or n.obj == it else "dynamic"
         return "static"
 
     def kind_of_call(n, seen):

@@ -42,6 +42,9 @@ class Function:
     args: tuple = ()
     # The result is a list of texts when the argument is one (`unique` of texts).
     keeps_texts: bool = False
+    # Of one card, it reads only where that card lies (its zone, its owner): a derive that
+    # calls it on `it` is remembered until the card moves (resolver._lifetimes).
+    reads_place: bool = False
 
 
 @attrs.frozen
@@ -192,8 +195,8 @@ def _deck_of(eng, e, a):
 
 
 def _fn(name, lo, hi, signature, doc, run, result=None, reads_game=False, on_list=None, args=("any",),
-        keeps_texts=False):
-    return Function(name, lo, hi, signature, doc, run, result, reads_game, on_list, args, keeps_texts)
+        keeps_texts=False, reads_place=False):
+    return Function(name, lo, hi, signature, doc, run, result, reads_game, on_list, args, keeps_texts, reads_place)
 
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (
@@ -232,9 +235,9 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("unique", 1, 1, "unique(LIST)", "the list without repeats, in first-seen order", _unique, "list", args=("list",),
         keeps_texts=True),
     _fn("owner", 1, 1, "owner(CARD)", "the player whose zone holds the card (`none` in a shared zone)", _owner,
-        reads_game=True),
+        reads_game=True, reads_place=True),
     _fn("zone_of", 1, 1, "zone_of(CARD)", "the name of the zone holding the card", _zone_of, "str",
-        reads_game=True, args=("card",)),
+        reads_game=True, args=("card",), reads_place=True),
     _fn("can_move", 2, 2, "can_move(CARD, ZONE)",
         "true when no continuous rule (`forbid leave`/`forbid enter`, section 3.19) would refuse moving the "
         "card to the zone now: offer only what can happen",

@@ -244,7 +244,7 @@ def _derives_reading(rs, derive_kinds) -> dict:
 _GAME_ATTRS = frozenset(("zone", "owner", "seat"))
 #: What reads where the card itself lies: `zone`, `owner`, `it.zone`, `owner(it)`, `zone_of(it)`.
 _PLACE_ATTRS = frozenset(("zone", "owner"))
-_PLACE_FUNCTIONS = frozenset(("owner", "zone_of"))
+_PLACE_FUNCTIONS = frozenset(n for n, f in B.FUNCTIONS.items() if f.reads_place)
 #: How long a derived property's value lasts (`_lifetimes`): "static" (the card's data only:
 #: computed once per ruleset), "card" (also the card's own variables: cached until one of
 #: them changes), "place" (also where the card itself lies, its zone and owner: cached also

@@ -46,8 +46,8 @@ class Forks:
     _COUNTERS = ("changes", "_settled", "holding", "secret_depth", "quiet_moves", "checks_on", "trying")
     _SHARED = frozenset((
         "rs", "n", "seed", "check", "players", "_orders", "_others", "cards", "opts", "card_var_names",
-        "player_var_names", "compile", "static_cache", "derive_kinds", "derives_reading", "card_derives", "place_derives", "_card_zones",
-        "record", "max_steps", "decks", "decl_order", "_triggers_by_kind", "_instead_by_kind",
+        "player_var_names", "compile", "static_cache", "derive_kinds", "derives_reading", "card_derives",
+        "place_derives", "_card_zones", "record", "max_steps", "decks", "decl_order", "_triggers_by_kind", "_instead_by_kind",
         "_reactions_by_kind", "_checks", "_watched", "_check_vars", "_zone_rules", "_visibility", "_role_zones",
         "_zone_refs", "_key_owners", "_scope_kinds")) | frozenset(_COUNTERS)
 

@@ -96,7 +96,10 @@ def study(name: str, players: int, bot: str, vs: str, games: int, seed: int, wor
                 f.write(json.dumps({"study": key, "wall": dt, "records": new}) + "\n")
             records += new
             wall += dt
-            print(f"  {name} {bot} vs {vs}: {len(records)} of {games} games kept in {keep}", flush=True)
+            g = sim.skill_gap(spec, records)
+            so_far = "" if not g or g["all"] is None else (
+                f" (so far {bot} wins {100 * g['all']['win_rate']:.1f}%, p = {g['all']['p']:.2g})")
+            print(f"  {name} {bot} vs {vs}: {len(records)} of {games} games kept in {keep}{so_far}", flush=True)
     gap = sim.skill_gap(spec, records)
     failed = [r for r in records if r.get("error")]
     decisions = sum(r["decisions"] for r in records)

@@ -12,7 +12,8 @@ numbers are drawn in a different order, so single games differ, while the statis
 many rounds (wins, turns, claims) should agree.
 
 One process, one core. The card data is read once; each round then deals, plays turns
-until a win or an empty stock, and scores.
+until a win or an empty stock, and scores. A match is three rounds: a proud monster's ban
+and the monster set aside, and a lost turn not yet served, carry over to its later rounds.
 """
 from __future__ import annotations
 
@@ -146,7 +147,9 @@ class RoundOver(Exception):
 
 
 class Match:
-    """One match of MGT v0.2 between random agents."""
+    """One match of MGT v0.2 between random agents. A proud monster's ban and the monster
+    set aside last the whole match (decision 13), and so does a lost turn not yet served
+    (decision 11); everything else starts afresh each round."""
 
     def __init__(self, players: int = 4, rng: random.Random | None = None, deck: Deck | None = None,
                  check: bool = False):
@@ -156,6 +159,9 @@ class Match:
         self.cards = self.deck.new_cards()
         self.check = check
         self.points = [0] * players
+        self.skip = [0] * players                   # turns still to lose
+        self.banned = [set() for _ in range(players)]   # keys a player can no longer collect
+        self.aside = [[] for _ in range(players)]   # proud monsters set aside, out of the deck
         self.stats = Counter()
 
     # -------------------------------------------------------- yes/no and choices of a random agent
@@ -172,14 +178,12 @@ class Match:
     def play_round(self, round_no: int):
         """Play round `round_no` (1-based); return the winner's seat or None (empty stock)."""
         n = self.n
-        self.stock = list(self.cards)
+        aside = {id(c) for cards in self.aside for c in cards}
+        self.stock = [c for c in self.cards if id(c) not in aside]
         self.pile = []
         self.hands = [[] for _ in range(n)]
         self.tables = [[] for _ in range(n)]
-        self.aside = [[] for _ in range(n)]
         self.taken = [0] * n
-        self.skip = [0] * n
-        self.banned = [set() for _ in range(n)]
         self.melds = [0] * n
         for card in self.cards:
             card.nature = card.base_nature

@@ -231,14 +231,8 @@ class Match:
 
     def refill(self, p: int):
         """Draw up to eight while the stock lasts; discard (chosen) while over eight."""
-        while (self.holding(p) < HAND_SIZE and self.stock) or self.holding(p) > HAND_SIZE:
+        while (self.holding(p) < HAND_SIZE and self.stock) or (self.holding(p) > HAND_SIZE and self.hands[p]):
             if self.holding(p) > HAND_SIZE:
-                if not self.hands[p]:
-                    # Only exposed sets left (a claim made mid-turn can leave 9 cards on the
-                    # table): nothing can be discarded. mgt.cgl's `refill` would loop here until
-                    # the interpreter's loop limit (E011); never seen in practice. Counted.
-                    self.stats["stuck"] += 1
-                    break
                 self.discard(p, self.pick(self.hands[p]))
             else:
                 self.draw(p)
@@ -263,29 +257,31 @@ class Match:
         if card.nature == "impatient" and self.yes():
             self.stats["impatient"] += 1
             self.draw(p)
-        label = self.meld_for(p, card)
-        if label is not None and self.yes():                # extend an exposed set
-            self.stats["extend"] += 1
-            table = self.tables[p]
-            meld_id = next(c.meld_id for c in reversed(table) if c.meld == label)
-            self.hands[p].remove(card)
-            table.append(card)
-            card.meld = label
-            card.meld_id = meld_id
+        if self.tables[p]:
+            extend = self.extend_labels(p, card)
+            if extend and self.yes():                       # extend an exposed set
+                self.stats["extend"] += 1
+                self.hands[p].remove(card)
+                self.add_to_set(p, card, extend[0])
 
-    def meld_for(self, p: int, card: Card):
-        """The first exposed group (latest first) the card belongs to, with room, not banned."""
+    def extend_labels(self, p: int, card: Card) -> list:
+        """The groups of p's exposed sets (latest first) that `card` may join: it is not of a
+        banned type, the table is not full (decision 20) and the set has room for it."""
         table = self.tables[p]
-        if not table:
-            return None
+        if len(table) >= HAND_SIZE or card.key in self.banned[p]:
+            return []
         sizes = {}
         for c in reversed(table):
             sizes[c.meld] = sizes.get(c.meld, 0) + 1
         labels = card.labels
-        for label, size in sizes.items():
-            if label in labels and size < HAND_SIZE and label not in self.banned[p]:
-                return label
-        return None
+        return [label for label, size in sizes.items() if size < 8 and label in labels]
+
+    def add_to_set(self, p: int, card: Card, label: str):
+        """Put `card` on p's table in the exposed set of `label`."""
+        table = self.tables[p]
+        card.meld = label
+        card.meld_id = next(c.meld_id for c in reversed(table) if c.meld == label)
+        table.append(card)
 
     # -------------------------------------------------------- discarding
     def discard(self, p: int, card: Card, forced: bool = False):
@@ -332,44 +328,56 @@ class Match:
                 return a
 
     # -------------------------------------------------------- claims
-    def claim_label(self, q: int, card: Card):
+    def claim_labels(self, q: int, card: Card) -> list:
+        """The sets q may take `card` into (decision 8): an exposed set of its group, or a
+        new set with three collectable cards of a group in hand, one more left to discard."""
+        banned = self.banned[q]
         hand = self.hands[q]
-        for label in card.labels:
-            if label in self.banned[q]:
-                continue
-            if sum(1 for c in hand if label in c.labels) >= 3:
-                return label
-        return None
+        if not hand or card.key in banned:
+            return []
+        labels = self.extend_labels(q, card) if self.tables[q] else []
+        if len(hand) > 3:                                   # decision 19
+            extend = tuple(labels)
+            for label in card.labels:
+                if label not in extend and sum(1 for c in hand
+                                               if label in c.labels and c.key not in banned) >= 3:
+                    labels.append(label)
+        return labels
 
     def claim_window(self, p: int, card: Card):
         for i in range(1, self.n):
             q = (p + i) % self.n
-            label = self.claim_label(q, card)
-            if label is not None and self.yes():
-                self.claim(q, p, card, label)
+            labels = self.claim_labels(q, card)
+            if labels and self.yes():
+                self.claim(q, p, card, labels)
                 return
 
-    def claim(self, q: int, p: int, card: Card, label: str):
+    def claim(self, q: int, p: int, card: Card, labels: list):
         self.stats["claims"] += 1
-        self.melds[q] += 1
+        label = self.pick(labels)
         self.taken[q] += 1
-        table = self.tables[q]
         self.pile.remove(card)
-        table.append(card)
-        card.meld = label
-        card.meld_id = self.melds[q]
         hand = self.hands[q]
-        options = [c for c in hand if label in c.labels]
-        if len(options) > 3:
-            self.stats["decisions"] += 1
-            three = self.rng.sample(options, 3)
-        else:
-            three = options
-        for c in three:
-            hand.remove(c)
-            table.append(c)
-            c.meld = label
-            c.meld_id = self.melds[q]
+        if label in self.extend_labels(q, card):            # into an exposed set
+            self.add_to_set(q, card, label)
+        else:                                               # a new set of four
+            self.melds[q] += 1
+            table = self.tables[q]
+            table.append(card)
+            card.meld = label
+            card.meld_id = self.melds[q]
+            banned = self.banned[q]
+            options = [c for c in hand if label in c.labels and c.key not in banned]
+            if len(options) > 3:
+                self.stats["decisions"] += 1
+                three = self.rng.sample(options, 3)
+            else:
+                three = options
+            for c in three:
+                hand.remove(c)
+                table.append(c)
+                c.meld = label
+                c.meld_id = self.melds[q]
         if card.nature == "honest":
             seen = list(self.hands[p])                     # the claimer sees the discarder's hand
             del seen
@@ -397,7 +405,7 @@ class Match:
             label, size = sets.get(c.meld_id, (c.meld, 0))
             sets[c.meld_id] = (label, size + 1)
         sets = list(sets.values())
-        hand = [[label for label in c.labels if label not in banned] for c in self.hands[p]]
+        hand = [() if c.key in banned else c.labels for c in self.hands[p]]
         support = {}                                        # how many cards could carry a label
         for label, size in sets:
             support[label] = support.get(label, 0) + size
@@ -433,6 +441,7 @@ class Match:
             places += self.hands[p] + self.tables[p] + self.aside[p]
         assert len(places) == len(self.cards), f"{len(places)} cards in play, not {len(self.cards)}"
         assert len({id(c) for c in places}) == len(self.cards), "a card is in two places"
+        assert all(len(table) <= HAND_SIZE for table in self.tables), "a table past eight cards"
         if between_turns and self.stock:
             assert all(self.holding(p) == HAND_SIZE for p in range(self.n)), \
                 [self.holding(p) for p in range(self.n)]
@@ -566,8 +575,6 @@ def main(argv=None):
         stats = self_check(args.rounds, args.players, args.seed)
         assert stats["rounds"] == stats["wins"] + stats["exhausted"]
         print(f"invariants held after every turn of {stats['rounds']} rounds ({args.players} players)")
-        if stats["stuck"]:
-            print(f"  ({stats['stuck']} times a player held only exposed sets above eight cards)")
         print(f"yardstick    {describe(stats)}")
         if args.interpreter:
             print(f"interpreter  {describe(interpreter_stats(args.rounds, args.players, args.seed))}")

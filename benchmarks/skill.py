@@ -18,7 +18,10 @@ wall time, and the time per game and per bot decision. Not a test: figures.
 A long study can be played in parts (`--keep FILE`): each part of `--part` games is added
 to FILE (gzip-compressed if its name ends in .gz) as it ends, and the same command goes
 on from the first game not yet kept, with the same figures as one run (a game's record
-depends only on the batch and its number).
+depends only on the batch and its number). Each part names its study: the ruleset and a
+hash of its text, the players, the bot, the opponents, the seed and the search bot's
+revision (`mcts.REVISION`, bumped whenever a change alters its answers); a file holding
+another study is refused, so games of two rule texts or two versions of the bot never mix.
 """
 from __future__ import annotations
 
@@ -72,6 +75,7 @@ def study(name: str, players: int, bot: str, vs: str, games: int, seed: int, wor
           keep=None, part: int = 20) -> dict:
     from cgl.interpreter import simulate as sim
     from cgl.interpreter.loader import load, resolve, ruleset_hash
+    from cgl.interpreter.mcts import REVISION
 
     path = os.path.abspath(resolve(name))
     rs = load(path)
@@ -84,7 +88,7 @@ def study(name: str, players: int, bot: str, vs: str, games: int, seed: int, wor
         wall = time.time() - t0
     else:
         key = {"ruleset": name, "ruleset_sha256": ruleset_hash(rs), "players": players, "bot": bot, "vs": vs,
-               "seed": seed}
+               "seed": seed, "mcts_revision": REVISION}
         records, wall = kept_parts(keep, key)
         records = records[:games]
         while len(records) < games:

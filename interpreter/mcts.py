@@ -20,9 +20,12 @@ iterations left could not make another answer the one tried most (the same answe
 
 Scores: a finished game gives each winner 1/winners and the others 0. A cut playout is
 scored from the ruleset's `estimate p: …` (how well player p stands, bigger is better)
-or, without one, its `points` player variable: each player by how far it stands above
-the best of the others, on the scale of the estimates (a quarter of their mean size),
-squashed into (0, 1) by tanh. A ruleset with neither scores cut playouts as a draw.
+or, without one, its `points` player variable: each player by how much more its estimate
+gained since the iteration's world began than the best of the others' did, on the scale
+of such leads so far in the search (their running mean), squashed into (0, 1) by tanh.
+Gains, not standings: a lead of many points from earlier rounds would squash every
+answer's score alike and leave the search blind to what a move gains now. A ruleset
+with neither scores cut playouts as a draw.
 Where the ruleset gives `prefer` hints, answers are tried best first and the hint adds a
 bonus that fades as the answer is tried (progressive bias): with few iterations the bot
 plays as `greedy` does, and searching moves it away only where the playouts say so.
@@ -47,6 +50,10 @@ from .bots import Agent, GreedyAgent, RandomAgent
 from .diagnostics import CglError, Diagnostic
 from .protocol import AnswerError
 
+# How the bot plays, as a number to bump whenever a change alters its answers: a kept skill
+# study (benchmarks/skill.py --keep) names it, so games of two versions never mix.
+# 2 (2026-11-24): cut playouts scored by gains since the world began, not by standings.
+REVISION = 2
 PLAYOUT_DECISIONS = 8       # decisions a playout answers before it is cut and scored
 UCB_C = 0.7                 # exploration: rewards lie in [0, 1]
 BIAS_W = 3.0                # weight of the ruleset's `prefer` hints, fading as an answer is tried
@@ -82,6 +89,7 @@ class MctsAgent(Agent):
         self.fallback.rng = self.rng        # one random source: `state` saves it all
         self.playout_agents: dict = {}
         self.iterations = 0      # done so far, over all decisions (for reports)
+        self._leads = [0.0, 0]
         self.broken = 0          # of them, in worlds that stopped with a rules error
 
     # ------------------------------------------------------------ specs
@@ -124,6 +132,7 @@ class MctsAgent(Agent):
         if world is None:
             return self.fallback.decide(d)
         root = _Node()
+        self._leads = [0.0, 0]       # the cut playouts' leads so far in this search: sum, count
         deadline = time.perf_counter() + self.amount if self.kind == "seconds" else None
         n = 0
         while True:
@@ -142,7 +151,7 @@ class MctsAgent(Agent):
     def _iterate(self, root: _Node, game) -> None:
         path: list = []
         try:
-            rewards = self._walk(root, game, path)
+            rewards = self._walk(root, game, path, game.engine.estimates())
         except (CglError, AnswerError):
             # An imagined world can be one the rules never reach (a card the running rule
             # holds was dealt elsewhere) and stop with a rules error: it counts as a draw.
@@ -152,8 +161,9 @@ class MctsAgent(Agent):
             n.visits += 1
             n.total += rewards[n.player]
 
-    def _walk(self, root: _Node, game, path: list) -> list:
-        """Down the tree (choosing and adding nodes to `path`), then the playout: the rewards."""
+    def _walk(self, root: _Node, game, path: list, base) -> list:
+        """Down the tree (choosing and adding nodes to `path`), then the playout: the rewards
+        (`base`: the estimates where this world began)."""
         rng = self.rng
         node = root
         d = game.pending
@@ -189,9 +199,9 @@ class MctsAgent(Agent):
             d = game.answer(answer)
             if expanded:
                 break
-        return self._playout(game)
+        return self._playout(game, base)
 
-    def _playout(self, game) -> list:
+    def _playout(self, game, base) -> list:
         """Play `game` on with the playout policy; each player's reward in [0, 1]."""
         st = game.state
         start_round = st.round_no
@@ -206,7 +216,28 @@ class MctsAgent(Agent):
         while d is not None and left > 0 and st.round_no == start_round:
             d = game.answer(agents[d.player].decide(d))
             left -= 1
-        return game_rewards(game)
+        return self._rewards(game, base)
+
+    def _rewards(self, game, base) -> list:
+        """Each player's reward in [0, 1]: a finished game's result (`game_rewards`); for a
+        cut playout, how much more each player's estimate gained since the world began
+        (`base`) than the best of the others' did, on the scale of such leads so far in this
+        search (their running mean), squashed by tanh. (Gains, not standings: a lead of
+        many points from earlier rounds would squash every answer alike.)"""
+        st = game.state
+        values = None if st.finished or game.pending is None or base is None else game.engine.estimates()
+        if values is None or game.players < 2:
+            return game_rewards(game)
+        n = game.players
+        gains = [v - b for v, b in zip(values, base)]
+        leads = [gains[p] - max(gains[q] for q in range(n) if q != p) for p in range(n)]
+        self._leads[0] += sum(abs(x) for x in leads) / n
+        self._leads[1] += 1
+        scale = max(1.0, self._leads[0] / self._leads[1])
+        out = [0.5 + 0.5 * math.tanh(lead / scale) for lead in leads]
+        for p in st.out:
+            out[p] = 0.0
+        return out
 
 
 def game_rewards(game) -> list:

@@ -214,3 +214,32 @@ def test_a_simulated_game_with_a_search_bot_is_the_game_cgl_run_plays():
         g = play(rs, 2, seed=r["seed"], agents=agents, record=False)
         assert (r["winners"], r["decisions"], r["turns"]) == (g.result.winners, g.result.decisions, g.result.turns)
         assert r["custom"].get("round_won", {}).get("count", 0) <= 1
+
+
+def test_a_search_still_sees_small_gains_when_one_player_leads_by_far(make_rules):
+    """A cut playout is scored by what each player's estimate gained since the search's
+    world began, not by where it stands: a lead of thousands of points from earlier rounds
+    must not drown the few points a move gains now (squashed by tanh, every answer scored
+    alike, and the search chose blindly: the best card in 3 of these 8 deals)."""
+    rs = make_rules("""
+        var points per player = 0
+        var score per player = 0
+        match { rounds 1 }
+        round { start { shuffle deck  deal 3 to hand } until turn_no >= 30 }
+        setup { set seat(1).points = 1000 }
+        turn { phase p {
+          choose c in hand(current) by current "Score a card" { set current.score += c.rank  discard c }
+          if count(deck) = 0 { move pile to deck  shuffle deck }
+          draw 1
+        } }
+        estimate p: p.points * 100 + p.score
+    """)
+    picked = []
+    for seed in range(8):
+        game = Game(rs, 2, seed, forkable=True, record=False)
+        d = game.start()
+        assert d.player == 0 and game.engine.estimates() == [100_000, 0]   # far ahead
+        ranks = [c.props["rank"] for c in d.options]
+        pick = make_agent("mcts:100", 0, seed).decide(d)
+        picked.append((ranks[pick], max(ranks)))
+    assert all(r == best for r, best in picked), picked   # it scores its best card

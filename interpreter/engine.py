@@ -68,6 +68,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         self.place_derives = [n for n, k in self.derive_kinds.items() if k == "place"]   # forgotten on moves
         self._card_zones = [z.name for z in rs.zones.values() if z.per_card]   # a zone under each card
         self.secret_depth = 0
+        self.simul_no = 0        # `simultaneously` blocks entered: the open one's answers are secret
         self.deferred: Optional[list] = None   # choice bodies waiting for `simultaneously` to end
         self.event_chain: list = []
         self.forced_dice: list = []

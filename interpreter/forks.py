@@ -43,7 +43,7 @@ class Forks:
         "card_getters": dict, "derive_cache": dict, "_validated": None,
     }
     # the game's counters and flags, as a snapshot keeps them (`snapshot`, `clone`)
-    _COUNTERS = ("changes", "_settled", "holding", "secret_depth", "quiet_moves", "checks_on", "trying")
+    _COUNTERS = ("changes", "_settled", "holding", "secret_depth", "simul_no", "quiet_moves", "checks_on", "trying")
     _SHARED = frozenset((
         "rs", "n", "seed", "check", "players", "_orders", "_others", "cards", "opts", "card_var_names",
         "player_var_names", "compile", "static_cache", "derive_kinds", "derives_reading", "card_derives",

@@ -81,6 +81,8 @@ class Game:
         elif self.decks:
             raise CglError(Diagnostic("E007", f"{g.title} takes no deck lists (its ruleset has no `deck` block)"))
         self.answers: list = []
+        # per answer given inside `simultaneously`: (its seat, the block's number), else None
+        self.secret_by: list = []
         self.pending: Optional[Decision] = None
         self._gen = None
         self._start_args = (None, None, False, None)
@@ -126,6 +128,7 @@ class Game:
             self.engine._validated = (d, answer, [answer] if type(answer) is int and 0 <= answer < len(d.options)
                                       and d.lo <= 1 <= d.hi else self.engine.validate_answer(d, answer))
         self.answers.append(answer)
+        self.secret_by.append((d.player, self.engine.simul_no) if d.secret else None)
         return self._advance(answer)
 
     def _advance(self, answer, first=False) -> Optional[Decision]:
@@ -149,7 +152,7 @@ class Game:
             return
         self._snap = (self.engine.snapshot(), seat, why, len(self.answers), phase)
 
-    def fork(self, forkable: Optional[bool] = None) -> "Game":
+    def fork(self, forkable: Optional[bool] = None, unseen_by: Optional[tuple] = None) -> "Game":
         """An independent game at the same point, ready to take a different answer; it
         goes on exactly as this game would for the same answers (its log, its dice).
         `forkable=False` makes a fork that keeps no snapshots and follows no knowledge
@@ -159,6 +162,9 @@ class Game:
         only those of the current phase of the turn, from a copy of the state kept where
         it began (the turn's start, or a later phase's); otherwise the whole game from its
         seed. Either is exact, because everything random comes from the seeded state.
+        `unseen_by=(seat, rng)`: the answers other seats gave inside the `simultaneously`
+        still open, which `seat` has not seen, are replayed as random legal answers drawn
+        from `rng` (what `determinised` imagines).
         """
         if forkable is None:
             forkable = self.engine.snap is not None
@@ -167,8 +173,7 @@ class Game:
             twin = Game(self.ruleset, self.players, self.seed, self.engine.check, self.decks, self.engine.record,
                         forkable=forkable, max_steps=self.engine.max_steps)
             twin.start(*self._start_args)
-            for a in self.answers:
-                twin.answer(a)
+            twin._replay(self.answers, self._unseen(0, unseen_by))
             return twin
         kept, seat, why, given, phase = snap
         twin = Game.__new__(Game)
@@ -180,15 +185,36 @@ class Game:
         if not forkable:
             eng.state.known = None
         twin._start_args = self._start_args
-        twin.answers = self.answers[:given]
+        twin.answers, twin.secret_by = self.answers[:given], self.secret_by[:given]
         twin.pending = None
         twin._gen = eng.play(resume=(seat, why, phase))
         twin._advance(None, first=True)
-        for a in self.answers[given:]:
-            twin.answer(a)
+        twin._replay(self.answers[given:], self._unseen(given, unseen_by))
         if not forkable:
             twin._snap = None
         return twin
+
+    def _unseen(self, first: int, unseen_by) -> tuple:
+        """(the indices, from answer `first` on, of the answers other seats gave inside the
+        `simultaneously` still open, which `unseen_by[0]` has not seen; a random agent
+        drawing from `unseen_by[1]`), or ((), None)."""
+        if unseen_by is None or self.pending is None or not self.pending.secret:
+            return (), None
+        seat, rng = unseen_by
+        block, by = self.engine.simul_no, self.secret_by
+        hidden, i = set(), len(by)
+        while i > first and by[i - 1] is not None and by[i - 1][1] == block:   # the open block's answers
+            i -= 1
+            if by[i][0] != seat:
+                hidden.add(i - first)
+        guesser = RandomAgent(seat, 0)
+        guesser.rng = rng
+        return hidden, guesser
+
+    def _replay(self, answers, unseen) -> None:
+        hidden, guesser = unseen
+        for k, a in enumerate(answers):
+            self.answer(guesser.decide(self.pending) if k in hidden else a)
 
     def determinised(self, seat: int, rng: random.Random, record: bool = False) -> "Game":
         """A fork in which what player `seat` cannot see is dealt anew: the cards in zones
@@ -196,13 +222,14 @@ class Game:
         places such cards fill (each zone keeps its size; a known card keeps its place), and
         the random source is seeded from `rng`. It reads nothing the seat may not see but
         which cards those are and where the gaps are, so two games that differ only in
-        hidden cards give the same game for the same `rng`. The decision pending here is
+        hidden cards give the same game for the same `rng`; the answers other seats gave
+        inside a `simultaneously` still open are imagined anew too (`fork(unseen_by=…)`). The decision pending here is
         pending there; its options' cards keep their places. Needs a `forkable` game (that
         follows what each seat knows). The fork keeps no log unless `record`, takes no
         snapshots and follows no knowledge: a world for a search to play out."""
         if self.state.known is None:
             raise ValueError("determinised() needs a Game(..., forkable=True)")
-        twin = self.fork(forkable=False)
+        twin = self.fork(forkable=False, unseen_by=(seat, rng))
         eng, st = twin.engine, twin.state
         keep = set(self.state.known[seat])
         d = self.pending

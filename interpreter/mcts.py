@@ -53,7 +53,10 @@ from .protocol import AnswerError
 # How the bot plays, as a number to bump whenever a change alters its answers: a kept skill
 # study (benchmarks/skill.py --keep) names it, so games of two versions never mix.
 # 2 (2026-11-24): cut playouts scored by gains since the world began, not by standings.
-REVISION = 2
+# 3 (the same day): its worlds no longer replay what others chose in a `simultaneously`
+#   still open (Game.fork(unseen_by=…)): revision 2 saw the other hand at MGT's
+#   rock-paper-scissors, and could tie it for a thousand rounds.
+REVISION = 3
 PLAYOUT_DECISIONS = 8       # decisions a playout answers before it is cut and scored
 UCB_C = 0.7                 # exploration: rewards lie in [0, 1]
 BIAS_W = 3.0                # weight of the ruleset's `prefer` hints, fading as an answer is tried

@@ -542,6 +542,7 @@ class Statements:
         anything its body changes) can be seen by a player still to choose; and each answer
         stays its chooser's until the ruleset says it (`say`)."""
         self.secret_depth += 1
+        self.simul_no += 1
         outer, self.deferred = self.deferred, []
         try:
             yield from self.run_block(s.body, env)

@@ -85,7 +85,7 @@ class Trials:
 
 
 #: Engine attributes a trial changes and gives back.
-_TRANSIENT = ("record", "listeners", "forced_dice", "forced_random", "holding", "deferred", "secret_depth",
+_TRANSIENT = ("record", "listeners", "forced_dice", "forced_random", "holding", "deferred", "secret_depth", "simul_no",
               "quiet_moves", "_validated", "changes", "_settled")
 
 

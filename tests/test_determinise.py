@@ -156,3 +156,37 @@ def test_a_world_reads_where_each_card_lies_in_it(make_rules):
             assert weng.attr_of(c, "spot")[1] == f"{z.name} of {'none' if owner is None else f'P{owner + 1}'}"
             moved += weng.attr_of(c, "spot")[1] != before[c.id]
     assert moved   # some hidden cards were dealt elsewhere
+
+
+def test_a_world_does_not_know_what_others_chose_in_secret(make_rules):
+    """Inside `simultaneously`, a seat answering after another has not seen that answer:
+    its worlds imagine it anew (a random legal answer), and are the same whatever the
+    other seat chose. (They replayed it: a search bot at rock-paper-scissors saw the
+    other hand.)"""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+          let ha = none
+          let hb = none
+          simultaneously {
+            choose x in ["rock", "paper", "scissors"] by seat(1) "Rock, paper or scissors?" { set ha = x }
+            choose y in ["rock", "paper", "scissors"] by seat(2) "Rock, paper or scissors?" { set hb = y }
+          }
+          say "{ha} against {hb}"
+        } }
+    """)
+    seen = []
+    for first in range(3):
+        game = Game(rs, 2, 1, forkable=True)
+        d = game.start()
+        assert d.player == 0
+        d = game.answer(first)
+        assert d.player == 1 and d.secret
+        seen.append([game.determinised(1, random.Random(k)).answers for k in range(8)])
+    assert seen[0] == seen[1] == seen[2]
+    assert len({tuple(a) for a in seen[0]}) > 1      # imagined, not known
+    game = Game(rs, 2, 1, forkable=True)
+    game.start()
+    game.answer(2)
+    assert all(game.determinised(0, random.Random(k)).answers == [2] for k in range(4))   # its own answer it knows

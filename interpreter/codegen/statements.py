@@ -666,6 +666,7 @@ class Statements:
     def s_Simultaneously(self, fn, s, sc, ks):
         outer, waiting = self.fresh(), self.fresh()
         fn.emit("eng.secret_depth += 1")
+        fn.emit("eng.simul_no += 1")
         fn.emit(f"{outer} = eng.deferred")
         fn.emit("eng.deferred = []")
         fn.emit("try:")

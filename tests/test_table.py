@@ -5,6 +5,7 @@ pseudo-terminal (python's `pty`): an MGT game and the hot-seat rock-paper-scisso
 from __future__ import annotations
 
 import os
+import signal
 import re
 import select
 import sys
@@ -194,6 +195,11 @@ class Terminal:
         env = {**os.environ, "TERM": "xterm", "COLUMNS": "120", "LINES": "40"}
         pid, fd = pty.fork()
         if pid == 0:   # the child: its terminal is the pty
+            # Ctrl-C as a shell leaves it to a program it starts: whatever the test process
+            # that forked this one had ignored or blocked (a program started with SIGINT
+            # ignored keeps it ignored, as it should)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_SETMASK, set())
             os.execvpe(sys.executable, [sys.executable, "-m", "cgl.cli.main", *args], env)
         self.pid, self.fd, self.raw = pid, fd, ""
 

@@ -223,8 +223,8 @@ class Game:
         the random source is seeded from `rng`. It reads nothing the seat may not see but
         which cards those are and where the gaps are, so two games that differ only in
         hidden cards give the same game for the same `rng`; the answers other seats gave
-        inside a `simultaneously` still open are imagined anew too (`fork(unseen_by=…)`). The decision pending here is
-        pending there; its options' cards keep their places. Needs a `forkable` game (that
+        inside a `simultaneously` still open are imagined anew too (`fork(unseen_by=…)`).
+        The decision pending here is pending there; its options' cards keep their places. Needs a `forkable` game (that
         follows what each seat knows). The fork keeps no log unless `record`, takes no
         snapshots and follows no knowledge: a world for a search to play out."""
         if self.state.known is None:

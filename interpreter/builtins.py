@@ -183,6 +183,12 @@ def owner_of(eng, c):
     return found
 
 
+def zone_name_of(eng, c):
+    """A card's `zone` (see `Engine._card_attr`): the name of the zone it lies in, for a
+    ruleset whose cards have no data property `zone`. (found, value), as `attr_of` returns."""
+    return True, eng.zone_ref(eng.state.where[c.id]).name
+
+
 def _zone_of(eng, e, a):
     return eng.zone_of_card(a[0]).name
 

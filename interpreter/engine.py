@@ -362,8 +362,9 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                     cache[key] = body(eng, Env({"it": c}))
                 return True, cache[key]
             return cached
-        fast = name == "owner" and not any("owner" in c.props for c in self.cards)   # (the commonest)
-        return B.owner_of if fast else lambda eng, c: eng._card_attr(c, name)
+        if name in ("owner", "zone") and not any(name in c.props for c in self.cards):   # (the commonest)
+            return B.owner_of if name == "owner" else B.zone_name_of
+        return lambda eng, c: eng._card_attr(c, name)
 
     def _card_attr(self, obj, name):
         """A card's data property or built-in attribute (name, id, zone, owner)."""

@@ -270,6 +270,21 @@ def test_runners_written_in_and_loops_over_ids_compiled(make_rules, monkeypatch)
     assert any(t == "deck is empty" for t in texts)
 
 
+def test_a_cards_zone_is_read_in_place_compiled(make_rules):
+    """`zone` of a card (`c.zone`, or a bare `zone` where `it` is a card) is read from
+    where the state keeps the card, not through the general lookup of any name; it
+    means the same (tests/test_engine.py, on both engines)."""
+    rs = make_rules("""
+        def piled() = count(all_cards where zone = "pile")
+        turn { phase p {
+          say "{piled()} {[c.zone for c in hand(current)]}"
+          end game
+        } }
+    """)
+    source = compiled_for(rs).source
+    assert "_it_or_unknown" not in source and source.count("_zone_name(eng, ") >= 2
+
+
 def test_rule_conditions_are_compiled_and_see_what_is_bound_where_they_are_asked(make_rules, monkeypatch):
     """A `rule … forbid TAG if COND` is asked wherever its tag is offered: at `act` (the
     action's parameter, `actor`, and the locals where `act` runs), at a `choose … as TAG`

@@ -762,6 +762,56 @@ def test_a_card_property_named_owner_is_read_before_the_built_in_one(make_rules,
     assert sorted(said) == ["X: nobody, nobody", "Y: somebody, somebody"]
 
 
+@pytest.mark.both_engines
+def test_a_cards_zone_names_where_it_lies_unless_its_data_says_otherwise(make_rules, engine):
+    """`zone` of a card is the name of the zone it lies in, wherever it moves (a player's
+    zone, a shared one, a zone under another card), read as `c.zone` or as a bare name
+    where `it` is the card; a card whose data has a property `zone` reads that instead."""
+    rs = make_rules("""
+        zone table: per player, public
+        zone under: per card, public
+        turn { phase p {
+          let host = first(hand(current))
+          let c = last(hand(current))
+          move host to table(current)
+          move c to under(host)
+          let under_n = count(all_cards where zone = "under")
+          let table_n = count(all_cards where zone = "table")
+          say "moved: {c.zone} {host.zone} {under_n} {table_n}"
+          move c to pile
+          let piled = [x.name for x in all_cards if x.zone = "pile"]
+          say "piled: {c.zone} {piled}"
+          end game
+        } }
+        setup { deal 2 to hand }
+    """)
+    g, _ = run_script(rs, [], players=2)
+    t = texts(g)
+    moved = next(x for x in t if x.startswith("moved: "))
+    assert moved == "moved: under table 1 1"
+    assert any(x.startswith("piled: pile [") for x in t)
+    rs = make_rules("""
+        game "Zones" { players 2 }
+        cards from "z.yaml" { name: text  zone: text }
+        zone deck: shared, ordered, hidden, as deck
+        zone hand: per player, owner, as hand
+        setup { deal 1 to hand }
+        turn { phase p {
+          let north = count(all_cards where zone = "north")
+          say "{[c.zone for c in hand(current)]} {north}"
+          end game
+        } }
+    """, header=False, files={"z.yaml": """
+        cards:
+          - {name: X, zone: north}
+          - {name: Y, zone: north}
+          - {name: Z, zone: south}
+    """})
+    g, _ = run_script(rs, [], players=2)
+    said = [x for x in texts(g) if x.startswith("[")]
+    assert said and said[0].endswith("] 2") and said[0][1:6] in ("north", "south")
+
+
 @pytest.mark.one_engine
 def test_how_long_a_derived_value_lasts(make_rules):
     """A derive that reads where its own card lies (`zone`, `owner(it)`, `it.zone`) lasts

@@ -260,6 +260,8 @@ class Expressions:
             return f"{o}.name"
         if name == "id":
             return oid
+        if name == "zone" and not self.zone_in_data:
+            return f"_zone_name(eng, {oid})"   # (B.zone_name_of, in place)
         return None
 
     def cached(self, cache, dv, oid, card, fn) -> str:

@@ -35,6 +35,7 @@ class CodeGen(Expressions, Statements):
         self.player_vars = set(rs.player_vars())
         self.derive_kinds, self.static_defs = self.facts.derive_kinds, self.facts.static_defs
         self.card_props = self.types.card_props
+        self.zone_in_data = any("zone" in c.props for c in rs.cards)   # (else `zone` is where a card lies)
         self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in A.walk(item))
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function

@@ -244,8 +244,9 @@ class MctsAgent(Agent):
 
 
 def game_rewards(game) -> list:
-    """Each player's reward in [0, 1]: the winners' share of a finished game, else a ranking
-    of the players by the ruleset's estimate (see the module doc)."""
+    """Each player's reward in [0, 1] where no estimate says more (see `_rewards`): the
+    winners' share of a finished game; a draw, or a game cut short, 0.5 each (0 for a
+    player out of a finished game)."""
     st = game.state
     n = game.players
     if st.finished or game.pending is None:
@@ -253,20 +254,8 @@ def game_rewards(game) -> list:
         if winners:
             share = 1.0 / len(winners)
             return [share if p in winners else 0.0 for p in range(n)]
-        return [0.5] * n if not st.out else [0.0 if p in st.out else 0.5 for p in range(n)]
-    values = game.engine.estimates()
-    if values is None or n < 2:
-        return [0.5] * n
-    # how far each player stands ahead of (or behind) the best of the others, on the scale
-    # of the estimates themselves, squashed into (0, 1)
-    scale = max(1.0, sum(abs(v) for v in values) / n / 4)
-    out = []
-    for p in range(n):
-        lead = values[p] - max(values[q] for q in range(n) if q != p)
-        out.append(0.5 + 0.5 * math.tanh(lead / scale))
-    for p in st.out:
-        out[p] = 0.0
-    return out
+        return [0.0 if p in st.out else 0.5 for p in range(n)]
+    return [0.5] * n
 
 
 def _ucb(child: _Node) -> float:

@@ -163,8 +163,11 @@ def test_estimate_scores_a_cut_game_and_falls_back_to_points(make_rules):
     d = g.start()
     g.answer(d.labels.index("B3") if "B3" in d.labels else 0)
     vals = g.engine.estimates()
-    r = game_rewards(g)
+    # a cut playout is scored by what each estimate gained since its world began
+    r = MctsAgent(0, 1)._rewards(g, [0, 0])
     assert vals[0] > vals[1] and r[0] > 0.5 > r[1] and abs(r[0] + r[1] - 1) < 1e-9
+    # without an estimate to read, or with nothing to compare, a cut game is a draw
+    assert MctsAgent(0, 1)._rewards(g, None) == game_rewards(g) == [0.5, 0.5]
 
 
 @pytest.mark.one_engine

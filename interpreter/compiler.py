@@ -19,7 +19,7 @@ import operator
 from . import builtins as B
 from .resolver import call_meaning, facts, name_meaning
 from .state import Group, Player, ZoneRef
-from .values import _add, _arith, _dice, _attr, _eq, _hashable, _in, _kind, _num, _order, _show
+from .values import _add, _arith, _dice, _attr, _eq, _hashable, _in, _kind, _num, _order, _rememberable, _show
 
 
 class Env:
@@ -198,6 +198,8 @@ class Compiler:
 
             def call_static_def(eng, env):
                 values = tuple(a(eng, env) for a in args)
+                if not _rememberable(values):
+                    return self(d.expr)(eng, Env(dict(zip(params, values))))
                 try:
                     return memo[values]
                 except KeyError:

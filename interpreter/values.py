@@ -7,6 +7,16 @@ from .protocol import MAX_DICE, MAX_LIST, MAX_NUMBER
 from .state import Event, Group, Match, Player, ZoneRef
 
 
+def _rememberable(args: tuple) -> bool:
+    """Whether the result of a def that depends only on its arguments and the card data
+    (`Facts.static_defs`) may be remembered for these arguments: not when one is a zone,
+    whose cards change (`def size(z) = count(z)`). Both engines ask this."""
+    for a in args:
+        if a.__class__ is ZoneRef:
+            return False
+    return True
+
+
 def _truth(v) -> bool:
     return bool(v)
 

@@ -636,6 +636,28 @@ def test_functions_reading_where_cards_lie_are_not_remembered(make_rules):
     assert "0 0" in texts(g) and "2 1" in texts(g)
 
 
+def test_a_function_given_a_zone_reads_its_cards_now(make_rules):
+    """Regression: `def size(z) = count(z)` reads only its parameter, so it was taken to
+    depend on its arguments alone and its result remembered per ruleset; but a zone as an
+    argument is a place whose cards change. It said 0 (compiled) or 8 (tree walker) for a
+    deck of 8, then the same after a draw."""
+    rs = make_rules("""
+        def size(z) = count(z)
+        def names(z) = text([c.name for c in z])
+        def holds(z, c) = c in z
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+          say "{size(deck)} {names(pile)} {holds(pile, first(deck))}"
+          draw 1
+          discard top(deck, 1)
+          say "{size(deck)} {names(pile)} {holds(pile, first(pile))}"
+        } }
+    """)
+    g, _ = run_script(rs, [])
+    assert "8 [] false" in texts(g) and "6 [C1] true" in texts(g)
+
+
 def test_instead_replaces_a_move_which_then_never_happens(make_rules):
     """A replacement (`instead`) runs in place of the move: the card never reaches the
     pile, no discard event is raised, and triggers on the replacing move still fire."""

@@ -179,7 +179,7 @@ class Expressions:
             ids = self.zone_ids(e, sc, fn)
             if ids is not None:
                 return f"map(eng.cards.__getitem__, {ids})"
-        if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
+        if self.zone_named(e, sc):
             return f"_cards_at(eng, {e.id!r})"
         if self.player_zone_call(e):
             if self.ty(e.args[0], sc) == "player":
@@ -195,7 +195,7 @@ class Expressions:
     def zone_ids(self, e, sc, fn) -> Optional[str]:
         """Python iterating over the ids of the cards of a zone expression, top first (a
         shared zone or a player's zone); None for anything else."""
-        if isinstance(e, A.Name) and self.ty(e, sc) == "zone":
+        if self.zone_named(e, sc):
             return f"reversed({self.state(fn, 'zones')}.get({e.id!r}, ()))"
         if self.player_zone_call(e):
             keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
@@ -203,6 +203,12 @@ class Expressions:
                 return f"reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))"
             return f"reversed(_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])}))"
         return None
+
+    def zone_named(self, e, sc) -> bool:
+        """`stock`: a name that means a declared zone (not a local, such as a def's parameter,
+        holding a zone: that is read as any value is), whose cards the state keeps under it."""
+        return isinstance(e, A.Name) and sc.find(e.id) is None and name_meaning(self.rs, e.id) == "zone" \
+            and self.ty(e, sc) == "zone"
 
     def player_zone_call(self, e) -> bool:
         """`hand(p)`: a call that means a zone of each player, with its one argument."""
@@ -428,7 +434,7 @@ class Expressions:
             if self.ty(arg.args[0], sc) == "player":
                 return f"len({self.state(fn, 'zones')}.get({self.zone_keys(arg.name)}[{who}.seat], ()))"
             return f"_pz_count(eng, {self.zone_keys(arg.name)}, {who}, {self.k(arg.args[0])})"
-        if isinstance(arg, A.Name) and self.ty(arg, sc) == "zone":
+        if self.zone_named(arg, sc):
             return f"len({self.state(fn, 'zones')}.get({arg.id!r}, ()))"
         return None
 
@@ -525,7 +531,7 @@ class Expressions:
     def x_In(self, e, sc, fn):
         a = self.x(e.left, sc, fn)
         ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
-        if tb == "zone" and isinstance(e.right, A.Name) and ta == "card":
+        if ta == "card" and self.zone_named(e.right, sc):
             test = f"(eng.state.where[{a}.id] == {e.right.id!r})"
         elif tb in self.LISTY and ta == "str":
             test = f"({a} in {self.x(e.right, sc, fn)})"

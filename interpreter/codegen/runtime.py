@@ -22,6 +22,7 @@ from ..values import (
     _kind,
     _num,
     _order,
+    _rememberable,
     _show,
     _truth,
 )
@@ -227,6 +228,8 @@ def _mkenv(d):
 
 
 def _static_call(memo, body, eng, args):
+    if not _rememberable(args):
+        return body(eng, *args)
     try:
         return memo[args]
     except KeyError:

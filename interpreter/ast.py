@@ -410,6 +410,14 @@ class Pass(Stmt):
     """`pass` — does nothing."""
 
 
+#: The statements that change the position (where cards lie and in what order, a variable,
+#: the turn order, who is out) or raise an event. The game settles (its state checks) after
+#: each one that is not inside a trigger's, reaction's or check's body or a `then` block,
+#: on both engines (`Engine.run`, the generator's `stmt`); a statement holding others (`if`,
+#: `for`, `choose` …) settles through them. docs/language.md, section 3.20, lists them.
+CHANGES = frozenset((Move, Swap, Draw, Deal, Discard, Shuffle, Set, Lose, Give, GiveExtra, ReverseOrder, Emit))
+
+
 # ---------------------------------------------------------------- declarations
 
 class Decl(Node):

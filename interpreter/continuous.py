@@ -5,7 +5,9 @@
   or a choice's option), `rule NAME: forbid enter|leave ZONE` (`refused`, `refusing_rule`:
   asked by every card statement before a card changes zone; `may_move` for `can_move`);
 - state checks: `check NAME: [for X in LIST] if COND { … }` (`settle`: run when the game
-  settles, by the card statements, `set`, `emit`, the scope events and `then` blocks).
+  settles: after each statement of `ast.CHANGES`, asked at one place per engine, the
+  tree walker's `Engine.run` and the generator's `stmt`; and after each event, scope
+  events included).
 
 Conditions are evaluated with `Engine.ev`: the compiled engine runs the generator's code
 for them (registered by `CodeGen.generate`), the tree walker its closures.
@@ -35,8 +37,8 @@ class ContinuousRules:
 
     # ------------------------------------------------------------ state checks
     def settle(self, force: bool = False):
-        """The game has settled after an event or a change (a card's move, draw, deal or
-        discard; an `emit`; the start or end of a scope; a `set`): run the body of each
+        """The game has settled after an event or a change (a statement of `ast.CHANGES`;
+        the start or end of a scope): run the body of each
         `check` whose condition holds — the first in declaration order, for the first element
         of its `for` list — and look again from the first check, until none holds. Not while
         a trigger, reaction or check body is running (they settle when the outermost one

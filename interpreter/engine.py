@@ -476,6 +476,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             raise
         except RecursionError:
             raise self.fail(s, "the rules call themselves without end", code="E011") from None
+        if self._checks and s.__class__ in _CHANGES:   # the one place a statement settles the game
+            yield from self.settle()
 
     # ================================================================ events
     def raise_event(self, ev: Event):
@@ -984,6 +986,8 @@ def _index_by_kind(decls) -> dict:
 
 
 
+
+_CHANGES = A.CHANGES
 
 _EXEC = {
     A.Move: Engine.x_move, A.Swap: Engine.x_swap, A.Draw: Engine.x_draw, A.Deal: Engine.x_deal, A.Discard: Engine.x_discard,

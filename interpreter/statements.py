@@ -36,7 +36,8 @@ class Statements:
     # `… then { … }` runs its block when the statement moved at least one card: each card
     # statement's `s_…` returns how many it moved (not those already there, refused by a
     # rule or replaced by an `instead`). The statement and its block are one change: the
-    # game settles (state checks) after the block, not between them.
+    # game settles (state checks) after the block, not between them (`holding`; the
+    # statement runner settles, `Engine.run`).
     def _then_after(self, s, statement, env):
         """Run card statement `s` (its `s_…` generator), then its `then` block if it has one."""
         moved = yield from statement
@@ -50,8 +51,6 @@ class Statements:
                 yield from self.run_block(s.then, env)
             finally:
                 self.holding -= 1
-        if self._checks:
-            yield from self.settle()
 
     # Each statement is split in two: `x_…` evaluates its expressions (tree walking) and
     # `s_…` does the work with the values; compiled rulesets (codegen.py) call `s_…` directly.
@@ -76,8 +75,6 @@ class Statements:
             self.quiet_moves -= bulk
         if bulk and self._zone_rules and moved:  # (a rule may refuse some: counted once moved)
             self.log("move", f"{moved} card{'s' if moved != 1 else ''} moved to {dest}", count=moved)
-        if self._checks and s.then is None:
-            yield from self.settle()
         return moved
 
     def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
@@ -175,8 +172,6 @@ class Statements:
             if took is None:
                 break
             moved += took
-        if self._checks and s.then is None:
-            yield from self.settle()
         return moved
 
     def _take_top(self, kind, src: ZoneRef, dest: ZoneRef, who: Player, stat: str):
@@ -220,8 +215,6 @@ class Statements:
                 moved += took
             if stopped:
                 break
-        if self._checks and s.then is None:
-            yield from self.settle()
         return moved
 
     def x_discard(self, s, env):
@@ -244,8 +237,6 @@ class Statements:
             hit = self._moved(ev, "top", "card discarded:")
             if hit is not None:
                 yield from self.event_run(ev, hit)
-        if self._checks and s.then is None:
-            yield from self.settle()
         return moved
 
     def x_swap(self, s, env):
@@ -283,8 +274,6 @@ class Statements:
         for ev, hit in hits:
             if hit is not None:
                 yield from self.event_run(ev, hit)
-        if self._checks and s.then is None:
-            yield from self.settle()
         return 2
 
     def _one_card(self, value, node):
@@ -349,7 +338,8 @@ class Statements:
             self.s_set_attr(s, self.ev(t.obj, env), value)
         if self._checks:
             self.changes += self._check_vars
-            yield from self.settle()
+        return
+        yield
 
     def s_set_attr(self, s, obj, value):
         """`set obj.name op value` for a card's or player's variable."""

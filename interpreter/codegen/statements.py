@@ -225,10 +225,11 @@ class Statements:
                 f.limited = True
                 f = f.parent
         method(fn, s, sc, ks)
-        if isinstance(s, A.Set) and self.rs.checks:   # as `Engine.x_set` does
-            if self.facts.check_vars:
+        if self.rs.checks and s.__class__ in A.CHANGES:
+            if isinstance(s, A.Set) and self.facts.check_vars:   # as `Engine.x_set` does
                 fn.emit("eng.changes += 1")
-            fn.emit("if not eng.event_chain: yield from eng.settle()")
+            # as `Engine.run`: the one place a statement settles the game
+            fn.emit("if eng.changes != eng._settled: yield from eng.settle()")
 
     def _callable(self, s) -> bool:
         proc = self.rs.procedures.get(s.name)
@@ -420,8 +421,6 @@ class Statements:
         fn.ind -= 2
         fn.emit("    finally:")
         fn.emit("        eng.holding -= 1")
-        if self.rs.checks:
-            fn.emit("yield from eng.settle()")
 
     def s_Draw(self, fn, s, sc, ks):
         n = self.guard(fn, s.count, sc)

@@ -44,9 +44,9 @@ class ContinuousRules:
         a trigger, reaction or check body is running (they settle when the outermost one
         ends) or a `then` block (after it), not before the game has begun (setup) and not
         once it is over."""
-        if self.event_chain or self.holding or not self.checks_on or self.state.finished:
+        if self.state.event_chain or self.state.holding or not self.state.checks_on or self.state.finished:
             return
-        if self.changes == self._settled and not force:
+        if self.state.changes == self.state.settled and not force:
             return   # nothing changed since the checks last found nothing to do
         fired = 0
         while True:
@@ -55,7 +55,7 @@ class ContinuousRules:
                 if env is not None:
                     break
             else:
-                self._settled = self.changes
+                self.state.settled = self.state.changes
                 return
             fired += 1
             if fired > MAX_SETTLE:

@@ -58,8 +58,6 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         self.card_var_names = set(rs.card_vars())
         self.player_var_names = set(rs.player_vars())
         self.compile = compiler_for(rs)
-        self.card_getters: dict = {}
-        self.derive_cache: dict = {}                                # per game: "card", "place" derives
         facts = resolver.facts(rs)
         self.static_cache: dict = facts.static_derives  # per ruleset: "static" derives
         self.derive_kinds = facts.derive_kinds
@@ -67,23 +65,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         self.card_derives = [n for n, k in self.derive_kinds.items() if k in ("card", "place")]
         self.place_derives = [n for n, k in self.derive_kinds.items() if k == "place"]   # forgotten on moves
         self._card_zones = [z.name for z in rs.zones.values() if z.per_card]   # a zone under each card
-        self.secret_depth = 0
-        self.simul_no = 0        # `simultaneously` blocks entered: the open one's answers are secret
-        self.deferred: Optional[list] = None   # choice bodies waiting for `simultaneously` to end
-        self.event_chain: list = []
-        self.forced_dice: list = []
-        self.forced_random: list = []
-        self.listeners: list = []
         # False: no transcript is kept (`cgl simulate`); the game is the same, its log empty
         self.record = True
-        self.turn_hooks: list = []    # called as each turn starts
-        # called as `snap(seat, why)` where each turn of a round is about to begin (its `until`
-        # not yet asked), and as `snap(seat, why, k)` where its phase number k > 0 begins (before
-        # its `start of phase` event): `Game` keeps the state there, to fork the game from (see `clone`)
-        self.snap = None
-        self.last_seen: dict = {}
-        self._views: dict = {}
-        self.quiet_moves = 0          # inside a bulk `move`: cards are logged as one line
         # the game's budget of steps: statements run and turns played (None: no limit)
         self.max_steps: Optional[int] = max_steps
         self.decks: dict = {}                  # seat -> DeckList, when the ruleset has a `deck` block
@@ -91,15 +74,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
         self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
         self._reactions_by_kind = _index_by_kind(rs.reactions)
-        # `check …`: the state checks, and whether the game has begun (they run from then)
+        # `check …`: the state checks (they run once the game has begun: `State.checks_on`)
         self._checks = tuple(rs.checks)
-        self.checks_on = False
-        self.holding = 0          # inside a `… then { … }` block: the game settles after it
-        self.trying = False       # a procedure is being tried (`possible`, trial.py)
-        # changes to the position (cards placed, variables set, …) so far, and how many there
-        # had been when the checks last found nothing to do: a settle with none since is a no-op
-        self.changes = 0
-        self._settled = -1
         # the zone keys whose cards the checks read (None: any), and whether they read variables
         self._watched: Optional[frozenset] = None
         self._check_vars = facts.check_vars
@@ -116,11 +92,27 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         self._role_zones: dict = {}
         self._zone_refs: dict = {}
         self._key_owners: dict = {}    # zone key -> its owner (a Player or None), as found
-        self._validated = None        # (decision, answer, indices) checked by Game.answer
         # "start" / "end" when some trigger or reaction waits for the start (end) of something
         self._scope_kinds = {k for k in ("start", "end") if k in self._triggers_by_kind
                              or k in self._reactions_by_kind or k in self._instead_by_kind}
+        self._begin(None)
         self.state = self._initial_state(seed)
+
+    def _begin(self, state: Optional[State]) -> None:
+        """What belongs to one game besides its state: its observers and caches, made afresh
+        for a new game and for a clone (`clone`); the engine's other parts belong to the
+        ruleset, the seats and the game's settings, and clones share them."""
+        self.state = state
+        self.listeners: list = []      # called with each log entry
+        self.turn_hooks: list = []     # called as each turn starts
+        # called as `snap(seat, why)` where each turn of a round is about to begin (its `until`
+        # not yet asked), and as `snap(seat, why, k)` where its phase number k > 0 begins (before
+        # its `start of phase` event): `Game` keeps the state there, to fork the game from (see `clone`)
+        self.snap = None
+        self._views: dict = {}
+        self._validated = None         # (decision, answer, indices) checked by Game.answer
+        self.card_getters: dict = {}
+        self.derive_cache: dict = {}   # "card", "place" derives, for this game's state
 
     # ------------------------------------------------------------ state
     def _initial_state(self, seed) -> State:
@@ -168,15 +160,15 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
     def runaway(self):
         """The error of a chain of triggers nested too deep: at the trigger (or reaction) that
         fired last, naming the chain."""
-        chain = " -> ".join(self.event_chain[-12:])
+        chain = " -> ".join(self.state.event_chain[-12:])
         span = None
-        if self.event_chain:
-            last = self.event_chain[-1]
+        if self.state.event_chain:
+            last = self.state.event_chain[-1]
             for d in (*self.rs.triggers, *self.rs.reactions):
                 if d.name == last:
                     span = d.span
                     break
-        return CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.event_chain)} deep): {chain}",
+        return CglError(Diagnostic("E011", f"a chain of triggers runs away ({len(self.state.event_chain)} deep): {chain}",
                                    span, hint="give one of these triggers a condition that stops it"))
 
     # ------------------------------------------------------------ logging
@@ -190,8 +182,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             if visible_to is not None:
                 entry["to"] = sorted(visible_to)
             entry.update(data)
-            if self.event_chain:
-                entry["cause"] = self.event_chain[-1]
+            if self.state.event_chain:
+                entry["cause"] = self.state.event_chain[-1]
             for fn in self.listeners:
                 fn(entry)
             return
@@ -199,8 +191,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         if visible_to is not None:
             entry["to"] = sorted(visible_to)
         entry.update(data)
-        if self.event_chain:
-            entry["cause"] = self.event_chain[-1]
+        if self.state.event_chain:
+            entry["cause"] = self.state.event_chain[-1]
         self.state.log.append(entry)
         for fn in self.listeners:
             fn(entry)
@@ -257,9 +249,9 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         return z.owner
 
     def _place(self, card, dest: ZoneRef, position="top"):
-        if self.trying:   # `possible`: a card that moves is all the trial needs to know
-            raise _TrialMoved()
         st = self.state
+        if st.trying:   # `possible`: a card that moves is all the trial needs to know
+            raise _TrialMoved()
         cid = card.id
         where, zones = st.where, st.zones
         old = where[cid]
@@ -276,7 +268,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
             ids = zones[dest.key] = []
         watched = self._watched
         if watched is None or old in watched or dest.key in watched:
-            self.changes += 1
+            st.changes += 1
         if position == "bottom":
             ids.insert(0, cid)
         else:
@@ -298,8 +290,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
 
     # ------------------------------------------------------------ randomness
     def roll(self, sides: int) -> int:
-        if self.forced_dice:
-            v = self.forced_dice.pop(0)
+        if self.state.forced_dice:
+            v = self.state.forced_dice.pop(0)
             if not 1 <= v <= sides:
                 raise error("E013", f"the scenario scripts a roll of {v} for a d{sides}")
             return v
@@ -308,8 +300,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
     def pick(self, items: list):
         if not items:
             return None
-        if self.forced_random:
-            want = self.forced_random.pop(0)
+        if self.state.forced_random:
+            want = self.state.forced_random.pop(0)
             for it in items:
                 if _label(it) == want or it == want:
                     return it
@@ -503,7 +495,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
 
     def event_run(self, ev: Event, hit):
         triggers, reactions = hit
-        if len(self.event_chain) >= MAX_EVENT_DEPTH:
+        if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
             raise self.runaway()
         env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
         env.vars.update(ev.fields)
@@ -525,11 +517,11 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
     def _fire(self, kind: str, name: str, body, env):
         """Run a trigger's or reaction's body, counted, and named in the event chain."""
         self.bump(f"{kind}:{name}")
-        self.event_chain.append(name)
+        self.state.event_chain.append(name)
         try:
             yield from self.run_block(body, env)
         finally:
-            self.event_chain.pop()
+            self.state.event_chain.pop()
 
     def _log_card_event(self, ev: Event, refused_by: Optional[str] = None):
         """Log a card's move so that each player reads only what they may see: a card that
@@ -545,7 +537,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
 
         head = "" if refused_by is None else f"rule {refused_by} refuses: "
 
-        if self.quiet_moves and refused_by is None:
+        if self.state.quiet_moves and refused_by is None:
             self.log(kind, head + self._card_text(ev, False), visible_to=[], quiet=True, card=card.name, player=who)
             return
         seers = self.seers(src, dest)
@@ -659,7 +651,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                     yield from self.scope_event("start", "game")
                     if rs.setup:
                         yield from self.run_block(rs.setup.body, root)
-                    self.checks_on = True
+                    self.state.checks_on = True
                     if self._checks:
                         yield from self.settle(force=True)
                     if rs.match and rs.match.start:
@@ -673,7 +665,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                     n = st.round_no
                 elif not (whole and to_end):
                     # a scenario's first round, from its start
-                    self.checks_on = True
+                    self.state.checks_on = True
                     yield from self.play_round(root, max_turns)
                     n = st.round_no
                 if to_end:
@@ -713,7 +705,7 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
         st = self.state
         st.round_no = max(st.round_no, 1)
         st.current = seat
-        self.checks_on = True
+        self.state.checks_on = True
         try:
             yield from self.play_turns(root, seat, max_turns)
         except _EndScope as e:
@@ -906,8 +898,8 @@ class Engine(Statements, TurnOrder, ContinuousRules, Trials, Forks):
                 # (through a weak reference: the engine keeps it, and must not keep itself alive)
                 v = self._views[seat] = partial(_weak_view, weakref.ref(self), seat)
             return v
-        since = self.last_seen.get(seat, 0)
-        self.last_seen[seat] = len(self.state.log)
+        since = self.state.last_seen.get(seat, 0)
+        self.state.last_seen[seat] = len(self.state.log)
         return lambda: self.view(seat, since)
 
     def view(self, seat: int, since: Optional[int] = None) -> dict:

@@ -34,53 +34,24 @@ def _weak_view(ref, seat: int) -> dict:
 class Forks:
     """Snapshots and clones, knowledge, estimates (see the module doc)."""
 
-    # Engine attributes that belong to one game (the rest belong to the ruleset and the seat
-    # count, and are shared by clones): how `clone` makes each afresh. A test checks that
-    # every attribute is listed here or in `_SHARED`.
-    _PER_GAME = {
-        "state": None, "snap": None, "listeners": list, "turn_hooks": list, "event_chain": list,
-        "forced_dice": list, "forced_random": list, "deferred": None, "last_seen": dict, "_views": dict,
-        "card_getters": dict, "derive_cache": dict, "_validated": None,
-    }
-    # the game's counters and flags, as a snapshot keeps them (`snapshot`, `clone`)
-    _COUNTERS = ("changes", "_settled", "holding", "secret_depth", "simul_no", "quiet_moves", "checks_on", "trying")
-    _SHARED = frozenset((
-        "rs", "n", "seed", "check", "players", "_orders", "_others", "cards", "opts", "card_var_names",
-        "player_var_names", "compile", "static_cache", "derive_kinds", "derives_reading", "card_derives",
-        "place_derives", "_card_zones", "record", "max_steps", "decks", "decl_order", "_triggers_by_kind", "_instead_by_kind",
-        "_reactions_by_kind", "_checks", "_watched", "_check_vars", "_zone_rules", "_visibility", "_role_zones",
-        "_zone_refs", "_key_owners", "_scope_kinds")) | frozenset(_COUNTERS)
-
     def snapshot(self) -> dict:
-        """What this game is now, apart from the running program: a copy of the state, the
-        counters, what each seat has read of the log, the scripted dice. Taken where a turn
-        is about to begin, or a later phase of it (see `snap`); `clone` makes a game of it."""
-        return {"state": self.state.copy(), "last_seen": dict(self.last_seen), "derived": self._derived_copy(),
-                "event_chain": list(self.event_chain), "forced_dice": list(self.forced_dice),
-                "forced_random": list(self.forced_random), **{k: getattr(self, k) for k in self._COUNTERS}}
+        """What this game is now, apart from the running program: a copy of the state (which
+        holds everything that changes) and of the derived values cached for it. Taken where a
+        turn is about to begin, or a later phase of it (see `snap`); `clone` makes a game of it."""
+        return {"state": self.state.copy(), "derived": self._derived_copy()}
 
     def clone(self, snap: dict) -> "Forks":
         """An engine for a game of the same ruleset and seats at snapshot `snap`, with
         nothing running: what `Game.fork` resumes from a turn's start. Made without
-        evaluating the ruleset again: the ruleset's parts are shared, the game's own
-        containers are new (`_PER_GAME`), its counters those of the snapshot. `snap` is not
-        changed (its state is copied). Attributes in neither `_SHARED` nor `_PER_GAME` are
-        not carried over (a subclass makes its own, as CompiledEngine does)."""
-        twin = object.__new__(type(self))
-        d, mine = twin.__dict__, self.__dict__
-        # only what is listed: anything else set on this engine (a method a tool wrapped,
-        # a closure over it) would make the clone act on this game
-        for name in self._SHARED:
-            if name in mine:
-                d[name] = mine[name]
-        for name, make in self._PER_GAME.items():
-            if name in mine:
-                d[name] = make() if make is not None else None
-        for k in self._COUNTERS:
-            d[k] = snap[k]
-        twin.state = snap["state"].copy()
-        twin.last_seen, twin.event_chain = dict(snap["last_seen"]), list(snap["event_chain"])
-        twin.forced_dice, twin.forced_random = list(snap["forced_dice"]), list(snap["forced_random"])
+        evaluating the ruleset again: it shares this engine's parts (what belongs to the
+        ruleset, the seats and the game's settings) and makes its own observers and caches
+        afresh, as a new game does (`_begin`), on a copy of the snapshot's state. An
+        attribute that stands in for one of the class's methods (a tool wrapping a method of
+        this engine) is not carried over: the clone acts on its own game only."""
+        cls = type(self)
+        twin = object.__new__(cls)
+        twin.__dict__.update((k, v) for k, v in self.__dict__.items() if not hasattr(cls, k))
+        twin._begin(snap["state"].copy())
         twin._derived_restore(snap["derived"])
         return twin
 

@@ -128,7 +128,7 @@ class Game:
             self.engine._validated = (d, answer, [answer] if type(answer) is int and 0 <= answer < len(d.options)
                                       and d.lo <= 1 <= d.hi else self.engine.validate_answer(d, answer))
         self.answers.append(answer)
-        self.secret_by.append((d.player, self.engine.simul_no) if d.secret else None)
+        self.secret_by.append((d.player, self.engine.state.simul_no) if d.secret else None)
         return self._advance(answer)
 
     def _advance(self, answer, first=False) -> Optional[Decision]:
@@ -201,7 +201,7 @@ class Game:
         if unseen_by is None or self.pending is None or not self.pending.secret:
             return (), None
         seat, rng = unseen_by
-        block, by = self.engine.simul_no, self.secret_by
+        block, by = self.engine.state.simul_no, self.secret_by
         hidden, i = set(), len(by)
         while i > first and by[i - 1] is not None and by[i - 1][1] == block:   # the open block's answers
             i -= 1

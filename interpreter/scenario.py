@@ -490,8 +490,8 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True,
         raise CglError(Diagnostic(d.code, d.message, given.span(path, at), hint=d.hint)) from None
     game = Game(rs, item.get("players"), int(item.get("seed") or 0), check_invariants, max_steps=max_steps)
     eng = game.engine
-    eng.forced_dice = list(item.get("dice") or [])
-    eng.forced_random = [str(x) for x in (item.get("random") or [])]
+    eng.state.forced_dice = list(item.get("dice") or [])
+    eng.state.forced_random = [str(x) for x in (item.get("random") or [])]
     transcript: list = []
     eng.listeners.append(lambda e: transcript.append(e["text"]))
     failures: list = []
@@ -529,10 +529,10 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True,
                                                     for x in e.diagnostics))
     if script and not failures:
         failures.append(f"{len(script)} scripted answer(s) were never asked for: {script[0]}")
-    if eng.forced_dice and not failures:
-        failures.append(f"scripted dice never rolled: {eng.forced_dice}")
-    if eng.forced_random and not failures:
-        failures.append(f"scripted random picks never made: {eng.forced_random}")
+    if eng.state.forced_dice and not failures:
+        failures.append(f"scripted dice never rolled: {eng.state.forced_dice}")
+    if eng.state.forced_random and not failures:
+        failures.append(f"scripted random picks never made: {eng.state.forced_random}")
     failures += check_expectations(game, path, item.get("expect") or {}, transcript)
     return Outcome(name, path, not failures, failures, transcript)
 

@@ -12,22 +12,48 @@ from typing import Optional
 import attrs
 
 
+def _kept(how: str, **kw):
+    """A field of `State`, with how `State.copy` copies it: "value" (immutable, shared),
+    "list", "dict", "each" (a list of dicts or sets: each copied), "zones" (a dict of
+    lists), "maybe list" (None or a list), "rng" (the random source), "log"."""
+    return attrs.field(metadata={"copy": how}, **kw)
+
+
+#: How each kind of field is copied (the source of one argument of the copy).
+_COPY = {
+    "value": "s.{0}", "list": "s.{0}[:]", "dict": "s.{0}.copy()", "each": "[x.copy() for x in s.{0}]",
+    "zones": "{{k: v[:] for k, v in s.{0}.items()}}", "maybe list": "None if s.{0} is None else s.{0}[:]",
+    "maybe each": "None if s.{0} is None else [x.copy() for x in s.{0}]", "rng": "_rng_copy(s.{0})",
+    "log": "s.{0}[:] if log else []",
+}
+
+
+def _rng_copy(rng: random.Random) -> random.Random:
+    twin = random.Random(0)
+    twin.setstate(rng.getstate())
+    return twin
+
+
 @attrs.define
 class State:
-    """Zones, variables, whose turn, the random source, the result and the event log."""
+    """Everything about a game that changes as it is played: zones, variables, whose turn,
+    the random source, the result, the log, what each seat has read and knows, and where
+    the running rules are (the triggers running, a `then` block held, a `simultaneously`
+    open). A copy (`copy`) goes on as the game would: forks, `possible`'s trials and search
+    copy the state and nothing else. Each field says how it is copied (`_kept`)."""
 
-    zones: dict                 # zone key ("stock", "hand:0") -> card ids, bottom first, top last
-    where: list                 # card id -> zone key
-    card_vars: list             # card id -> {var: value}
-    player_vars: list           # seat -> {var: value}
-    globals: dict               # global variables
-    rng: random.Random
-    players: int
-    out: list = attrs.Factory(list)        # seats that have lost
-    current: int = 0
-    round_no: int = 0
-    turn_no: int = 0
-    phase: Optional[str] = None
+    zones: dict = _kept("zones")                 # zone key ("stock", "hand:0") -> card ids, bottom first, top last
+    where: list = _kept("list")                  # card id -> zone key
+    card_vars: list = _kept("each")              # card id -> {var: value}
+    player_vars: list = _kept("each")            # seat -> {var: value}
+    globals: dict = _kept("dict")                # global variables
+    rng: random.Random = _kept("rng")
+    players: int = _kept("value")
+    out: list = _kept("list", factory=list)      # seats that have lost
+    current: int = _kept("value", default=0)
+    round_no: int = _kept("value", default=0)
+    turn_no: int = _kept("value", default=0)
+    phase: Optional[str] = _kept("value", default=None)
     # The turn order (section 1.2 of docs/language.md, interpreter/turn_order.py).
     # `next_player`: who a `give turn to` made during a round's turns named for the next
     # turn; `first_player`: who one made outside them (setup, a match's start, a round's
@@ -37,45 +63,56 @@ class State:
     # come; `resume_from`: while extra turns are taken, the seat whose turn they follow,
     # from which the order goes on; `direction`: 1 while play goes up the seats, -1 after
     # `reverse turn order`; `in_turns`: a round's turns are being played.
-    next_player: Optional[int] = None
-    first_player: Optional[int] = None
-    extra_turns: list = attrs.Factory(list)
-    first_extra_turns: list = attrs.Factory(list)
-    resume_from: Optional[int] = None
-    direction: int = 1
-    in_turns: bool = False
-    finished: bool = False
-    winners: Optional[list] = None
-    end_reason: Optional[str] = None
-    log: list = attrs.Factory(list)
-    steps: int = 0
-    stats: dict = attrs.Factory(dict)      # counters: trigger fires, cards played, …
+    next_player: Optional[int] = _kept("value", default=None)
+    first_player: Optional[int] = _kept("value", default=None)
+    extra_turns: list = _kept("list", factory=list)
+    first_extra_turns: list = _kept("list", factory=list)
+    resume_from: Optional[int] = _kept("value", default=None)
+    direction: int = _kept("value", default=1)
+    in_turns: bool = _kept("value", default=False)
+    finished: bool = _kept("value", default=False)
+    winners: Optional[list] = _kept("maybe list", default=None)
+    end_reason: Optional[str] = _kept("value", default=None)
+    log: list = _kept("log", factory=list)
+    steps: int = _kept("value", default=0)                 # the game's budget of steps used
+    stats: dict = _kept("dict", factory=dict)              # counters: trigger fires, cards played, …
     # What each seat knows of the cards it cannot see: per seat, the ids of the cards in
     # zones hidden from it whose place it saw them take (a public move, a move into or out
     # of its own zone, a reveal to it) and has not lost (a move it did not see, a shuffle).
     # None: not followed (only search needs it: `Game(forkable=True)`, `Game.determinised`).
-    known: Optional[list] = None
+    known: Optional[list] = _kept("maybe each", default=None)
+    # per seat, how much of the log it had been shown at its last decision
+    last_seen: dict = _kept("dict", factory=dict)
+    # Scripted randomness (a scenario's `dice:` and `random:`), used before the random source.
+    forced_dice: list = _kept("list", factory=list)
+    forced_random: list = _kept("list", factory=list)
+    # Where the running rules are. `event_chain`: the names of the triggers, reactions and
+    # checks now running, innermost last; `holding`: `… then { … }` blocks open (the game
+    # settles after them); `checks_on`: the game has begun, so state checks run; `changes`:
+    # changes to the position so far, and `settled`: how many there had been when the checks
+    # last found nothing to do (a settle with none since is a no-op); `secret_depth`,
+    # `simul_no`, `deferred`: `simultaneously` blocks open, entered so far, and the choice
+    # bodies waiting for the open one to end; `quiet_moves`: inside a bulk `move` (its cards
+    # logged as one line); `trying`: this is a copy on which `possible` tries a procedure.
+    event_chain: list = _kept("list", factory=list)
+    holding: int = _kept("value", default=0)
+    checks_on: bool = _kept("value", default=False)
+    changes: int = _kept("value", default=0)
+    settled: int = _kept("value", default=-1)
+    secret_depth: int = _kept("value", default=0)
+    simul_no: int = _kept("value", default=0)
+    deferred: Optional[list] = _kept("maybe list", default=None)
+    quiet_moves: int = _kept("value", default=0)
+    trying: bool = _kept("value", default=False)
 
     def copy(self, log: bool = True) -> "State":
         """An independent copy (the random source included; the log left out with `log=False`).
 
         One level deep: rules values are never changed in place (`set x += [c]` makes a new
         list; cards, players and zones are immutable), and log entries are never changed
-        once written, so containers are copied and the values in them shared.
-        """
-        rng = random.Random(0)
-        rng.setstate(self.rng.getstate())
-        return State(
-            zones={k: v[:] for k, v in self.zones.items()}, where=self.where[:],
-            card_vars=[d.copy() for d in self.card_vars], player_vars=[d.copy() for d in self.player_vars],
-            globals=self.globals.copy(), rng=rng, players=self.players, out=self.out[:],
-            current=self.current, round_no=self.round_no, turn_no=self.turn_no, phase=self.phase,
-            next_player=self.next_player, first_player=self.first_player, extra_turns=self.extra_turns[:],
-            first_extra_turns=self.first_extra_turns[:], resume_from=self.resume_from, direction=self.direction,
-            in_turns=self.in_turns, finished=self.finished,
-            winners=None if self.winners is None else self.winners[:], end_reason=self.end_reason,
-            log=self.log[:] if log else [], steps=self.steps, stats=self.stats.copy(),
-            known=None if self.known is None else [k.copy() for k in self.known])
+        once written, so containers are copied and the values in them shared. (Written
+        once, from the fields' `_kept` declarations: see `_make_copy`.)"""
+        raise NotImplementedError   # replaced by _make_copy below
 
     def deep_copy(self) -> "State":
         """A copy sharing nothing with this state (what `copy` is checked against)."""
@@ -101,6 +138,19 @@ class State:
             "resume_from": None if self.resume_from is None else self.resume_from + 1,
             "winners": None if self.winners is None else [w + 1 for w in self.winners],
         }
+
+
+def _make_copy(cls):
+    """`cls.copy`, written once from how each field is kept (faster than a loop over fields)."""
+    args = ", ".join(f"{f.name}={_COPY[f.metadata['copy']].format(f.name)}" for f in attrs.fields(cls))
+    src = f"def copy(s, log=True):\n    return State({args})\n"
+    ns = {"State": cls, "_rng_copy": _rng_copy}
+    exec(compile(src, "<State.copy>", "exec"), ns)
+    ns["copy"].__doc__ = cls.copy.__doc__
+    cls.copy = ns["copy"]
+
+
+_make_copy(State)
 
 
 _SEAT_NAMES = tuple(f"P{s + 1}" for s in range(16))

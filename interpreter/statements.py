@@ -46,11 +46,11 @@ class Statements:
 
     def then_block(self, s, moved, env):
         if moved:
-            self.holding += 1
+            self.state.holding += 1
             try:
                 yield from self.run_block(s.then, env)
             finally:
-                self.holding -= 1
+                self.state.holding -= 1
 
     # Each statement is split in two: `x_…` evaluates its expressions (tree walking) and
     # `s_…` does the work with the values; compiled rulesets (codegen.py) call `s_…` directly.
@@ -68,11 +68,11 @@ class Statements:
             moved = sum(1 for c in cards if self.state.where[c.id] != dest.key)
             if moved:
                 self.log("move", f"{moved} card{'s' if moved != 1 else ''} move to {dest}", count=moved)
-        self.quiet_moves += bulk
+        self.state.quiet_moves += bulk
         try:
             moved = yield from self._move_each(cards, dest, s)
         finally:
-            self.quiet_moves -= bulk
+            self.state.quiet_moves -= bulk
         if bulk and self._zone_rules and moved:  # (a rule may refuse some: counted once moved)
             self.log("move", f"{moved} card{'s' if moved != 1 else ''} moved to {dest}", count=moved)
         return moved
@@ -132,9 +132,9 @@ class Statements:
             env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
             if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
                 continue
-            if len(self.event_chain) >= MAX_EVENT_DEPTH:
-                chain = " -> ".join(self.event_chain[-12:])
-                raise CglError(Diagnostic("E011", f"replacements run away ({len(self.event_chain)} deep): {chain}",
+            if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
+                chain = " -> ".join(self.state.event_chain[-12:])
+                raise CglError(Diagnostic("E011", f"replacements run away ({len(self.state.event_chain)} deep): {chain}",
                                           tr.span, hint="a replacement must not make the move it replaces"))
             # a replaced move is a step of the budget: `draw 1000000000` replaced by an empty
             # `instead` runs no statement, and would otherwise never end
@@ -258,11 +258,11 @@ class Statements:
         ev_b = Event("move", None, b, self.players[za.owner if za.owner is not None else cur], zb, za)
         if self._zone_rules and (self.refused(ev_a) or self.refused(ev_b)):
             return 0
-        if self.trying:
+        if self.state.trying:
             raise _TrialMoved()
         ia, ib = zones[ka].index(a.id), zones[kb].index(b.id)
         zones[ka][ia], zones[kb][ib] = b.id, a.id
-        self.changes += 1
+        self.state.changes += 1
         if self.state.known is not None:
             self._learn(a.id, ka, zb)
             self._learn(b.id, kb, za)
@@ -294,7 +294,7 @@ class Statements:
             for seat, k in enumerate(known):
                 if not self.sees_zone(z, seat):
                     k.difference_update(ids)
-        self.changes += 1
+        self.state.changes += 1
         self.log("shuffle", f"{z} is shuffled", zone=z.name)
         return
         yield
@@ -337,7 +337,7 @@ class Statements:
         else:
             self.s_set_attr(s, self.ev(t.obj, env), value)
         if self._checks:
-            self.changes += self._check_vars
+            self.state.changes += self._check_vars
         return
         yield
 
@@ -375,8 +375,8 @@ class Statements:
                                          scores if s.prefer is not None else None)
         if value is OTHERWISE:
             yield from self.run_block(s.otherwise, env)
-        elif self.deferred is not None:  # inside `simultaneously`: the body waits for the others
-            self.deferred.append(lambda: self.run_block(s.body, env.child({s.name: value})))
+        elif self.state.deferred is not None:  # inside `simultaneously`: the body waits for the others
+            self.state.deferred.append(lambda: self.run_block(s.body, env.child({s.name: value})))
         else:
             yield from self.run_block(s.body, env.child({s.name: value}))
 
@@ -417,7 +417,7 @@ class Statements:
             view = None if self.record else self._views.get(seat)
             # (partials, not lambdas: no closure cells for this generator's locals)
             d = Decision(seat, "choose", prompt, options, partial(self.show_options, options),
-                         lo, hi, s.optional, s.tag, self.secret_depth > 0, s.span,
+                         lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
                          None if scores_fn is None else partial(scores_fn, options),
                          view or self._viewer(seat))
             answer = yield d
@@ -502,7 +502,7 @@ class Statements:
         return sorted(picked)
 
     def ask_yes_no(self, seat: int, prompt: str, span, tag=None):
-        d = Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag, self.secret_depth > 0,
+        d = Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag, self.state.secret_depth > 0,
                      span, None, self._viewer(seat))
         answer = yield d
         if not isinstance(answer, bool):
@@ -531,15 +531,15 @@ class Statements:
         """Every choice inside is made before any choice's body runs, so no answer (nor
         anything its body changes) can be seen by a player still to choose; and each answer
         stays its chooser's until the ruleset says it (`say`)."""
-        self.secret_depth += 1
-        self.simul_no += 1
-        outer, self.deferred = self.deferred, []
+        self.state.secret_depth += 1
+        self.state.simul_no += 1
+        outer, self.state.deferred = self.state.deferred, []
         try:
             yield from self.run_block(s.body, env)
-            waiting = self.deferred
+            waiting = self.state.deferred
         finally:
-            self.deferred = outer
-            self.secret_depth -= 1
+            self.state.deferred = outer
+            self.state.secret_depth -= 1
         yield from self.s_simul_end(waiting)
 
     def s_simul_end(self, waiting):
@@ -595,7 +595,7 @@ class Statements:
             seat = self.as_player(p, s.who).seat
             if seat not in self.state.out:
                 self.state.out.append(seat)
-                self.changes += 1
+                self.state.changes += 1
                 self.log("lose", f"P{seat + 1} is out", player=seat + 1)
         alive = [p for p in range(self.n) if p not in self.state.out]
         if len(alive) <= 1:
@@ -645,7 +645,7 @@ class Statements:
         round's start or end), `who` plays the first turn of the round to come."""
         st = self.state
         seat = self.as_player(who, s.player).seat
-        self.changes += 1
+        self.state.changes += 1
         if st.in_turns:
             st.next_player = seat
         else:
@@ -662,7 +662,7 @@ class Statements:
         turns, taken first in the round to come."""
         st = self.state
         p = self.as_player(who, s.player)
-        self.changes += 1
+        self.state.changes += 1
         (st.extra_turns if st.in_turns else st.first_extra_turns).append(p.seat)
         self.log("extra_turn", f"{p} will take an extra turn", player=p.seat + 1)
 
@@ -674,7 +674,7 @@ class Statements:
     def s_reverse(self, s):
         """Play goes the other way round the table: `direction` changes sign."""
         st = self.state
-        self.changes += 1
+        self.state.changes += 1
         st.direction = -st.direction
         way = "up" if st.direction > 0 else "down"
         self.log("direction", f"The turn order is reversed: play now goes {way} the seats", direction=st.direction)

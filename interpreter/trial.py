@@ -9,7 +9,8 @@ first option, and then, depth first, the others (yes before no), until one way t
 changes the game — a card moves (the trial stops there), or it ends with a variable, who
 is out or the turn order changed — or ends the turn or the game. `possible` is false when no way through changes anything (every choice
 it needs has nothing to choose from, every draw finds an empty stock …). The real game is
-untouched: its state, random source, scripted dice and caches are as before the trial.
+untouched: its state (random source and scripted dice included) is never tried on, only
+copies of it, and the caches are as before the trial.
 Limits: `MAX_TRIALS` ways through per `possible` (past it, it counts as possible: better to
 offer a card that may fizzle than to forbid one that works), and no trial inside a trial
 (a `possible` met while trying counts as true).
@@ -24,44 +25,38 @@ MAX_ALTERNATIVES = 8     # other options tried at one decision
 
 
 class Trials:
-    """`possible` (see the module doc); the engine's `trying` is true while one runs."""
+    """`possible` (see the module doc); a trial's state is marked `trying`."""
 
     def possible(self, e, args) -> bool:
         """`possible(P(args))`: could procedure P, run now with these arguments, change the game?"""
-        if self.trying:
+        if self.state.trying:
             return True
         proc = self.rs.procedures[e.call.name]
         if len(args) != len(proc.params):
             raise self.fail(e, f"`{proc.name}` takes {len(proc.params)} argument(s), not {len(args)}")
         base = self.state
-        saved = {k: getattr(self, k) for k in _TRANSIENT}
-        saved_chain = list(self.event_chain)
-        self.trying, self.record, self.listeners = True, False, []
+        # the observers: nothing of a trial is logged or heard
+        record, listeners = self.record, self.listeners
+        self.record, self.listeners = False, []
         try:
             todo = [()]
             for _ in range(MAX_TRIALS):
                 if not todo:
                     return False
-                done, more = self._try(proc, args, todo.pop(), base, saved, saved_chain)
+                done, more = self._try(proc, args, todo.pop(), base)
                 if done:
                     return True
                 todo.extend(reversed(more))   # depth first: the first alternatives first
             return True
         finally:
-            self.state = base
-            for k, v in saved.items():
-                setattr(self, k, v)
-            self.event_chain = saved_chain
-            self.trying = False
+            self.state = base   # the game's own state, untouched: everything tried was on copies
+            self.record, self.listeners = record, listeners
             self.forget_all()   # derived values cached while trying read the trial's state
 
-    def _try(self, proc, args, path: tuple, base, saved, chain):
+    def _try(self, proc, args, path: tuple, base):
         """One way through: the answers of `path`, then first options. (whether it changed
         the game, the paths that answer one later decision otherwise)."""
         trial = self.state = _trial_copy(base)
-        self.forced_dice, self.forced_random = list(saved["forced_dice"]), list(saved["forced_random"])
-        self.event_chain = list(chain)
-        self.deferred, self.holding, self.quiet_moves = None, 0, 0
         gen = self.run_block(proc.body, Env(dict(zip(proc.params, args))))
         answers: list = []
         more: list = []
@@ -84,11 +79,6 @@ class Trials:
         return _position(trial) != _position(base), more
 
 
-#: Engine attributes a trial changes and gives back.
-_TRANSIENT = ("record", "listeners", "forced_dice", "forced_random", "holding", "deferred", "secret_depth", "simul_no",
-              "quiet_moves", "_validated", "changes", "_settled")
-
-
 def _answers(d):
     """A decision's first answer while trying, and the other answers to try after it."""
     if d.kind == "may":
@@ -100,8 +90,13 @@ def _answers(d):
 
 
 def _trial_copy(st):
-    """A copy of the state to try things on (the log left out: a trial writes none)."""
-    return st.copy(log=False)
+    """A copy of the state to try things on: the log left out (a trial writes none), marked
+    `trying`, with no `then` block, bulk move or `simultaneously` open (the procedure runs
+    on its own)."""
+    trial = st.copy(log=False)
+    trial.trying = True
+    trial.deferred, trial.holding, trial.quiet_moves = None, 0, 0
+    return trial
 
 
 def _position(st) -> tuple:

@@ -240,7 +240,7 @@ def test_dice_expressions_are_seeded_and_scriptable(make_rules):
         turn { phase p { set r = 2d20 - 4  say "r={r} d6={d6} q={24 / d6}" } }
     """)
     g = Game(rs, 2, 0)
-    g.engine.forced_dice = [10, 7, 3, 4]
+    g.engine.state.forced_dice = [10, 7, 3, 4]
     g.start()
     assert g.state.globals["r"] == 13
     assert "r=13 d6=3 q=6" in texts(g)

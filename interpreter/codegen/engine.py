@@ -36,13 +36,6 @@ class CompiledEngine(Engine):
         self._deck = self._pile = None
         self._hands = [None] * self.n
 
-    _SHARED = Engine._SHARED | {"cx", "step_limit", "_dispatch", "_display", "_forbidden", "_deck", "_pile"}
-
-    def clone(self, snap):
-        twin = Engine.clone(self, snap)
-        twin._hands = list(self._hands)
-        return twin
-
     def _derived_copy(self):
         return {name: values[:] for name, values in self.dcache.items()}
 
@@ -165,11 +158,11 @@ class CompiledEngine(Engine):
     def _fire_compiled(self, key, name, body):
         stats = self.state.stats
         stats[key] = stats.get(key, 0) + 1
-        self.event_chain.append(name)
+        self.state.event_chain.append(name)
         try:
             yield from body
         finally:
-            self.event_chain.pop()
+            self.state.event_chain.pop()
 
     def _responders(self, c, ev: Event) -> list:
         """Who may respond to `ev` with the reaction `c`, in order (as `open_window`)."""

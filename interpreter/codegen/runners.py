@@ -13,7 +13,7 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
     ns: dict = dict(module)
     ns["MAX_EVENT_DEPTH"] = MAX_EVENT_DEPTH
     head = ["def run(eng, ev):",
-            "    if len(eng.event_chain) >= MAX_EVENT_DEPTH: raise eng.runaway()",
+            "    if len(eng.state.event_chain) >= MAX_EVENT_DEPTH: raise eng.runaway()",
             "    if 0: yield"]
     entry: dict = {}      # name -> its entry line, read once at the start
     lines: list = []
@@ -42,11 +42,11 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
         lines.append(f"    if {' and '.join(conds) or 'True'}:")
         lines += ["        stats = eng.state.stats",                     # as `_fire_compiled`
                   f"        stats[_rK{i}] = stats.get(_rK{i}, 0) + 1",
-                  f"        eng.event_chain.append(_rN{i})",
+                  f"        eng.state.event_chain.append(_rN{i})",
                   "        try:",
                   f"            yield from _rB{i}(eng, ev)",
                   "        finally:",
-                  "            eng.event_chain.pop()"]
+                  "            eng.state.event_chain.pop()"]
     for i, (r, c) in enumerate(reactions):
         ns.update({f"_rR{i}": r, f"_rQ{i}": c, f"_rD{i}": c.cond, f"_rE{i}": c.eligible, f"_rA{i}": c.ask,
                    f"_rW{i}": c.body, f"_rRK{i}": "reaction:" + r.name, f"_rRN{i}": r.name,

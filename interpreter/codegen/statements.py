@@ -227,9 +227,9 @@ class Statements:
         method(fn, s, sc, ks)
         if self.rs.checks and s.__class__ in A.CHANGES:
             if isinstance(s, A.Set) and self.facts.check_vars:   # as `Engine.x_set` does
-                fn.emit("eng.changes += 1")
+                fn.emit("st.changes += 1")
             # as `Engine.run`: the one place a statement settles the game
-            fn.emit("if eng.changes != eng._settled: yield from eng.settle()")
+            fn.emit("if st.changes != st.settled: yield from eng.settle()")
 
     def _callable(self, s) -> bool:
         proc = self.rs.procedures.get(s.name)
@@ -414,13 +414,13 @@ class Statements:
         moved = self.fresh("moved")
         self.call(fn, s, f"{moved} = yield from {line}", gen=False)
         fn.emit(f"if {moved}:")   # as Engine.then_block: one change, settled after the block
-        fn.emit("    eng.holding += 1")
+        fn.emit("    st.holding += 1")
         fn.emit("    try:")
         fn.ind += 2
         self.block(fn, s.then, sc)
         fn.ind -= 2
         fn.emit("    finally:")
-        fn.emit("        eng.holding -= 1")
+        fn.emit("        st.holding -= 1")
 
     def s_Draw(self, fn, s, sc, ks):
         n = self.guard(fn, s.count, sc)
@@ -637,7 +637,7 @@ class Statements:
         self.block(fn, s.otherwise, sc)
         fn.ind -= 1
         if self.simultaneous:
-            fn.emit("elif eng.deferred is not None:")
+            fn.emit("elif st.deferred is not None:")
             fn.ind += 1
             df = self.fresh("d")
             v = self.fresh("v_" + s.name + "_")
@@ -651,7 +651,7 @@ class Statements:
             captured = sorted(f2.captures - f2.nonlocals)
             f2.header = f"def {df}({v}={val}{''.join(f', {c}={c}' for c in captured)}):"
             fn.lines += f2.source()
-            fn.emit(f"eng.deferred.append({df})")
+            fn.emit(f"st.deferred.append({df})")
             fn.ind -= 1
         fn.emit("else:")
         fn.ind += 1
@@ -664,16 +664,16 @@ class Statements:
 
     def s_Simultaneously(self, fn, s, sc, ks):
         outer, waiting = self.fresh(), self.fresh()
-        fn.emit("eng.secret_depth += 1")
-        fn.emit("eng.simul_no += 1")
-        fn.emit(f"{outer} = eng.deferred")
-        fn.emit("eng.deferred = []")
+        fn.emit("st.secret_depth += 1")
+        fn.emit("st.simul_no += 1")
+        fn.emit(f"{outer} = st.deferred")
+        fn.emit("st.deferred = []")
         fn.emit("try:")
         fn.ind += 1
         self.block(fn, s.body, sc)
-        fn.emit(f"{waiting} = eng.deferred")
+        fn.emit(f"{waiting} = st.deferred")
         fn.ind -= 1
         fn.emit("finally:")
-        fn.emit(f"    eng.deferred = {outer}")
-        fn.emit("    eng.secret_depth -= 1")
+        fn.emit(f"    st.deferred = {outer}")
+        fn.emit("    st.secret_depth -= 1")
         self.call(fn, s, f"eng.s_simul_end({waiting})")

@@ -34,11 +34,13 @@ with :mod:`math` only, in :mod:`.stats`; see ``docs/analytics.md`` for what each
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Optional, Sequence
 
+from .codegen import compiled_for
 from .batchspec import SEED_SPACE, BatchSpec, default_score, game_seed, rerun_command, rotated_seat, seat_agents
 from .comparison import compare, format_compare
 from .diagnostics import CglError, Diagnostic
@@ -269,10 +271,20 @@ def run_batch(spec: BatchSpec, games: int, workers: Optional[int] = None,
     return records
 
 
+def _start_method():
+    """How worker processes start: forked from this one where the system can, so that each
+    begins with the ruleset already loaded and compiled here (`benchmarks/workers.py`)."""
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return None
+
+
 def _run_local(spec, indices, workers, tick) -> list:
     chunks = _chunks(indices, workers)
     out: list = []
-    ex = ProcessPoolExecutor(max_workers=workers)
+    rs = _ruleset(spec)            # loaded, and its code generated, once, before the workers fork
+    compiled_for(rs, budget=spec.max_steps is not None)
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_start_method())
     try:
         pending = {ex.submit(run_chunk, spec, c) for c in chunks}
         while pending:

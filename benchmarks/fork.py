@@ -42,8 +42,8 @@ def best(fn, number: int, repeat: int) -> float:
 
 
 def main(argv=None) -> int:
-    from cgl.interpreter.game import Game, RandomAgent
-    from cgl.interpreter.loader import load, resolve
+    from cgl.interpreter.play.game import Game, RandomAgent
+    from cgl.interpreter.check.loader import load, resolve
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("ruleset", nargs="?", default="mgt")

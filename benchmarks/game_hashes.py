@@ -31,9 +31,9 @@ def _targets():
 
 
 def _digest(path, engine: str, games: int) -> str:
-    from cgl.interpreter.game import play
-    from cgl.interpreter.loader import load
-    from cgl.interpreter.state import plain
+    from cgl.interpreter.play.game import play
+    from cgl.interpreter.check.loader import load
+    from cgl.interpreter.runtime.state import plain
 
     os.environ["CGL_ENGINE"] = engine
     rs = load(str(path))

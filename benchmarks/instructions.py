@@ -28,8 +28,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 INTERPRETER = """
 import sys
-from cgl.interpreter.game import play
-from cgl.interpreter.loader import load
+from cgl.interpreter.play.game import play
+from cgl.interpreter.check.loader import load
 rs = load("mgt")
 play(rs, 4, -1, agents=["random"] * 4, record=False)
 for seed in range(int(sys.argv[1])):

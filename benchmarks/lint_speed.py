@@ -13,7 +13,7 @@ import time
 
 t0 = time.perf_counter()
 from cgl.grammar import parser  # noqa: E402
-from cgl.interpreter.lint import collect_files, lint_file  # noqa: E402
+from cgl.interpreter.check.lint import collect_files, lint_file  # noqa: E402
 
 parser()
 startup = time.perf_counter() - t0

@@ -24,9 +24,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def main(argv=None) -> int:
-    from cgl.interpreter.agents import make_agent
-    from cgl.interpreter.game import Game
-    from cgl.interpreter.loader import load, resolve
+    from cgl.interpreter.play.agents import make_agent
+    from cgl.interpreter.play.game import Game
+    from cgl.interpreter.check.loader import load, resolve
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("ruleset", nargs="?", default="mgt")

@@ -532,8 +532,8 @@ TRIGGERS = ("misc_roll", "honest", "impatient", "extend", "aggressive", "cheerfu
 
 def interpreter_stats(n_rounds: int, players: int = 4, seed: int = 0) -> Counter:
     """The same statistics from cgl's interpreter (random agents), for comparison."""
-    from cgl.interpreter.game import play
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.play.game import play
+    from cgl.interpreter.check.loader import load
 
     rs = load("mgt")
     stats = Counter()

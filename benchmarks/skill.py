@@ -73,9 +73,9 @@ def kept_parts(keep: str, key: dict) -> tuple:
 
 def study(name: str, players: int, bot: str, vs: str, games: int, seed: int, workers, dask,
           keep=None, part: int = 20) -> dict:
-    from cgl.interpreter import simulate as sim
-    from cgl.interpreter.loader import load, resolve, ruleset_hash
-    from cgl.interpreter.mcts import REVISION
+    from cgl.interpreter.analytics import simulate as sim
+    from cgl.interpreter.check.loader import load, resolve, ruleset_hash
+    from cgl.interpreter.play.mcts import REVISION
 
     path = os.path.abspath(resolve(name))
     rs = load(path)

@@ -33,7 +33,7 @@ _LOADED: dict = {}   # per worker process: (path, options) -> Ruleset
 
 def cycle(rs, defaults_only: bool = False) -> list:
     """The (options, agent, players) of game i are entry i % len of this list."""
-    from cgl.interpreter.loader import option_sets
+    from cgl.interpreter.check.loader import option_sets
 
     sets = [{}] if defaults_only else option_sets(rs)
     lo, hi = rs.game.min_players, rs.game.max_players
@@ -41,7 +41,7 @@ def cycle(rs, defaults_only: bool = False) -> list:
 
 
 def replay(path: str, players: int, seed: int, agent: str, opts: dict) -> str:
-    from cgl.interpreter.loader import option_text
+    from cgl.interpreter.check.loader import option_text
 
     o = "".join(f" -o {k}={option_text(v)}" for k, v in sorted(opts.items()))
     return f"cgl run {path} -p {players} -s {seed}{o} --agent {agent} --check -q"
@@ -49,9 +49,9 @@ def replay(path: str, players: int, seed: int, agent: str, opts: dict) -> str:
 
 def _one(job):
     path, seed, opts, agent, players = job
-    from cgl.interpreter.diagnostics import CglError
-    from cgl.interpreter.game import play
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.base.diagnostics import CglError
+    from cgl.interpreter.play.game import play
+    from cgl.interpreter.check.loader import load
 
     key = (path, tuple(sorted(opts.items())))
     rs = _LOADED.get(key)
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("--defaults-only", action="store_true", help="play every game with the default options")
     ap.add_argument("names", nargs="*", help="only rulesets whose file name contains one of these")
     args = ap.parse_args(argv)
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.check.loader import load
 
     failed = 0
     pool = multiprocessing.Pool(args.workers) if args.workers != 1 else None

@@ -31,8 +31,8 @@ import statistics
 import sys
 import time
 
-from cgl.interpreter.game import play
-from cgl.interpreter.loader import load, packaged_rulesets
+from cgl.interpreter.play.game import play
+from cgl.interpreter.check.loader import load, packaged_rulesets
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import mgt_yardstick  # noqa: E402

@@ -43,8 +43,8 @@ def main(argv=None) -> int:
     ap.add_argument("-w", "--workers", type=int, default=2)
     args = ap.parse_args(argv)
 
-    from cgl.interpreter import simulate as sim
-    from cgl.interpreter.loader import load, resolve
+    from cgl.interpreter.analytics import simulate as sim
+    from cgl.interpreter.check.loader import load, resolve
 
     path = resolve(args.ruleset)
     t = time.perf_counter()

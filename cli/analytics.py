@@ -1,4 +1,4 @@
-"""`cgl simulate` and `cgl compare`: thin commands over :mod:`cgl.interpreter.simulate`.
+"""`cgl simulate` and `cgl compare`: thin commands over :mod:`cgl.interpreter.analytics.simulate`.
 
 Exit codes as for every cgl command: 0 ok, 1 some simulated game stopped with an error
 (the report is still printed, and names the game and its seed), 2 a usage or ruleset error.
@@ -16,11 +16,11 @@ from typing import Optional
 
 import click
 
-from cgl.interpreter import simulate as sim
-from cgl.interpreter.diagnostics import CglError, did_you_mean, render_all, use_colour
-from cgl.interpreter.game import Game
-from cgl.interpreter.loader import load, resolve
-from cgl.interpreter.protocol import DEFAULT_MAX_STEPS
+from cgl.interpreter.analytics import simulate as sim
+from cgl.interpreter.base.diagnostics import CglError, did_you_mean, render_all, use_colour
+from cgl.interpreter.play.game import Game
+from cgl.interpreter.check.loader import load, resolve
+from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS
 
 from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent, check_skill
 
@@ -214,7 +214,7 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
     rs, spec = _prepare(ruleset, opts, players, agent, agents_csv, seed, score, skill, direction)
     spec = dataclasses.replace(spec, max_steps=max_steps)
     if report_path:
-        from cgl.interpreter import report
+        from cgl.interpreter.analytics import report
         try:
             report.require_matplotlib()
         except report.PlotUnavailable as e:
@@ -238,7 +238,7 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
                 w.writerow(header)
                 w.writerows(rows)
         if report_file:
-            from cgl.interpreter import report
+            from cgl.interpreter.analytics import report
             with report_file:
                 report_file.write(report.render_html(summary, text))
     except OSError as e:

@@ -14,7 +14,7 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from cgl.interpreter.engine import Decision
+from cgl.interpreter.walker.engine import Decision
 
 from . import table as T
 

@@ -14,12 +14,12 @@ import attrs
 import click
 from click.core import ParameterSource
 
-from cgl.interpreter import logs, saves
-from cgl.interpreter.diagnostics import CglError, Diagnostic, render_all, use_colour
-from cgl.interpreter.engine import AnswerError
-from cgl.interpreter.game import Game, make_agent, needs_worlds
-from cgl.interpreter.loader import load, packaged_rulesets, resolve
-from cgl.interpreter.protocol import DEFAULT_MAX_STEPS
+from cgl.interpreter.play import logs, saves
+from cgl.interpreter.base.diagnostics import CglError, Diagnostic, render_all, use_colour
+from cgl.interpreter.walker.engine import AnswerError
+from cgl.interpreter.play.game import Game, make_agent, needs_worlds
+from cgl.interpreter.check.loader import load, packaged_rulesets, resolve
+from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS
 
 from . import table as T
 from .human import HumanAgent, Interrupted, QuitGame
@@ -433,7 +433,7 @@ def test_cmd(paths, verbose, pattern, jobs, max_steps):
 
     Failures are printed as they happen; the summary at the end lists them in file order.
     """
-    from cgl.interpreter import scenario
+    from cgl.interpreter.play import scenario
     try:
         files = scenario.collect(paths)
     except CglError as e:
@@ -508,9 +508,9 @@ def lint(paths, fmt, strict, select):
     Exit 0 when no errors are found (warnings allowed), 1 when errors are found (or
     warnings, with --strict), 2 when a path cannot be read.
     """
-    from cgl.interpreter.codes import CODES
-    from cgl.interpreter.diagnostics import render_github
-    from cgl.interpreter.lint import collect_files, lint_file
+    from cgl.interpreter.base.codes import CODES
+    from cgl.interpreter.base.diagnostics import render_github
+    from cgl.interpreter.check.lint import collect_files, lint_file
     chosen = None
     if select:
         chosen = {s.strip().upper() for s in select.split(",") if s.strip()}
@@ -573,8 +573,8 @@ def fmt_cmd(paths, check, show_diff):
     Exit 0 when nothing is (or would be) changed or the files were rewritten, 1 with
     --check or --diff when a file would change, 2 when a file cannot be read or parsed.
     """
-    from cgl.interpreter.fmt import diff, format_text
-    from cgl.interpreter.lint import collect_files
+    from cgl.interpreter.tools.fmt import diff, format_text
+    from cgl.interpreter.check.lint import collect_files
     if paths == ("-",):
         text = sys.stdin.read()
         try:
@@ -668,7 +668,7 @@ def explain(code):
 
     The same text as the code's section of docs/lint.md. Exit 2 for a code that does not exist.
     """
-    from cgl.interpreter.codes import CODES, page
+    from cgl.interpreter.base.codes import CODES, page
     key = code.strip().upper()
     if key not in CODES:
         def distance(a: str, b: str) -> int:   # edits from one code to the other (codes are short)
@@ -700,12 +700,12 @@ def deck_check(deck_files, ruleset):
 
     Exit 0 when every deck is legal, 1 when one is not, 2 when a file cannot be read.
     """
-    from cgl.interpreter.decks import check_deck, load_deck
+    from cgl.interpreter.play.decks import check_deck, load_deck
     rs = _load(ruleset, {})
     if rs.deck is None:
         click.echo(f"{rs.title} has no deck-building rules (its ruleset has no `deck` block).", err=True)
         sys.exit(EXIT_USAGE)
-    from cgl.interpreter.engine import Engine
+    from cgl.interpreter.walker.engine import Engine
     engine = Engine(rs, rs.game.min_players, 0)  # only to evaluate the rules
     worst = EXIT_OK
     for f in deck_files:
@@ -748,7 +748,7 @@ def info(ruleset):
     click.echo("Zones: " + ", ".join(f"{z.name} ({'per player' if z.per_player else 'shared'}, {z.visibility})"
                                       for z in rs.zones.values()))
     from cgl.interpreter.codegen import compiled_for
-    from cgl.interpreter.resolver import facts
+    from cgl.interpreter.check.resolver import facts
     if compiled_for(rs) is not None:
         click.echo("Engine: compiled to Python (CGL_ENGINE=tree runs the tree walker)")
     else:
@@ -782,7 +782,7 @@ def lsp(stdio):
     except ImportError:
         click.echo("cgl lsp needs the pygls package: pip install 'pygls>=2.0'", err=True)
         sys.exit(EXIT_USAGE)
-    from cgl.interpreter.lsp import serve
+    from cgl.interpreter.tools.lsp import serve
     serve(_version())
 
 

@@ -5,8 +5,8 @@ from typing import Optional
 
 import click
 
-from cgl.interpreter.agents import AGENT_HELP, AGENTS, agent_spec
-from cgl.interpreter.diagnostics import CglError
+from cgl.interpreter.play.agents import AGENT_HELP, AGENTS, agent_spec
+from cgl.interpreter.base.diagnostics import CglError
 
 AGENT_METAVAR = "NAME[:BUDGET]"
 

@@ -18,8 +18,8 @@ from typing import Optional
 from rich.markup import escape
 from rich.text import Text
 
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.state import Event, ZoneRef, parse_zone_key, plain as plain_value
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.runtime.state import Event, ZoneRef, parse_zone_key, plain as plain_value
 
 SCORE_VARS = ("points", "score", "vp", "victory_points")
 TEXT_FIELDS = ("text", "about", "effect", "ability", "description", "rules")
@@ -95,7 +95,7 @@ def card_counters(eng, card) -> list:
 
 
 def _start_value(eng, decl):
-    from cgl.interpreter.compiler import Env
+    from cgl.interpreter.walker.compiler import Env
     try:
         return plain_value(eng.ev(decl.init, Env()))
     except Exception:   # an initial value that reads the game: every value is worth showing
@@ -373,7 +373,7 @@ def doc_comment(span) -> str:
 def _holds(eng, cond, card, seat) -> Optional[bool]:
     """Whether a trigger's or rule's condition holds for `card` (None: it cannot be told
     without the moment it fires). Reads the state only: the random source is put back."""
-    from cgl.interpreter.compiler import Env
+    from cgl.interpreter.walker.compiler import Env
     player = eng.players[seat] if seat is not None else None
     ev = Event("discard", card=card, player=player)
     env = Env({"event": ev, "card": card, "player": player, "it": card})
@@ -455,7 +455,7 @@ def render_about(eng, card, seat, seen: bool = True) -> list:
 
 
 def _default(eng, prop):
-    from cgl.interpreter.compiler import Env
+    from cgl.interpreter.walker.compiler import Env
     try:
         return eng.ev(prop.default, Env())
     except Exception:

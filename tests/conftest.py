@@ -20,10 +20,10 @@ import pytest
 os.environ["CGL_STRICT_COMPILE"] = "1"
 
 from cgl.interpreter import codegen as _codegen  # noqa: E402
-from cgl.interpreter import game as _game  # noqa: E402
-from cgl.interpreter.engine import Engine  # noqa: E402
-from cgl.interpreter.game import Game  # noqa: E402
-from cgl.interpreter.loader import load, resolve  # noqa: E402
+from cgl.interpreter.play import game as _game  # noqa: E402
+from cgl.interpreter.walker.engine import Engine  # noqa: E402
+from cgl.interpreter.play.game import Game  # noqa: E402
+from cgl.interpreter.check.loader import load, resolve  # noqa: E402
 
 ENGINES = ("compiled", "tree")
 

@@ -13,8 +13,8 @@ import sys
 from click.testing import CliRunner
 
 from cgl.cli.main import main
-from cgl.interpreter import scenario
-from cgl.interpreter.codes import CODES, markdown, page
+from cgl.interpreter.play import scenario
+from cgl.interpreter.base.codes import CODES, markdown, page
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

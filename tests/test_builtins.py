@@ -1,4 +1,4 @@
-"""The registry of built-ins (interpreter/builtins.py) is the one place a built-in is
+"""The registry of built-ins (interpreter/runtime/builtins.py) is the one place a built-in is
 written: the docs' tables come from it, and every other module reads it."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from cgl.interpreter import builtins as B
-from cgl.interpreter.names import BUILTIN_FUNCTIONS, BUILTIN_VALUES
+from cgl.interpreter.runtime import builtins as B
+from cgl.interpreter.check.names import BUILTIN_FUNCTIONS, BUILTIN_VALUES
 
 from conftest import run_script
 
@@ -17,8 +17,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def test_the_reference_tables_are_the_registry():
     doc = (ROOT / "docs" / "language.md").read_text(encoding="utf-8")
-    assert B.markdown_functions() in doc, "regenerate §6.1 with `python -m cgl.interpreter.builtins`"
-    assert B.markdown_values() in doc, "regenerate §6.2 with `python -m cgl.interpreter.builtins`"
+    assert B.markdown_functions() in doc, "regenerate §6.1 with `python -m cgl.interpreter.runtime.builtins`"
+    assert B.markdown_values() in doc, "regenerate §6.2 with `python -m cgl.interpreter.runtime.builtins`"
 
 
 def test_the_name_checker_reads_the_registry():
@@ -30,7 +30,7 @@ def test_no_other_module_lists_the_built_in_names():
     # (the names that are not also ordinary words of the code: `players`, `random`, `bottom` …)
     names = [n for n in (*B.FUNCTIONS, *B.VALUES) if "_" in n or n in ("unique", "exists", "abs")]
     found = []
-    for path in sorted((ROOT / "interpreter").glob("*.py")) + sorted((ROOT / "cli").glob("*.py")):
+    for path in sorted((ROOT / "interpreter").rglob("*.py")) + sorted((ROOT / "cli").glob("*.py")):
         if path.name == "builtins.py":
             continue
         text = path.read_text(encoding="utf-8")

@@ -108,7 +108,7 @@ def test_info_says_which_engine_plays(monkeypatch):
     # a known gap of the generator (`Unsupported`) falls back to the tree walker, and says why
     # (outside the tests: they set CGL_STRICT_COMPILE=1, which forbids the fall back)
     import cgl.interpreter.codegen as codegen
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.check.loader import load
     monkeypatch.delenv("CGL_STRICT_COMPILE", raising=False)
 
     def gap(self):
@@ -130,7 +130,7 @@ def test_info_says_which_engine_plays(monkeypatch):
 def test_a_bug_in_the_generator_is_never_swallowed(monkeypatch, strict):
     """Anything but `Unsupported` from the generator is a bug in cgl: it propagates, strict or not."""
     import cgl.interpreter.codegen as codegen
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.check.loader import load
     monkeypatch.setenv("CGL_STRICT_COMPILE", strict)
 
     def broken(self):

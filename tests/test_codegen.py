@@ -12,10 +12,10 @@ import pathlib
 import pytest
 
 from cgl.interpreter.codegen import CompiledEngine, compiled_for
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.engine import Engine
-from cgl.interpreter.game import Game, play
-from cgl.interpreter.loader import load, packaged_rulesets
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.walker.engine import Engine
+from cgl.interpreter.play.game import Game, play
+from cgl.interpreter.check.loader import load, packaged_rulesets
 
 EXAMPLES = sorted(pathlib.Path(__file__).resolve().parent.parent.joinpath("examples").glob("*.cgl"))
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.game import play
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.play.game import play
 
 from conftest import run_script, texts
 
@@ -364,7 +364,7 @@ def test_a_statement_and_its_then_block_are_one_change(make_rules):
     ('check c: if exists(deck where owner(it) != none) { win first(players) }', None, True),
 ])
 def test_what_the_checks_read_decides_when_the_game_must_look_again(make_rules, check, zones, reads_vars):
-    from cgl.interpreter.resolver import what_checks_read
+    from cgl.interpreter.check.resolver import what_checks_read
     found, found_vars = what_checks_read(make_rules(check + "\n"))
     assert (None if found is None else set(found)) == zones and found_vars == reads_vars
 

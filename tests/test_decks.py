@@ -91,8 +91,8 @@ RACES = ["pozorki", "trutni", "kozly", "zhloby"]
 def test_kz_win_every_pairing_of_the_starter_decks_plays_to_a_winner(first):
     """KZ-WIN: `cgl run kozyablo --deck 1=A --deck 2=B` with the default (random) bots ends
     with a winner for every ordered pairing of the four starter decks."""
-    from cgl.interpreter.game import play
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.play.game import play
+    from cgl.interpreter.check.loader import load
     rs = load("kozyablo")
     for second in RACES:
         game = play(rs, 2, seed=1, decks={0: str(DECKS / f"{first}.yaml"), 1: str(DECKS / f"{second}.yaml")},

@@ -12,8 +12,8 @@ import random
 
 import pytest
 
-from cgl.interpreter.agents import RandomAgent
-from cgl.interpreter.game import Game
+from cgl.interpreter.play.agents import RandomAgent
+from cgl.interpreter.play.game import Game
 from conftest import load_cached
 
 pytestmark = pytest.mark.both_engines

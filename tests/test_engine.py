@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.engine import AnswerError
-from cgl.interpreter.game import Game, play
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.walker.engine import AnswerError
+from cgl.interpreter.play.game import Game, play
 
 from conftest import run_script, texts
 
@@ -596,7 +596,7 @@ def test_a_scenario_round_that_ends_by_until_runs_its_end_block(tmp_path):
 
 def _run_scenario(tmp_path, rules: str, scenario_text: str):
     """Write a ruleset (r.cgl) and a scenario file beside it; run the file's one scenario."""
-    from cgl.interpreter import scenario
+    from cgl.interpreter.play import scenario
     (tmp_path / "r.cgl").write_text(rules)
     (tmp_path / "s.yaml").write_text(scenario_text)
     [item] = scenario.read(str(tmp_path / "s.yaml"))
@@ -616,7 +616,7 @@ def test_a_scenarios_next_follows_the_rulesets_turn_order(tmp_path):
 def test_functions_reading_where_cards_lie_are_not_remembered(make_rules):
     """Regression: a def reading `zone`, `zone_of(it)` or `owner(it)` was taken to depend on
     the card data alone, so its first result was remembered and went stale."""
-    from cgl.interpreter.resolver import facts
+    from cgl.interpreter.check.resolver import facts
     rs = make_rules("""
         def piled(p) = count(all_cards where zone = "pile")
         def held(p) = count(all_cards where owner(it) = p)
@@ -720,7 +720,7 @@ def test_zones_per_card_hold_attachments_that_follow_their_rules(make_rules):
 
 
 def test_a_zone_of_each_card_needs_a_card(make_rules):
-    from cgl.interpreter.lint import lint_ruleset
+    from cgl.interpreter.check.lint import lint_ruleset
     rs = make_rules("""
         zone under: per card, public
         turn { phase p { move first(hand(current)) to under(current) } }
@@ -839,7 +839,7 @@ def test_how_long_a_derived_value_lasts(make_rules):
     """A derive that reads where its own card lies (`zone`, `owner(it)`, `it.zone`) lasts
     until the card moves ("place"); one that reads another card's place, or its own
     through a `where` (where `it` is each card of the list), is worked out at every use."""
-    from cgl.interpreter.resolver import facts
+    from cgl.interpreter.check.resolver import facts
     rs = make_rules("""
         zone table: per player, public
         var marked per card = false

@@ -18,8 +18,8 @@ import re
 
 import pytest
 
-from cgl.interpreter.game import play
-from cgl.interpreter.loader import load
+from cgl.interpreter.play.game import play
+from cgl.interpreter.check.loader import load
 
 pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
 

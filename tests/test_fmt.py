@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli.main import main
-from cgl.interpreter.build import parse
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.fmt import format_text
+from cgl.interpreter.parse.build import parse
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.tools.fmt import format_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHIPPED = sorted(glob.glob(os.path.join(ROOT, "rulesets", "*.cgl")) + glob.glob(os.path.join(ROOT, "examples", "*.cgl")))

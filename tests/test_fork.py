@@ -14,9 +14,9 @@ import json
 
 import pytest
 
-from cgl.interpreter.agents import RandomAgent
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.game import Game
+from cgl.interpreter.play.agents import RandomAgent
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.play.game import Game
 from conftest import load_cached
 
 pytestmark = pytest.mark.both_engines
@@ -174,7 +174,7 @@ def test_state_copy_is_complete_and_independent():
 def test_a_fork_runs_into_the_turn_limit_where_its_game_does(make_rules, monkeypatch):
     """A round that never ends stops at MAX_TURNS turns (E011): a fork from a later turn's
     or phase's snapshot counts the round's turns from its start, as its game does."""
-    from cgl.interpreter import engine as engine_mod
+    from cgl.interpreter.walker import engine as engine_mod
     monkeypatch.setattr(engine_mod, "MAX_TURNS", 6)
     rs = make_rules("""
         setup { deal 2 to hand }

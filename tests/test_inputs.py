@@ -1,6 +1,6 @@
 """Hostile input files (issue 17): every bad card file, deck list, scenario or save gets a
 located diagnostic, within bounds of time and memory, and no ruleset can make cgl read
-(and print) a file outside its project. See interpreter/files.py and README, "Security
+(and print) a file outside its project. See interpreter/base/files.py and README, "Security
 and limits"."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from cgl.interpreter.diagnostics import CglError, render_all
+from cgl.interpreter.base.diagnostics import CglError, render_all
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RULES = textwrap.dedent("""\
@@ -33,7 +33,7 @@ def _project(tmp_path, cards=CARDS, rules=RULES):
 
 
 def _load_error(path):
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.check.loader import load
     with pytest.raises(CglError) as e:
         load(path)
     return e.value.diagnostics[0]
@@ -49,14 +49,14 @@ def _located(d, name):
 _BOUNDED = textwrap.dedent("""\
     import resource, sys, time
     resource.setrlimit(resource.RLIMIT_AS, (200 << 20, 200 << 20))   # 200 MB of address space
-    from cgl.interpreter.diagnostics import CglError, render_all
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.base.diagnostics import CglError, render_all
+    from cgl.interpreter.check.loader import load
     kind, path = sys.argv[1], sys.argv[2]
     t = time.perf_counter()
     try:
         rs = load(path)
         if kind == "deck":
-            from cgl.interpreter.decks import load_deck
+            from cgl.interpreter.play.decks import load_deck
             load_deck(rs, sys.argv[3])
     except CglError as e:
         print(f"{time.perf_counter() - t:.3f}")
@@ -102,8 +102,8 @@ def test_deck_with_a_trillion_copies_is_a_located_error_in_bounds(tmp_path):
 
 
 def test_deck_list_total_is_bounded(tmp_path):
-    from cgl.interpreter.decks import load_deck
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.play.decks import load_deck
+    from cgl.interpreter.check.loader import load
     rs = load(_project(tmp_path, rules=DECK_RULES))
     (tmp_path / "d.yaml").write_text("cards:\n" + "  - {name: Alice, copies: 10000}\n" * 11)
     with pytest.raises(CglError) as e:
@@ -220,7 +220,7 @@ def test_lint_of_a_folder_does_not_follow_a_symlink_out(tmp_path):
 
 
 def test_files_inside_the_project_and_shipped_rulesets_still_load(tmp_path):
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.check.loader import load
     (tmp_path / "sub").mkdir()
     _project(tmp_path / "sub")
     (tmp_path / "r.cgl").write_text('extends "sub/r.cgl"\n')
@@ -229,8 +229,8 @@ def test_files_inside_the_project_and_shipped_rulesets_still_load(tmp_path):
 
 
 def test_a_deck_default_cannot_leave_the_project(tmp_path):
-    from cgl.interpreter.game import Game
-    from cgl.interpreter.loader import load
+    from cgl.interpreter.play.game import Game
+    from cgl.interpreter.check.loader import load
     rs = load(_project(tmp_path, rules=DECK_RULES.replace("deck {", 'deck { default "../../../../../../etc/passwd"')))
     with pytest.raises(CglError) as e:
         Game(rs, 2, 1)
@@ -240,8 +240,8 @@ def test_a_deck_default_cannot_leave_the_project(tmp_path):
 
 
 def test_a_diagnostic_never_opens_a_file_to_quote_it(tmp_path):
-    from cgl.interpreter.ast import Span
-    from cgl.interpreter.diagnostics import Diagnostic
+    from cgl.interpreter.base.ast import Span
+    from cgl.interpreter.base.diagnostics import Diagnostic
     (tmp_path / "secret.txt").write_text("s3cr3t-xyz\n")
     text = render_all([Diagnostic("E002", "x", Span(str(tmp_path / "secret.txt"), 1, 1, 1, 2))])
     assert "s3cr3t" not in text
@@ -250,7 +250,7 @@ def test_a_diagnostic_never_opens_a_file_to_quote_it(tmp_path):
 # ------------------------------------------------------------------ scenarios and saves
 
 def _scenario_error(tmp_path, text):
-    from cgl.interpreter import scenario
+    from cgl.interpreter.play import scenario
     (tmp_path / "s.yaml").write_text(text)
     with pytest.raises(CglError) as e:
         for item in scenario.read(str(tmp_path / "s.yaml")):
@@ -281,7 +281,7 @@ def test_bad_scenarios_are_located_errors(tmp_path, text, line, words):
 
 
 def test_a_card_zone_never_made_is_empty_not_an_internal_error(tmp_path):
-    from cgl.interpreter import scenario
+    from cgl.interpreter.play import scenario
     (tmp_path / "s.yaml").write_text("scenario: x\nruleset: monkic\nplayers: 2\nsetup: {turn: P1}\nturns: 0\n"
                                      "expect:\n  zones:\n    under Pings: [Joker]\n")
     out = scenario.run_paths([str(tmp_path / "s.yaml")])
@@ -291,7 +291,7 @@ def test_a_card_zone_never_made_is_empty_not_an_internal_error(tmp_path):
 def test_a_save_cannot_name_a_file_that_is_not_a_ruleset(tmp_path):
     import json
 
-    from cgl.interpreter import saves
+    from cgl.interpreter.play import saves
     data = {"format": "cgl-save", "version": 1, "ruleset": "x", "ruleset_path": "/etc/passwd", "ruleset_sha256": "",
             "files": {}, "options": {}, "players": 2, "seed": 1, "agents": ["greedy", "greedy"], "humans": [],
             "decks": {}, "answers": [], "states": {}}

@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli.main import main
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.engine import Engine
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.walker.engine import Engine
 
 from conftest import run_script
 

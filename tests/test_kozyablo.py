@@ -10,7 +10,7 @@ import pathlib
 import pytest
 import yaml
 
-from cgl.interpreter.game import Game, play
+from cgl.interpreter.play.game import Game, play
 
 from conftest import load_cached as load   # one load per ruleset and options (conftest.py)
 

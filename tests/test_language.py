@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from cgl.interpreter import ast as A
-from cgl.interpreter.build import parse, parse_expr
-from cgl.interpreter.diagnostics import CglError, render
-from cgl.interpreter.loader import load
-from cgl.interpreter.patterns import solve
+from cgl.interpreter.base import ast as A
+from cgl.interpreter.parse.build import parse, parse_expr
+from cgl.interpreter.base.diagnostics import CglError, render
+from cgl.interpreter.check.loader import load
+from cgl.interpreter.runtime.patterns import solve
 
 
 def diag_of(fn, *args, **kw):
@@ -205,7 +205,7 @@ def test_solver_any_part_and_label_conditions():
 
 
 def test_solver_enumerates_every_distinct_reading():
-    from cgl.interpreter.patterns import solve_all
+    from cgl.interpreter.runtime.patterns import solve_all
     cards = list("abcdefgh")
     labels = [["x", "joy"]] * 4 + [["y", "joy"]] * 4
     shapes = [("eight", [(8, False, None)]), ("fours", [(4, False, None), (4, False, None)])]

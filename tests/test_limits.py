@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from cgl.interpreter.diagnostics import CglError, render_all
-from cgl.interpreter.game import Game
-from cgl.interpreter.protocol import DEFAULT_MAX_STEPS, MAX_DEPTH, MAX_DICE, MAX_LIST, MAX_NESTING, MAX_NUMBER
+from cgl.interpreter.base.diagnostics import CglError, render_all
+from cgl.interpreter.play.game import Game
+from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS, MAX_DEPTH, MAX_DICE, MAX_LIST, MAX_NESTING, MAX_NUMBER
 
 pytestmark = pytest.mark.both_engines
 

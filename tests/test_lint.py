@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli.main import main
-from cgl.interpreter.codes import CODES, markdown
-from cgl.interpreter.lint import RULES, lint_file
+from cgl.interpreter.base.codes import CODES, markdown
+from cgl.interpreter.check.lint import RULES, lint_file
 
 from conftest import DECK_YAML, HEADER
 
@@ -48,10 +48,10 @@ def test_a_warning_can_be_allowed_on_its_line(tmp_path):
 
 def test_every_registered_code_has_a_case_that_triggers_it(tmp_path, make_rules):
     """Lint codes are covered above; the others are triggered by loading, playing or testing."""
-    from cgl.interpreter.diagnostics import CglError
-    from cgl.interpreter.game import Game
-    from cgl.interpreter.loader import load
-    from cgl.interpreter import scenario
+    from cgl.interpreter.base.diagnostics import CglError
+    from cgl.interpreter.play.game import Game
+    from cgl.interpreter.check.loader import load
+    from cgl.interpreter.play import scenario
     from conftest import run_script
 
     def code_of(fn):
@@ -127,7 +127,7 @@ def test_override_and_unreadable_codes(tmp_path):
 
 def test_every_code_is_documented_and_every_rule_registered():
     doc = (ROOT / "docs" / "lint.md").read_text()
-    assert doc == markdown(), "docs/lint.md is out of date: run `python -m cgl.interpreter.codes > docs/lint.md`"
+    assert doc == markdown(), "docs/lint.md is out of date: run `python -m cgl.interpreter.base.codes > docs/lint.md`"
     for code in CODES:
         assert f"## {code}" in doc
     assert set(RULES) <= set(CODES)

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli.main import main
-from cgl.interpreter.game import Game, make_agent
-from cgl.interpreter.loader import packaged_rulesets
+from cgl.interpreter.play.game import Game, make_agent
+from cgl.interpreter.check.loader import packaged_rulesets
 
 from conftest import load_cached
 
@@ -342,7 +342,7 @@ def test_the_log_of_a_game_left_at_a_prompt_replays_to_where_it_stopped(tmp_path
 
 @pytest.mark.one_engine
 def test_a_log_bigger_than_the_limit_is_refused_before_it_is_read(good_log, monkeypatch):
-    from cgl.interpreter import logs
+    from cgl.interpreter.play import logs
     path, _ = good_log
     monkeypatch.setattr(logs, "MAX_BYTES", 1000)
     r = cli("replay", path)

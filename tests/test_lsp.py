@@ -256,7 +256,7 @@ async def test_a_scenario_file_is_checked_by_the_scenario_reader(client: Languag
 
 def test_only_cgl_lsp_imports_pygls():
     """Every other command starts without paying for the protocol's packages."""
-    code = ("import sys, cgl.cli.main, cgl.interpreter.lsp, cgl.interpreter.lint\n"
+    code = ("import sys, cgl.cli.main, cgl.interpreter.tools.lsp, cgl.interpreter.check.lint\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
@@ -266,15 +266,15 @@ def test_only_cgl_lsp_imports_pygls():
 # ---------------------------------------------------------------- the analysis, without the protocol
 
 def _session_files(tmp_path):
-    from cgl.interpreter.lsp import Session
+    from cgl.interpreter.tools.lsp import Session
     (tmp_path / "tiny.cgl").write_text(RULESET)
     (tmp_path / "tiny-cards.yaml").write_text(CARDS)
     return Session(), str(tmp_path / "tiny.cgl"), str(tmp_path / "tiny-cards.yaml")
 
 
 def test_the_loader_reads_unsaved_texts_instead_of_the_disk(tmp_path):
-    from cgl.interpreter.diagnostics import CglError
-    from cgl.interpreter.loader import load, unsaved_texts
+    from cgl.interpreter.base.diagnostics import CglError
+    from cgl.interpreter.check.loader import load, unsaved_texts
     _, path, cards = _session_files(tmp_path)
     with unsaved_texts({cards: CARDS.replace("Dragon", "Wyrm")}):
         assert "Wyrm" in {c.name for c in load(path).cards}

@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli.main import main
-from cgl.interpreter.agents import RandomAgent, agent_spec, make_agent, needs_worlds
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.game import Game, play
-from cgl.interpreter.mcts import MctsAgent, game_rewards
+from cgl.interpreter.play.agents import RandomAgent, agent_spec, make_agent, needs_worlds
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.play.game import Game, play
+from cgl.interpreter.play.mcts import MctsAgent, game_rewards
 from conftest import load_cached
 
 pytestmark = pytest.mark.both_engines
@@ -180,7 +180,7 @@ def test_an_estimate_must_be_a_number_over_known_names(make_rules):
     with pytest.raises(CglError) as e:
         make_rules(body + 'estimate p: count(hand(q))\n')
     assert "`q`" in e.value.diagnostics[0].message
-    from cgl.interpreter.lint import lint_ruleset
+    from cgl.interpreter.check.lint import lint_ruleset
     rs = make_rules(body + 'estimate p: "high"\n', name="texty.cgl")
     found = [d for d in lint_ruleset(rs) if d.code == "E008"]
     assert found and "an estimate must be a number" in found[0].message
@@ -206,8 +206,8 @@ def test_a_simulated_game_with_a_search_bot_is_the_game_cgl_run_plays():
     once copied that wrapper, so the worlds a search imagined emitted into the real game,
     and `cgl simulate`'s game i was not the game its replay command plays."""
     import os
-    from cgl.interpreter import simulate as sim
-    from cgl.interpreter.loader import load, resolve
+    from cgl.interpreter.analytics import simulate as sim
+    from cgl.interpreter.check.loader import load, resolve
     path = os.path.abspath(resolve("mgt"))
     rs = load(path, {"rounds": "1"})
     spec = sim.BatchSpec.make(path, {"rounds": "1"}, 2, ["mcts:4", "greedy"], 1, rotate=True)

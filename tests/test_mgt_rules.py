@@ -10,11 +10,11 @@ import re
 
 import pytest
 
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.game import Game, play
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.play.game import Game, play
 
 from conftest import load_cached as load   # one load per ruleset and options (conftest.py)
-from cgl.interpreter.scenario import setup_position
+from cgl.interpreter.play.scenario import setup_position
 
 pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
 
@@ -135,7 +135,7 @@ def _round_starts(version, players, seed, options=None):
                 "aside": sum(len(st.zones[f"aside:{p}"]) for p in range(players)),
             })
     game.engine.listeners.append(listen)
-    from cgl.interpreter.game import GreedyAgent
+    from cgl.interpreter.play.game import GreedyAgent
     agents = [GreedyAgent(p, seed) for p in range(players)]
     d = game.start()
     while d is not None:
@@ -334,7 +334,7 @@ def test_mgt_proud_bans_last_the_whole_match(version, seed):
             if bad:
                 problems.append(f"P{p + 1} wins with banned cards in hand: {bad}")
     eng.listeners.append(listen)
-    from cgl.interpreter.game import GreedyAgent
+    from cgl.interpreter.play.game import GreedyAgent
     agents = [GreedyAgent(p, seed) for p in range(4)]
     d = game.start()
     while d is not None:

@@ -7,8 +7,8 @@ import collections
 
 import pytest
 
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.game import Game, play
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.play.game import Game, play
 
 from conftest import load_cached as load   # one load per ruleset and options (conftest.py)
 

@@ -16,10 +16,10 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cgl.interpreter.diagnostics import CglError, render
-from cgl.interpreter.game import Game, RandomAgent
-from cgl.interpreter.lint import lint_file
-from cgl.interpreter.loader import load
+from cgl.interpreter.base.diagnostics import CglError, render
+from cgl.interpreter.play.game import Game, RandomAgent
+from cgl.interpreter.check.lint import lint_file
+from cgl.interpreter.check.loader import load
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "rulesets"
 FILES = ["mgt.cgl", "mgt-v0.1.cgl", "mgt-cards.yaml"]
@@ -103,9 +103,9 @@ DECK_LISTS = sorted((ROOT / "kozyablo-decks").glob("*.yaml"))
 def test_mutated_scenarios_and_deck_lists_get_diagnostics(tmp_path_factory, which, op, a, b, deck):
     """A broken scenario file or deck list (what a designer writes by hand) fails with a
     diagnostic or a failed expectation, never a Python error."""
-    from cgl.interpreter import scenario
-    from cgl.interpreter.decks import check_deck, load_deck
-    from cgl.interpreter.engine import Engine
+    from cgl.interpreter.play import scenario
+    from cgl.interpreter.play.decks import check_deck, load_deck
+    from cgl.interpreter.walker.engine import Engine
     folder = tmp_path_factory.mktemp("mutant")
     source = (DECK_LISTS if deck else SCENARIOS)[which % len(DECK_LISTS if deck else SCENARIOS)]
     path = folder / source.name

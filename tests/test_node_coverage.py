@@ -1,6 +1,6 @@
 """Every construct of the language has a meaning on both engines.
 
-The classes of interpreter/ast.py are found by introspection: each expression class (a
+The classes of interpreter/base/ast.py are found by introspection: each expression class (a
 subclass of `ast.Expr`) needs a tree-walker handler, `Compiler.c_<Name>` in compiler.py,
 and a generator emitter, `CodeGen.x_<Name>` (interpreter/codegen/expressions.py); each statement class (a
 subclass of `ast.Stmt`) needs a tree-walker handler in the `_EXEC` table of engine.py and
@@ -13,8 +13,9 @@ import inspect
 
 import pytest
 
-from cgl.interpreter import ast as A
-from cgl.interpreter import codegen, compiler, engine
+from cgl.interpreter.base import ast as A
+from cgl.interpreter import codegen
+from cgl.interpreter.walker import compiler, engine
 
 
 def _node_classes(base):

@@ -2,7 +2,7 @@
 least and at its greatest value plays a few seeded games with invariants on, on both
 engines; a value out of an option's range is refused, pointing at the declaration.
 
-The option sets come from `option_sets` / `option_bounds` (interpreter/loader.py), the same
+The option sets come from `option_sets` / `option_bounds` (interpreter/check/loader.py), the same
 cycle `benchmarks/soak.py` plays thousands of games of."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pathlib
 
 import pytest
 
-from cgl.interpreter.diagnostics import CglError, render
-from cgl.interpreter.game import play
-from cgl.interpreter.loader import load, option_bounds, option_samples, option_sets, option_text
+from cgl.interpreter.base.diagnostics import CglError, render
+from cgl.interpreter.play.game import play
+from cgl.interpreter.check.loader import load, option_bounds, option_samples, option_sets, option_text
 
 from conftest import load_cached
 

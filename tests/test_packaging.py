@@ -17,7 +17,7 @@ def test_wheel_holds_only_the_cgl_namespace_with_its_data(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.startswith("cgl-")}
     assert tops == {"cgl"}, tops  # never a top-level `cli` or `interpreter`
-    for needed in ("cgl/grammar/cgl.lark", "cgl/interpreter/engine.py", "cgl/interpreter/codegen/engine.py",
+    for needed in ("cgl/grammar/cgl.lark", "cgl/interpreter/walker/engine.py", "cgl/interpreter/codegen/engine.py",
                    "cgl/cli/main.py", "cgl/cli/templates/ruleset.cgl.tmpl", "cgl/cli/templates/cards.yaml.tmpl",
                    "cgl/cli/templates/scenario.yaml.tmpl",
                    "cgl/rulesets/mgt.cgl", "cgl/rulesets/mgt-v0.1.cgl", "cgl/rulesets/mgt-cards.yaml",

@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli.main import main
-from cgl.interpreter import saves
-from cgl.interpreter.game import Game, make_agent
-from cgl.interpreter.loader import load
+from cgl.interpreter.play import saves
+from cgl.interpreter.play.game import Game, make_agent
+from cgl.interpreter.check.loader import load
 
 MGT = ["-p", "2", "-s", "3", "--human", "1", "-o", "rounds=1"]
 ANSWERS = "1\n" * 400          # the human picks option 1 (or yes) every time

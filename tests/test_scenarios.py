@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-from cgl.interpreter import scenario
+from cgl.interpreter.play import scenario
 
 from conftest import load_cached
 
@@ -47,7 +47,7 @@ def _scenario_file(tmp_path, body: str) -> str:
 
 
 def _error(fn):
-    from cgl.interpreter.diagnostics import CglError
+    from cgl.interpreter.base.diagnostics import CglError
     with pytest.raises(CglError) as info:
         fn()
     [d] = info.value.diagnostics
@@ -75,7 +75,7 @@ def _error(fn):
     ("expect:\n  zones: {pile: {contains: King}}\n", 5, 18, "`contains` must be a list"),
 ])
 def test_a_wrong_plan_or_expectation_is_a_located_error(tmp_path, body, line, col, message):
-    from cgl.interpreter.diagnostics import render
+    from cgl.interpreter.base.diagnostics import render
     path = _scenario_file(tmp_path, body)
     d = _error(lambda: scenario.read(path))
     assert d.code == "E013" and message in d.message, d.message

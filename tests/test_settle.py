@@ -97,7 +97,7 @@ def test_the_reference_lists_every_statement_after_which_the_game_settles():
     names each of them, and no other."""
     import pathlib
 
-    from cgl.interpreter import ast as A
+    from cgl.interpreter.base import ast as A
 
     assert set(SETTLING_WORDS) == {c.__name__ for c in A.CHANGES}
     doc = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")

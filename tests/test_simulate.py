@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli.main import main
-from cgl.interpreter import simulate as sim
-from cgl.interpreter.skill import compare_skill, skill_gap
-from cgl.interpreter.loader import load
+from cgl.interpreter.analytics import simulate as sim
+from cgl.interpreter.analytics.skill import compare_skill, skill_gap
+from cgl.interpreter.check.loader import load
 
 from conftest import DECK_YAML, HEADER
 

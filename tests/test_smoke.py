@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from cgl.interpreter.game import play
-from cgl.interpreter.loader import load
+from cgl.interpreter.play.game import play
+from cgl.interpreter.check.loader import load
 
 GAMES = 200
 BATCHES = 10  # split so that pytest-xdist can spread the games over the cores

@@ -127,7 +127,7 @@ def test_the_generator_does_not_read_its_own_output():
 
 def test_the_generated_module_does_not_depend_on_the_process():
     """The same ruleset compiles to the same Python source whatever the string hashing."""
-    script = ("from cgl.interpreter.loader import load\n"
+    script = ("from cgl.interpreter.check.loader import load\n"
               "from cgl.interpreter.codegen import compiled_for\n"
               "print(compiled_for(load('examples/actions.cgl')).source)\n")
     outs = set()

@@ -7,10 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli.main import main
-from cgl.interpreter.build import parse
-from cgl.interpreter.diagnostics import CglError, render_all
-from cgl.interpreter.engine import AnswerError
-from cgl.interpreter.game import Game
+from cgl.interpreter.parse.build import parse
+from cgl.interpreter.base.diagnostics import CglError, render_all
+from cgl.interpreter.walker.engine import AnswerError
+from cgl.interpreter.play.game import Game
 
 HEAD = 'game "G" { players 2 }\nzone deck: shared\nzone hand: per player\n'
 

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from cgl.cli import table as T
 from cgl.cli.human import HumanAgent, Interrupted, QuitGame
 from cgl.cli.main import main
-from cgl.interpreter.game import Game, make_agent, play
+from cgl.interpreter.play.game import Game, make_agent, play
 
 from conftest import load_cached
 

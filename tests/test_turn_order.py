@@ -9,11 +9,11 @@ import pathlib
 
 import pytest
 
-from cgl.interpreter import ast as A
-from cgl.interpreter.build import parse
-from cgl.interpreter.game import Game, play
-from cgl.interpreter.lint import lint_file
-from cgl.interpreter.loader import load
+from cgl.interpreter.base import ast as A
+from cgl.interpreter.parse.build import parse
+from cgl.interpreter.play.game import Game, play
+from cgl.interpreter.check.lint import lint_file
+from cgl.interpreter.check.loader import load
 
 from conftest import DECK_YAML, HEADER, run_script
 
@@ -262,7 +262,7 @@ def test_a_fork_plays_on_in_the_same_order(make_rules):
 def test_the_example_plays_the_same_games_on_both_engines(monkeypatch):
     """Determinism: the same ruleset, seed and agents give the same game on each engine."""
     from cgl.interpreter.codegen import CompiledEngine
-    from cgl.interpreter.engine import Engine
+    from cgl.interpreter.walker.engine import Engine
 
     rs = load(str(ROOT / "examples" / "switchback.cgl"))
     prints = {}

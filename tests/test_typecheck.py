@@ -1,13 +1,13 @@
-"""The one type checker (interpreter/typecheck.py): what lint reports as E008, and the
+"""The one type checker (interpreter/check/typecheck.py): what lint reports as E008, and the
 promise that what it accepts runs. Each mistake below fails mid-game on both engines
 (E010) if lint lets it through, so each case also plays the game to show that."""
 from __future__ import annotations
 
 import pytest
 
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.lint import lint_ruleset
-from cgl.interpreter.typecheck import TypeChecker
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.check.lint import lint_ruleset
+from cgl.interpreter.check.typecheck import TypeChecker
 
 from conftest import run_script
 

@@ -11,8 +11,8 @@ import re
 import pytest
 import yaml
 
-from cgl.interpreter.diagnostics import CglError
-from cgl.interpreter.game import Game, play
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.play.game import Game, play
 
 from conftest import load_cached as load   # one load per ruleset and options (conftest.py)
 

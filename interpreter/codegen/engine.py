@@ -6,15 +6,15 @@ import os
 from functools import partial
 from typing import Optional
 
-from .. import ast as A
-from ..compiler import Env
-from ..diagnostics import CglError
-from ..engine import Engine
-from ..protocol import DEFAULT_MAX_STEPS, ActionChoice
-from ..loader import Card
-from ..resolver import facts
-from ..state import Event, Player, ZoneRef
-from ..values import _hashable, _show, _truth
+from ..base import ast as A
+from ..walker.compiler import Env
+from ..base.diagnostics import CglError
+from ..walker.engine import Engine
+from ..base.protocol import DEFAULT_MAX_STEPS, ActionChoice
+from ..check.loader import Card
+from ..check.resolver import facts
+from ..runtime.state import Event, Player, ZoneRef
+from ..runtime.values import _hashable, _show, _truth
 from .module import _strict, compiled_for
 from .runners import _runner
 from .runtime import _CARD_EVENTS, _MISSING, NO_LIMIT, Unsupported

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import ast as A
-from .. import builtins as B
-from ..resolver import call_meaning, card_attr_meaning, name_meaning
-from ..state import ZoneRef
-from ..typecheck import LISTY, Scope, elem_ty
-from ..typecheck import Binding as _Binding
+from ..base import ast as A
+from ..runtime import builtins as B
+from ..check.resolver import call_meaning, card_attr_meaning, name_meaning
+from ..runtime.state import ZoneRef
+from ..check.typecheck import LISTY, Scope, elem_ty
+from ..check.typecheck import Binding as _Binding
 from .runtime import _MISSING, Unsupported
 from .writer import _Fn
 

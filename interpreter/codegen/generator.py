@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import ast as A
-from ..resolver import facts
-from ..typecheck import Binding as _Binding
-from ..typecheck import Scope, TypeChecker
+from ..base import ast as A
+from ..check.resolver import facts
+from ..check.typecheck import Binding as _Binding
+from ..check.typecheck import Scope, TypeChecker
 from .expressions import Expressions
 from .runtime import _CARD_EVENTS
 from .statements import Statements

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from ..resolver import facts
+from ..check.resolver import facts
 from .generator import CodeGen
 from .runtime import RUNTIME, Unsupported
 

@@ -2,7 +2,7 @@
 with the triggers' conditions and the reaction windows written in."""
 from __future__ import annotations
 
-from ..protocol import MAX_EVENT_DEPTH
+from ..base.protocol import MAX_EVENT_DEPTH
 
 def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
     """One generator function running the triggers and reactions that wait for one kind of

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from itertools import chain
 
-from .. import builtins as B
-from ..compiler import Env
-from ..protocol import MAX_LOOP, OTHERWISE, _EndScope, _GameOver
-from ..loader import Card
-from ..state import Event, Group, Match, Player, ZoneRef
-from ..values import (
+from ..runtime import builtins as B
+from ..walker.compiler import Env
+from ..base.protocol import MAX_LOOP, OTHERWISE, _EndScope, _GameOver
+from ..check.loader import Card
+from ..runtime.state import Event, Group, Match, Player, ZoneRef
+from ..runtime.values import (
     _add,
     _apply,
     _arith,

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from attrs import evolve as attrs_evolve
 
-from .. import ast as A
-from ..resolver import call_meaning, name_meaning
-from ..typecheck import Binding as _Binding
-from ..typecheck import Scope
+from ..base import ast as A
+from ..check.resolver import call_meaning, name_meaning
+from ..check.typecheck import Binding as _Binding
+from ..check.typecheck import Scope
 from .runtime import Unsupported
 from .writer import _Fn
 

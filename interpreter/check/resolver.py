@@ -1,0 +1,348 @@
+"""What each name of a ruleset means, decided once when the ruleset is first used.
+
+The name checker (`names.py`), the type checker (`typecheck.py`), lint, the tree walker
+(`compiler.py`, `engine.py`) and the code generator (`codegen.py`) read these facts;
+none of them decides again what a call or a bare name refers to:
+
+- :func:`call_meaning`: what `f(…)` calls, in the one order of precedence
+  (def → table → pattern → zone of each card → zone of each player → built-in);
+- :func:`name_meaning`: what a bare name means when it is neither a local nor a property
+  of `it` (option → global variable → def without parameters → data table → zone → enum
+  member → built-in value);
+- :class:`Facts`: per ruleset, the names that can ever be locals, the names a bare name
+  may read from `it`, the fields custom events carry, how long each derived property's
+  and each function's value lasts, and the caches the engines keep (typed, not a bag of
+  string keys).
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import attrs
+
+from ..base import ast as A
+from ..runtime import builtins as B
+
+# ---------------------------------------------------------------- calls and names
+
+#: How a call `f(…)` resolves: the first of these that `f` is.
+CALL_ORDER = ("def", "table", "pattern", "card_zone", "player_zone", "builtin")
+
+#: How a bare global name resolves: the first of these that it is.
+NAME_ORDER = ("option", "global", "def", "data", "zone", "enum", "builtin")
+
+
+def call_meaning(rs, name: str) -> Optional[str]:
+    """What `name(…)` calls: one of CALL_ORDER, or None (nothing: an unknown function)."""
+    d = rs.defs.get(name)
+    if d is not None and d.params is not None:
+        return "def"
+    if name in rs.table_decls:
+        return "table"
+    if name in rs.patterns:
+        return "pattern"
+    z = rs.zones.get(name)
+    if z is not None and z.per_card:
+        return "card_zone"
+    if z is not None and z.per_player:
+        return "player_zone"
+    if name in B.FUNCTIONS:
+        return "builtin"
+    return None
+
+
+def name_meaning(rs, name: str) -> Optional[str]:
+    """What a bare name means globally: one of NAME_ORDER, or None (nothing)."""
+    if name in rs.option_values:
+        return "option"
+    v = rs.vars.get(name)
+    if v is not None and v.scope == "global":
+        return "global"
+    d = rs.defs.get(name)
+    if d is not None and d.params is None:
+        return "def"
+    if name in rs.tables:
+        return "data"
+    if name in rs.zones:
+        return "zone"
+    if name in rs.enum_members:
+        return "enum"
+    if name in B.VALUES:
+        return "builtin"
+    return None
+
+
+def bound_names(node) -> set:
+    """The local names a declaration binds: parameters, `let`, loop, choice and action variables."""
+    out = set()
+    for n in A.walk(node):
+        if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
+            out.add(n.name)
+        elif isinstance(n, (A.Def, A.Procedure, A.Table, A.Pattern)):
+            out |= set(n.params or ())
+        elif isinstance(n, A.Action) and n.param:
+            out.add(n.param)
+        elif isinstance(n, A.Check) and n.var:
+            out.add(n.var)
+        elif isinstance(n, A.Estimate):
+            out.add(n.var)
+    return out
+
+
+def card_attr_meaning(rs, name: str) -> str:
+    """What `card.name` reads, in the one order of precedence: the card's variable ("var"),
+    a derived property ("derive"), else its data or a built-in attribute ("data": the
+    card's property of that name if it has one, else `name`, `id`, `zone`, `owner`)."""
+    v = rs.vars.get(name)
+    if v is not None and v.scope == "card":
+        return "var"
+    if name in rs.derives:
+        return "derive"
+    return "data"
+
+
+# ---------------------------------------------------------------- per-ruleset facts
+
+@attrs.define
+class Facts:
+    """Facts about one ruleset, computed once and shared by every game played with it."""
+
+    local_names: frozenset          # names the ruleset can bind locally anywhere
+    it_names: frozenset             # names a bare name may read from `it`
+    emitted_fields: frozenset       # fields of custom events (`emit NAME(field: …)`)
+    derive_kinds: dict              # derive -> "static" | "card" | "place" | "dynamic"
+    static_defs: frozenset          # defs whose value depends only on their arguments and the card data
+    decl_order: dict                # id(declaration) -> its place in the ruleset
+    # card variable -> the cached ("card") derived properties whose value can depend on it:
+    # what a `set` of the variable makes both engines forget (unless the value is the same)
+    derives_reading: dict
+    # The engines' caches, kept with the ruleset (every game of it shares them):
+    static_derives: dict = attrs.field(factory=dict)   # "static" derived properties: name -> {card id: value}
+    def_memos: dict = attrs.field(factory=dict)        # static def -> {arguments: value}
+    compiler: Any = None                               # the tree walker's closures (compiler.Compiler)
+    compiled: dict = attrs.field(factory=dict)         # budget (bool) -> codegen.Compiled, or None
+    compiled_why: Optional[str] = None                 # why the generator could not compile the ruleset
+    # What the state checks read (`what_checks_read`): the zones (None: any zone), and
+    # whether any variable. Engine.settle need not look again until one of them changed.
+    check_zones: Optional[frozenset] = None
+    check_vars: bool = True
+    # Card names a log line can name (`statements.named_cards`): [(name, pattern)] longest
+    # first, and name -> the ids of the cards with it. Made on first use.
+    card_names: Optional[tuple] = None
+
+    def memo(self, def_name: str) -> dict:
+        m = self.def_memos.get(def_name)
+        if m is None:
+            m = self.def_memos[def_name] = {}
+        return m
+
+
+def facts(rs) -> Facts:
+    """The facts of a ruleset (made on first use)."""
+    f = rs.analysis
+    if f is None:
+        f = rs.analysis = _make_facts(rs)
+    return f
+
+
+def _make_facts(rs) -> Facts:
+    emitted = frozenset(k for item in rs.items for n in A.walk(item) if isinstance(n, A.Emit) for k, _ in n.fields)
+    local = set(B.BOUND_BY_ENGINE) | emitted
+    for item in rs.items:
+        local |= bound_names(item)
+    card_props = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope in ("card", "player")}
+    if rs.cards_decl:
+        card_props |= {p.name for p in rs.cards_decl.props}
+    derive_kinds, static_defs = _lifetimes(rs)
+    check_zones, check_vars = what_checks_read(rs)
+    return Facts(local_names=frozenset(local), it_names=frozenset(card_props | B.IT_ATTRS | emitted),
+                 emitted_fields=emitted, derive_kinds=derive_kinds, static_defs=frozenset(static_defs),
+                 decl_order={id(d): i for i, d in enumerate(rs.items)},
+                 derives_reading=_derives_reading(rs, derive_kinds), check_zones=check_zones,
+                 check_vars=check_vars)
+
+
+def what_checks_read(rs) -> tuple:
+    """The zones the `check` declarations' lists and conditions read, with everything they
+    call (defs, tables, derived properties), as a frozenset of zone names — None when they
+    may read any zone (a pattern, `all_cards`, `owner`, `zone_of`, a card's `zone` …) — and
+    whether they read any variable. Conservative: what it cannot follow counts as anything."""
+    zones: set = set()
+    reads_vars = False
+    seen: set = set()
+    todo = [x for chk in rs.checks for x in (chk.domain, chk.cond) if x is not None]
+    var_names = set(rs.vars)
+
+    def follow(name, node):
+        if name not in seen:
+            seen.add(name)
+            todo.append(node)
+
+    while todo:
+        for n in A.walk(todo.pop()):
+            name = n.name if isinstance(n, (A.Call, A.Attr)) else n.id if isinstance(n, A.Name) else None
+            if name is None:
+                continue
+            if name in B.READS_ANY_ZONE:
+                return None, True
+            if name in var_names:
+                reads_vars = True
+            if name in rs.derives:
+                follow("derive " + name, rs.derives[name])
+            if isinstance(n, A.Call):
+                meaning = call_meaning(rs, name)
+                if meaning == "def":
+                    follow(name, rs.defs[name])
+                elif meaning == "table":
+                    follow(name, rs.table_decls[name])
+                elif meaning in ("card_zone", "pattern"):
+                    return None, True
+                elif meaning == "player_zone":
+                    zones.add(name)
+            elif isinstance(n, A.Name):
+                meaning = name_meaning(rs, name)
+                if meaning == "def":
+                    follow(name, rs.defs[name])
+                elif meaning == "zone":
+                    zones.add(name)
+    return frozenset(zones), reads_vars
+
+
+def _derives_reading(rs, derive_kinds) -> dict:
+    """card variable -> the cached ("card", "place") derived properties whose value can depend on it."""
+    card_vars = set(rs.card_vars())
+
+    def names_in(node, seen):
+        out = set()
+        for n in A.walk(node):
+            ref = n.id if isinstance(n, A.Name) else n.name if isinstance(n, (A.Attr, A.Call)) else None
+            if ref is None:
+                continue
+            if ref in card_vars:
+                out.add(ref)
+            if ref in seen:
+                continue
+            seen.add(ref)
+            if ref in rs.derives:
+                out |= names_in(rs.derives[ref].expr, seen)
+            if ref in rs.defs:
+                out |= names_in(rs.defs[ref].expr, seen)
+            if ref in rs.table_decls:
+                tb = rs.table_decls[ref]
+                for c, val in tb.rows:
+                    out |= names_in(c, seen) | names_in(val, seen)
+                if tb.default is not None:
+                    out |= names_in(tb.default, seen)
+        return out
+    reads = {d: names_in(rs.derives[d].expr, {d}) for d, k in derive_kinds.items() if k in ("card", "place")}
+    return {v: tuple(sorted(d for d, vs in reads.items() if v in vs)) for v in card_vars}
+
+
+# ---------------------------------------------------------------- how long a value lasts
+
+#: Attributes that read the game (where a card lies, whose it is), not the card data.
+_GAME_ATTRS = frozenset(("zone", "owner", "seat"))
+#: What reads where the card itself lies: `zone`, `owner`, `it.zone`, `owner(it)`, `zone_of(it)`.
+_PLACE_ATTRS = frozenset(("zone", "owner"))
+_PLACE_FUNCTIONS = frozenset(n for n, f in B.FUNCTIONS.items() if f.reads_place)
+#: How long a derived property's value lasts (`_lifetimes`): "static" (the card's data only:
+#: computed once per ruleset), "card" (also the card's own variables: cached until one of
+#: them changes), "place" (also where the card itself lies, its zone and owner: cached also
+#: until it moves, or the card it lies under moves), "dynamic" (computed at every use).
+_RANK = {"static": 0, "card": 1, "place": 2, "dynamic": 3}
+
+
+def _rebinds_it(node) -> bool:
+    """Whether `it` means another card somewhere inside `node` (a `where`, `sort by`,
+    `group by`, or a comprehension over `it`)."""
+    return any(isinstance(n, (A.Where, A.SortBy, A.GroupBy)) or (isinstance(n, A.Comprehension) and n.name == "it")
+               for n in A.walk(node))
+
+
+def _dynamic_names(rs) -> set:
+    """Names that read the game, not the card data: where cards lie, who plays, how many.
+    (Per-ruleset caches are shared by games of every player count.)"""
+    return set(rs.player_vars()) | set(rs.global_vars()) | set(rs.zones) | _GAME_ATTRS | {
+        n for n in (*B.FUNCTIONS, *B.VALUES) if B.reads_game(n)}
+
+
+def _lifetimes(rs):
+    """How long each derived property's value lasts (see `_RANK`), and the functions
+    (`def f(x) = …`) whose value depends only on their arguments and the card data, such as
+    deck statistics, whose results are remembered per ruleset."""
+    card_vars, player_vars, dynamic_names = set(rs.card_vars()), set(rs.player_vars()), _dynamic_names(rs)
+    memo: dict = {}
+    it = A.Name("it")
+
+    def kind_of_name(n, seen):
+        if n.id in card_vars:
+            return "card"
+        if n.id in _PLACE_ATTRS and n.id not in rs.defs and n.id not in rs.vars and n.id not in rs.derives:
+            return "place"   # (the card's own `zone`, `owner`, read through `it`)
+        if n.id in dynamic_names:
+            return "dynamic"
+        if n.id in rs.derives and n.id not in seen:
+            return derive_kind(n.id, seen)
+        d = rs.defs.get(n.id)
+        if d is not None and d.params is None and n.id not in seen:
+            return kind_of(d.expr, seen | {n.id})
+        return "static"
+
+    def kind_of_attr(n, seen):
+        if n.name in card_vars:
+            return "card" if n.obj == it else "dynamic"
+        if n.name in rs.derives:
+            dk = derive_kind(n.name, seen) if n.name not in seen else "dynamic"
+            return dk if dk == "static" or n.obj == it else "dynamic"
+        if n.name in _PLACE_ATTRS and n.name not in player_vars:
+            return "place" if n.obj == it else "dynamic"
+        if n.name in player_vars or n.name in _GAME_ATTRS:
+            return "dynamic"
+        return "static"
+
+    def kind_of_call(n, seen):
+        if n.name in _PLACE_FUNCTIONS and n.name not in rs.defs and n.args == (it,):
+            return "place"
+        if n.name in dynamic_names:
+            return "dynamic"
+        if n.name in rs.defs and n.name not in seen:
+            k = kind_of(rs.defs[n.name].expr, seen | {n.name})
+            return "dynamic" if k in ("card", "place") else k   # a function's parameters are not `it`
+        if n.name in rs.table_decls and n.name not in seen:
+            t = rs.table_decls[n.name]
+            parts = [e for row in t.rows for e in row] + ([t.default] if t.default else [])
+            return max((kind_of(e, seen | {n.name}) for e in parts), key=_RANK.get, default="static")
+        if n.name in rs.patterns:
+            return "dynamic"
+        return "static"
+
+    def kind_of(node, seen) -> str:
+        worst = "static"
+        for n in A.walk(node):
+            if isinstance(n, A.Dice):
+                k = "dynamic"
+            elif isinstance(n, A.Name):
+                k = kind_of_name(n, seen)
+            elif isinstance(n, A.Attr):
+                k = kind_of_attr(n, seen)
+            elif isinstance(n, A.Call):
+                k = kind_of_call(n, seen)
+            else:
+                continue
+            if _RANK[k] > _RANK[worst]:
+                worst = k
+                if worst == "dynamic":
+                    break
+        if worst in ("card", "place") and _rebinds_it(node):
+            return "dynamic"   # (which card's variables, or place, `it` reads there is not followed)
+        return worst
+
+    def derive_kind(name, seen=frozenset()) -> str:
+        if name not in memo:
+            memo[name] = "dynamic"  # a derive that refers to itself is never cached
+            memo[name] = kind_of(rs.derives[name].expr, seen | {name})
+        return memo[name]
+
+    derives = {n: derive_kind(n) for n in rs.derives}
+    defs = {n for n, d in rs.defs.items() if d.params is not None and kind_of(d.expr, {n}) == "static"}
+    return derives, defs

@@ -1,0 +1,315 @@
+"""Playing games: the decision API (:class:`Game`), the built-in agents, and `play`.
+
+    game = Game(ruleset, players=4, seed=1)
+    decision = game.start()
+    while decision is not None:
+        decision = game.answer(agent.decide(decision))
+    game.result
+
+A game is reproducible from (ruleset, options, seed, answers): :attr:`Game.answers`
+records every answer given, and :func:`replay` feeds them back.
+"""
+from __future__ import annotations
+
+import random
+import weakref
+from functools import partial
+from typing import Optional
+
+import attrs
+
+from ..base.diagnostics import CglError, Diagnostic
+from ..walker.engine import AnswerError, Decision, Engine  # noqa: F401 (Engine: re-exported)
+from ..codegen import make_engine
+from ..base.protocol import DEFAULT_MAX_STEPS
+from ..runtime.state import plain
+from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent, needs_worlds  # noqa: F401
+
+
+@attrs.define
+class Result:
+    """How a game ended."""
+
+    winners: list            # 1-based seats
+    reason: str
+    players: list            # each player's variables at the end
+    rounds: int
+    turns: int
+    steps: int
+    log: list
+    stats: dict
+    decisions: int
+
+    def summary(self) -> str:
+        if not self.winners:
+            return f"No winner ({self.reason})."
+        who = ", ".join(f"P{w}" for w in self.winners)
+        return f"Winner{'s' if len(self.winners) > 1 else ''}: {who} ({self.reason})."
+
+
+class Game:
+    """One game of a ruleset, driven one decision at a time."""
+
+    def __init__(self, ruleset, players: Optional[int] = None, seed: int = 0, check_invariants: bool = False,
+                 decks: Optional[dict] = None, record: bool = True, forkable: bool = False,
+                 max_steps: Optional[int] = DEFAULT_MAX_STEPS):
+        """`max_steps`: the game's budget of steps (statements run and turns played; see
+        docs/language.md, "Limits"); past it the game stops with E011. None: no limit."""
+        g = ruleset.game
+        if players is None:
+            players = g.min_players
+        if not g.min_players <= players <= g.max_players:
+            span = g.span
+            rng = f"{g.min_players}" if g.min_players == g.max_players else f"{g.min_players} to {g.max_players}"
+            raise CglError(Diagnostic("E014", f"{g.title} is for {rng} players, not {players}", span))
+        self.ruleset = ruleset
+        self.seed = seed
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+            raise CglError(Diagnostic("E007", f"the budget of steps must be a whole number of at least 1, "
+                                      f"not {max_steps!r}"))
+        self.engine = make_engine(ruleset, players, seed, check_invariants, max_steps)
+        # record=False keeps no transcript (simulations): the same game, an empty log
+        self.engine.record = record
+        self.decks = dict(decks or {})       # seat (0-based) -> deck list file
+        for seat in self.decks:
+            if not 0 <= seat < players:
+                raise CglError(Diagnostic("E007", f"a deck list for seat {seat + 1}, but the game has seats "
+                                          f"1 to {players}"))
+        if ruleset.deck is not None:
+            from .decks import attach_decks
+            attach_decks(self.engine, self.decks)
+        elif self.decks:
+            raise CglError(Diagnostic("E007", f"{g.title} takes no deck lists (its ruleset has no `deck` block)"))
+        self.answers: list = []
+        # per answer given inside `simultaneously`: (its seat, the block's number), else None
+        self.secret_by: list = []
+        self.pending: Optional[Decision] = None
+        self._gen = None
+        self._start_args = (None, None, False, None)
+        # where the current turn, or its current phase, began: (the engine's snapshot, seat,
+        # why, answers given, phase), kept when `forkable` so that `fork` costs a phase of a
+        # turn, not the whole game
+        self._snap: Optional[tuple] = None
+        self._resuming = False
+        if forkable:
+            self.engine.snap = _weak(self, "_snapshot")
+            self.engine.state.known = [set() for _ in range(players)]
+
+    @property
+    def state(self):
+        return self.engine.state
+
+    @property
+    def players(self) -> int:
+        return self.engine.n
+
+    def start(self, start_turn: Optional[int] = None, max_turns: Optional[int] = None, start_round: bool = False,
+              to_end: Optional[bool] = None) -> Optional[Decision]:
+        """Run until the first decision (returned) or the end of the game (None). The
+        arguments start a scenario from a prepared position (see `Engine.play`)."""
+        self._start_args = (start_turn, max_turns, start_round, to_end)
+        self._gen = self.engine.play(start_turn, max_turns, start_round, to_end)
+        return self._advance(None, first=True)
+
+    def answer(self, answer) -> Optional[Decision]:
+        """Answer the pending decision; run to the next one (returned) or the end (None).
+
+        A bad answer raises :class:`AnswerError` and leaves the game where it was.
+        """
+        d = self.pending
+        if d is None:
+            raise AnswerError("the game is not waiting for a decision")
+        if d.kind == "may":
+            if not isinstance(answer, bool):
+                raise AnswerError("answer yes or no")
+        else:
+            # remembered, so that the engine need not check the same answer again
+            # (the usual answer, one option's index, checked here as validate_answer would)
+            self.engine._validated = (d, answer, [answer] if type(answer) is int and 0 <= answer < len(d.options)
+                                      and d.lo <= 1 <= d.hi else self.engine.validate_answer(d, answer))
+        self.answers.append(answer)
+        self.secret_by.append((d.player, self.engine.state.simul_no) if d.secret else None)
+        return self._advance(answer)
+
+    def _advance(self, answer, first=False) -> Optional[Decision]:
+        try:
+            d = next(self._gen) if first else self._gen.send(answer)
+        except StopIteration:
+            self.pending = None
+            return None
+        finally:
+            # (read by the engine as it took the answer; kept, it would hold the decision,
+            # which holds the engine: a cycle that outlives a dropped fork)
+            self.engine._validated = None
+        self.pending = d
+        if self.state.known is not None:   # (before the first turn, a fork replays the setup)
+            d._sampler = partial(_sample, weakref.ref(self), d.player)
+        return d
+
+    def _snapshot(self, seat: int, why: str, phase: int = 0) -> None:
+        if self._resuming:   # a fork's first turn: it began where the snapshot it came from was kept
+            self._resuming = False
+            return
+        self._snap = (self.engine.snapshot(), seat, why, len(self.answers), phase)
+
+    def fork(self, forkable: Optional[bool] = None, unseen_by: Optional[tuple] = None) -> "Game":
+        """An independent game at the same point, ready to take a different answer; it
+        goes on exactly as this game would for the same answers (its log, its dice).
+        `forkable=False` makes a fork that keeps no snapshots and follows no knowledge
+        (a playout's: cheaper); by default the fork is forkable as this game is.
+
+        The engine is a running program, so a fork replays answers: in a `forkable` game,
+        only those of the current phase of the turn, from a copy of the state kept where
+        it began (the turn's start, or a later phase's); otherwise the whole game from its
+        seed. Either is exact, because everything random comes from the seeded state.
+        `unseen_by=(seat, rng)`: the answers other seats gave inside the `simultaneously`
+        still open, which `seat` has not seen, are replayed as random legal answers drawn
+        from `rng` (what `determinised` imagines).
+        """
+        if forkable is None:
+            forkable = self.engine.snap is not None
+        snap = self._snap
+        if snap is None or self._start_args != (None, None, False, None):
+            twin = Game(self.ruleset, self.players, self.seed, self.engine.check, self.decks, self.engine.record,
+                        forkable=forkable, max_steps=self.engine.max_steps)
+            twin.start(*self._start_args)
+            twin._replay(self.answers, self._unseen(0, unseen_by))
+            return twin
+        kept, seat, why, given, phase = snap
+        twin = Game.__new__(Game)
+        twin.ruleset, twin.seed, twin.decks = self.ruleset, self.seed, self.decks
+        eng = twin.engine = self.engine.clone(kept)
+        twin._snap = snap          # never changed: a fork of the fork copies it again
+        twin._resuming = not phase      # (a phase's resumed fork meets no snapshot of its own first)
+        eng.snap = _weak(twin, "_snapshot") if forkable else None
+        if not forkable:
+            eng.state.known = None
+        twin._start_args = self._start_args
+        twin.answers, twin.secret_by = self.answers[:given], self.secret_by[:given]
+        twin.pending = None
+        twin._gen = eng.play(resume=(seat, why, phase))
+        twin._advance(None, first=True)
+        twin._replay(self.answers[given:], self._unseen(given, unseen_by))
+        if not forkable:
+            twin._snap = None
+        return twin
+
+    def _unseen(self, first: int, unseen_by) -> tuple:
+        """(the indices, from answer `first` on, of the answers other seats gave inside the
+        `simultaneously` still open, which `unseen_by[0]` has not seen; a random agent
+        drawing from `unseen_by[1]`), or ((), None)."""
+        if unseen_by is None or self.pending is None or not self.pending.secret:
+            return (), None
+        seat, rng = unseen_by
+        block, by = self.engine.state.simul_no, self.secret_by
+        hidden, i = set(), len(by)
+        while i > first and by[i - 1] is not None and by[i - 1][1] == block:   # the open block's answers
+            i -= 1
+            if by[i][0] != seat:
+                hidden.add(i - first)
+        guesser = RandomAgent(seat, 0)
+        guesser.rng = rng
+        return hidden, guesser
+
+    def _replay(self, answers, unseen) -> None:
+        hidden, guesser = unseen
+        for k, a in enumerate(answers):
+            self.answer(guesser.decide(self.pending) if k in hidden else a)
+
+    def determinised(self, seat: int, rng: random.Random, record: bool = False) -> "Game":
+        """A fork in which what player `seat` cannot see is dealt anew: the cards in zones
+        hidden from it whose place it does not know (`State.known`) are shuffled among the
+        places such cards fill (each zone keeps its size; a known card keeps its place), and
+        the random source is seeded from `rng`. It reads nothing the seat may not see but
+        which cards those are and where the gaps are, so two games that differ only in
+        hidden cards give the same game for the same `rng`; the answers other seats gave
+        inside a `simultaneously` still open are imagined anew too (`fork(unseen_by=…)`).
+        The decision pending here is pending there; its options' cards keep their places. Needs a `forkable` game (that
+        follows what each seat knows). The fork keeps no log unless `record`, takes no
+        snapshots and follows no knowledge: a world for a search to play out."""
+        if self.state.known is None:
+            raise ValueError("determinised() needs a Game(..., forkable=True)")
+        twin = self.fork(forkable=False, unseen_by=(seat, rng))
+        eng, st = twin.engine, twin.state
+        keep = set(self.state.known[seat])
+        d = self.pending
+        if d is not None:
+            keep.update(o.id for o in d.options if hasattr(o, "props"))
+        slots, pool = [], []
+        for key in sorted(st.zones):
+            if eng.sees_zone(eng.zone_ref(key), seat):
+                continue
+            for i, cid in enumerate(st.zones[key]):
+                if cid not in keep:
+                    slots.append((key, i))
+                    pool.append(cid)
+        pool.sort()
+        rng.shuffle(pool)
+        zones, where = st.zones, st.where
+        for (key, i), cid in zip(slots, pool):
+            zones[key][i] = cid
+            where[cid] = key
+        st.rng = random.Random(rng.getrandbits(64))
+        # (the cached derived properties hold, a card's own data and variables going with
+        # it, except those that read where it lies)
+        for cid in pool if eng.place_derives else ():
+            eng.forget_place(cid)
+        eng.record = record
+        if not record:
+            st.log = []
+        return twin
+
+    @property
+    def over(self) -> bool:
+        return self.state.finished or (self._gen is not None and self.pending is None)
+
+    @property
+    def result(self) -> Result:
+        st = self.state
+        return Result(
+            winners=[w + 1 for w in (st.winners or [])], reason=st.end_reason or "unfinished",
+            players=[{k: plain(v) for k, v in pv.items()} for pv in st.player_vars],
+            rounds=st.round_no, turns=st.stats.get("turns", 0), steps=st.steps, log=st.log,
+            stats=dict(st.stats), decisions=len(self.answers))
+
+
+def _weak(obj, method: str):
+    """`obj.method`, called through a weak reference: an engine calls its game back (`snap`)
+    without the two holding each other alive, so a dropped fork is freed at once."""
+    ref = weakref.ref(obj)
+    return lambda *args: getattr(ref(), method)(*args)
+
+
+def _sample(ref, seat: int, rng):
+    """`Decision.sample` of a forkable game's decision: the game is held weakly (it holds the
+    decision), so a dropped game and its decision are freed at once."""
+    game = ref()
+    if game is None:
+        raise ValueError("this decision's game is gone: keep the Game to sample worlds from its decisions")
+    return game.determinised(seat, rng)
+
+
+def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, check_invariants: bool = False,
+         max_decisions: int = 1_000_000, listener=None, decks: Optional[dict] = None, record: bool = True,
+         max_steps: Optional[int] = DEFAULT_MAX_STEPS) -> Game:
+    """Play a whole game. `agents` is a list (one per seat) of agents or agent names;
+    `record=False` keeps no transcript (the game is the same; its log stays empty);
+    `max_steps` is the game's budget of steps (see `Game`)."""
+    n = ruleset.game.min_players if players is None else players
+    if agents is None:
+        agents = ["random"] * n
+    elif len(agents) < n:
+        agents = list(agents) + [agents[-1]] * (n - len(agents))
+    game = Game(ruleset, players, seed, check_invariants, decks, record, forkable=needs_worlds(agents),
+                max_steps=max_steps)
+    made = [make_agent(a, i, seed) if isinstance(a, str) else a for i, a in enumerate(agents)]
+    if listener is not None:
+        game.engine.listeners.append(listener)
+    d = game.start()
+    count = 0
+    while d is not None:
+        count += 1
+        if count > max_decisions:
+            raise CglError(Diagnostic("E011", f"the game asked more than {max_decisions} decisions without ending"))
+        d = game.answer(made[d.player].decide(d))
+    return game

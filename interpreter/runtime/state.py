@@ -1,0 +1,274 @@
+"""The game state: plain data, cheap to copy, serialisable; and the values rules see.
+
+Everything that changes during a game lives in :class:`State`. The interpreter's own
+objects (the ruleset, the AST) never do, so a state can be copied at any decision.
+"""
+from __future__ import annotations
+
+import copy
+import random
+from typing import Optional
+
+import attrs
+
+
+def _kept(how: str, **kw):
+    """A field of `State`, with how `State.copy` copies it: "value" (immutable, shared),
+    "list", "dict", "each" (a list of dicts or sets: each copied), "zones" (a dict of
+    lists), "maybe list" (None or a list), "rng" (the random source), "log"."""
+    return attrs.field(metadata={"copy": how}, **kw)
+
+
+#: How each kind of field is copied (the source of one argument of the copy).
+_COPY = {
+    "value": "s.{0}", "list": "s.{0}[:]", "dict": "s.{0}.copy()", "each": "[x.copy() for x in s.{0}]",
+    "zones": "{{k: v[:] for k, v in s.{0}.items()}}", "maybe list": "None if s.{0} is None else s.{0}[:]",
+    "maybe each": "None if s.{0} is None else [x.copy() for x in s.{0}]", "rng": "_rng_copy(s.{0})",
+    "log": "s.{0}[:] if log else []",
+}
+
+
+def _rng_copy(rng: random.Random) -> random.Random:
+    twin = random.Random(0)
+    twin.setstate(rng.getstate())
+    return twin
+
+
+@attrs.define
+class State:
+    """Everything about a game that changes as it is played: zones, variables, whose turn,
+    the random source, the result, the log, what each seat has read and knows, and where
+    the running rules are (the triggers running, a `then` block held, a `simultaneously`
+    open). A copy (`copy`) goes on as the game would: forks, `possible`'s trials and search
+    copy the state and nothing else. Each field says how it is copied (`_kept`)."""
+
+    zones: dict = _kept("zones")                 # zone key ("stock", "hand:0") -> card ids, bottom first, top last
+    where: list = _kept("list")                  # card id -> zone key
+    card_vars: list = _kept("each")              # card id -> {var: value}
+    player_vars: list = _kept("each")            # seat -> {var: value}
+    globals: dict = _kept("dict")                # global variables
+    rng: random.Random = _kept("rng")
+    players: int = _kept("value")
+    out: list = _kept("list", factory=list)      # seats that have lost
+    current: int = _kept("value", default=0)
+    round_no: int = _kept("value", default=0)
+    turn_no: int = _kept("value", default=0)
+    phase: Optional[str] = _kept("value", default=None)
+    # The turn order (section 1.2 of docs/language.md, interpreter/walker/turn_order.py).
+    # `next_player`: who a `give turn to` made during a round's turns named for the next
+    # turn; `first_player`: who one made outside them (setup, a match's start, a round's
+    # start or end) named for the first turn of the round to come; `extra_turns`: the seats
+    # of the extra turns still to be taken, first first (`give extra turn to`);
+    # `first_extra_turns`: those given outside a round's turns, taken first in the round to
+    # come; `resume_from`: while extra turns are taken, the seat whose turn they follow,
+    # from which the order goes on; `direction`: 1 while play goes up the seats, -1 after
+    # `reverse turn order`; `in_turns`: a round's turns are being played.
+    next_player: Optional[int] = _kept("value", default=None)
+    first_player: Optional[int] = _kept("value", default=None)
+    extra_turns: list = _kept("list", factory=list)
+    first_extra_turns: list = _kept("list", factory=list)
+    resume_from: Optional[int] = _kept("value", default=None)
+    direction: int = _kept("value", default=1)
+    in_turns: bool = _kept("value", default=False)
+    finished: bool = _kept("value", default=False)
+    winners: Optional[list] = _kept("maybe list", default=None)
+    end_reason: Optional[str] = _kept("value", default=None)
+    log: list = _kept("log", factory=list)
+    steps: int = _kept("value", default=0)                 # the game's budget of steps used
+    stats: dict = _kept("dict", factory=dict)              # counters: trigger fires, cards played, …
+    # What each seat knows of the cards it cannot see: per seat, the ids of the cards in
+    # zones hidden from it whose place it saw them take (a public move, a move into or out
+    # of its own zone, a reveal to it) and has not lost (a move it did not see, a shuffle).
+    # None: not followed (only search needs it: `Game(forkable=True)`, `Game.determinised`).
+    known: Optional[list] = _kept("maybe each", default=None)
+    # per seat, how much of the log it had been shown at its last decision
+    last_seen: dict = _kept("dict", factory=dict)
+    # Scripted randomness (a scenario's `dice:` and `random:`), used before the random source.
+    forced_dice: list = _kept("list", factory=list)
+    forced_random: list = _kept("list", factory=list)
+    # Where the running rules are. `event_chain`: the names of the triggers, reactions and
+    # checks now running, innermost last; `holding`: `… then { … }` blocks open (the game
+    # settles after them); `checks_on`: the game has begun, so state checks run; `changes`:
+    # changes to the position so far, and `settled`: how many there had been when the checks
+    # last found nothing to do (a settle with none since is a no-op); `secret_depth`,
+    # `simul_no`, `deferred`: `simultaneously` blocks open, entered so far, and the choice
+    # bodies waiting for the open one to end; `quiet_moves`: inside a bulk `move` (its cards
+    # logged as one line); `trying`: this is a copy on which `possible` tries a procedure.
+    event_chain: list = _kept("list", factory=list)
+    holding: int = _kept("value", default=0)
+    checks_on: bool = _kept("value", default=False)
+    changes: int = _kept("value", default=0)
+    settled: int = _kept("value", default=-1)
+    secret_depth: int = _kept("value", default=0)
+    simul_no: int = _kept("value", default=0)
+    deferred: Optional[list] = _kept("maybe list", default=None)
+    quiet_moves: int = _kept("value", default=0)
+    trying: bool = _kept("value", default=False)
+
+    def copy(self, log: bool = True) -> "State":
+        """An independent copy (the random source included; the log left out with `log=False`).
+
+        One level deep: rules values are never changed in place (`set x += [c]` makes a new
+        list; cards, players and zones are immutable), and log entries are never changed
+        once written, so containers are copied and the values in them shared. (Written
+        once, from the fields' `_kept` declarations: see `_make_copy`.)"""
+        raise NotImplementedError   # replaced by _make_copy below
+
+    def deep_copy(self) -> "State":
+        """A copy sharing nothing with this state (what `copy` is checked against)."""
+        return copy.deepcopy(self)
+
+    def to_json(self, rs) -> dict:
+        """A JSON-ready picture of the state, with card names instead of ids."""
+        names = [c.name for c in rs.cards]
+        return {
+            "zones": {k: [names[i] for i in v] for k, v in self.zones.items()},
+            "players": [{k: plain(x) for k, x in v.items()} for v in self.player_vars],
+            "cards": {names[i]: {k: plain(x) for k, x in v.items()} for i, v in enumerate(self.card_vars) if v},
+            "globals": {k: plain(x) for k, x in self.globals.items()},
+            "current": self.current + 1,
+            "round": self.round_no,
+            "turn": self.turn_no,
+            "phase": self.phase,
+            "direction": self.direction,
+            "next_player": None if self.next_player is None else self.next_player + 1,
+            "first_player": None if self.first_player is None else self.first_player + 1,
+            "extra_turns": [s + 1 for s in self.extra_turns],
+            "first_extra_turns": [s + 1 for s in self.first_extra_turns],
+            "resume_from": None if self.resume_from is None else self.resume_from + 1,
+            "winners": None if self.winners is None else [w + 1 for w in self.winners],
+        }
+
+
+def _make_copy(cls):
+    """`cls.copy`, written once from how each field is kept (faster than a loop over fields)."""
+    args = ", ".join(f"{f.name}={_COPY[f.metadata['copy']].format(f.name)}" for f in attrs.fields(cls))
+    src = f"def copy(s, log=True):\n    return State({args})\n"
+    ns = {"State": cls, "_rng_copy": _rng_copy}
+    exec(compile(src, "<State.copy>", "exec"), ns)
+    ns["copy"].__doc__ = cls.copy.__doc__
+    cls.copy = ns["copy"]
+
+
+_make_copy(State)
+
+
+_SEAT_NAMES = tuple(f"P{s + 1}" for s in range(16))
+
+
+@attrs.frozen
+class Player:
+    """A seat at the table, as rules see it (`current`, `p.points`)."""
+
+    seat: int  # 0-based
+
+    @property
+    def name(self) -> str:
+        return _SEAT_NAMES[self.seat] if 0 <= self.seat < len(_SEAT_NAMES) else f"P{self.seat + 1}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@attrs.frozen
+class ZoneRef:
+    """A zone as a value: `stock`, `hand(p)`, `under(c)`."""
+
+    name: str
+    owner: Optional[int]                 # seat, for per-player zones
+    card: Optional[int] = None           # card id, for per-card zones
+    host: str = attrs.field(default="", eq=False)   # that card's name, for reading
+    # where the state keeps its cards ("stock", "hand:0", "under@12"), worked out once
+    key: str = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self):
+        if self.card is not None:
+            key = f"{self.name}@{self.card}"
+        else:
+            key = self.name if self.owner is None else f"{self.name}:{self.owner}"
+        object.__setattr__(self, "key", key)
+
+    def __str__(self) -> str:
+        if self.card is not None:
+            return f"{self.name}({self.host or '#' + str(self.card)})"
+        return self.name if self.owner is None else f"{self.name}(P{self.owner + 1})"
+
+
+def parse_zone_key(key: str):
+    """(name, owner seat or None, card id or None) of a zone key."""
+    if "@" in key:
+        name, _, card = key.partition("@")
+        return name, None, int(card)
+    name, _, owner = key.partition(":")
+    return name, (int(owner) if owner else None), None
+
+
+@attrs.frozen
+class Group:
+    """One group of a pattern match, or of `group by`: `.label`, `.size`, `.cards`."""
+
+    label: object
+    cards: tuple
+
+    @property
+    def size(self) -> int:
+        return len(self.cards)
+
+
+@attrs.frozen
+class Match:
+    """What a pattern found: the shape's name and its groups."""
+
+    shape: str
+    groups: tuple
+
+
+_NO_FIELDS: dict = {}   # the fields of every event that has none: shared, never written
+
+
+@attrs.define
+class Event:
+    """Something that happened: a card moved, a turn started, a custom `emit`."""
+
+    kind: str                  # draw | discard | deal | move | start | end | custom
+    name: Optional[str] = None  # scope for start/end, the custom event's name
+    card: object = None
+    player: object = None
+    source: Optional[ZoneRef] = None
+    dest: Optional[ZoneRef] = None
+    forced: bool = False
+    phase: Optional[str] = None
+    fields: dict = _NO_FIELDS   # a custom event's own fields (never changed once made)
+    cancelled: bool = False
+
+    def get(self, attr: str):
+        if attr == "from":
+            return self.source.name if self.source else None
+        if attr == "to":
+            return self.dest.name if self.dest else None
+        if attr in ("card", "player", "forced", "kind", "phase"):
+            return getattr(self, attr)
+        if attr == "name":
+            return self.name
+        if attr in self.fields:
+            return self.fields[attr]
+        raise KeyError(attr)
+
+
+def plain(v):
+    """A rules value as plain JSON data: cards and players by name, groups as lists."""
+    if hasattr(v, "props"):
+        return v.name
+    if isinstance(v, Player):
+        return v.name
+    if isinstance(v, ZoneRef):
+        return str(v)
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, Group):
+        return {"label": plain(v.label), "cards": plain(v.cards)}
+    if isinstance(v, Match):
+        return {"shape": v.shape, "groups": plain(v.groups)}
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    return v

@@ -1,0 +1,191 @@
+"""Rules values and the operations on them, shared by the tree walker (engine.py and
+the closures of compiler.py) and the compiled engine (codegen.py), so that both mean the
+same by `+`, `=`, `<` and `in`."""
+from __future__ import annotations
+
+from ..base.protocol import MAX_DICE, MAX_LIST, MAX_NUMBER
+from .state import Event, Group, Match, Player, ZoneRef
+
+
+def _rememberable(args: tuple) -> bool:
+    """Whether the result of a def that depends only on its arguments and the card data
+    (`Facts.static_defs`) may be remembered for these arguments: not when one is a zone,
+    whose cards change (`def size(z) = count(z)`). Both engines ask this."""
+    for a in args:
+        if a.__class__ is ZoneRef:
+            return False
+    return True
+
+
+def _truth(v) -> bool:
+    return bool(v)
+
+
+def _eq(a, b) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b if isinstance(a, bool) and isinstance(b, bool) else False
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _num(v, node, eng) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise eng.fail(node, f"expected a number, got {_kind(v)}")
+    return v
+
+
+def _apply(op, old, value, node, eng):
+    if op == "=":
+        return _big(eng, value, node)
+    if op == "+=":
+        if isinstance(old, list):
+            return _big(eng, old + (value if isinstance(value, list) else [value]), node)
+        return _big(eng, _num(old, node, eng) + _num(value, node, eng), node)
+    return _big(eng, _num(old, node, eng) - _num(value, node, eng), node)
+
+
+def _dice(eng, node) -> int:
+    """Roll dice literal `node` (`2d6`): at most MAX_DICE dice, rolled one by one."""
+    n, sides = node.count, node.sides
+    if n > MAX_DICE:
+        raise eng.fail(node, f"`{n}d{sides}` rolls more than {MAX_DICE:,} dice", code="E017",
+                       hint=f"roll fewer dice: the sum of n dice of {sides} sides is at most n × {sides}")
+    roll = eng.roll
+    return sum(roll(sides) for _ in range(n))
+
+
+def _big(eng, v, node):
+    """`v`, a number or a list a rule computed, within the limits (MAX_NUMBER, MAX_LIST);
+    else the error at `node`."""
+    if v.__class__ is int:
+        if -MAX_NUMBER <= v <= MAX_NUMBER:
+            return v
+        raise eng.fail(node, f"a number larger than {MAX_NUMBER:,} (10^18): {_digits(v)}", code="E017",
+                       hint="numbers in a game are at most 10^18: does something grow without end?")
+    if v.__class__ is list and len(v) > MAX_LIST:
+        raise eng.fail(node, f"a list of more than {MAX_LIST:,} items ({len(v):,})", code="E017",
+                       hint="does something add to this list without end?")
+    return v
+
+
+def _digits(v: int) -> str:
+    """How a very large number reads in a message (never its 5,000 digits)."""
+    if abs(v) < 10 ** 30:
+        return str(v)
+    return f"a number of about {int(abs(v).bit_length() * 0.30103) + 1} digits"
+
+
+def _fresh(v):
+    return list(v) if isinstance(v, list) else v
+
+
+def _hashable(v):
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    return v
+
+
+_KINDS = ((bool, "true/false"), (int, "a number"), (str, "a text"), (list, "a list"), (Player, "a player"),
+          (ZoneRef, "a zone"), (Match, "a pattern match"), (Group, "a group"), (Event, "an event"), (dict, "a table"))
+
+
+def _kind(v) -> str:
+    """What a value is, as an error message names it."""
+    if v is None:
+        return "none"
+    if hasattr(v, "props"):
+        return "a card"
+    for t, kind in _KINDS:   # (true/false before numbers: a bool is an int)
+        if isinstance(v, t):
+            return kind
+    return type(v).__name__
+
+
+def _show(v) -> str:
+    t = type(v)
+    if t is str:        # (the common cases first: text interpolation is everywhere)
+        return v
+    if t is Player:
+        return v.name
+    if t is int:
+        return str(v)
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if hasattr(v, "props"):
+        return v.name
+    if isinstance(v, list):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    return str(v)
+
+
+def _label(v) -> str:
+    return v.name if hasattr(v, "props") else _show(v)
+
+
+def _explain(x: Exception) -> str:
+    if isinstance(x, KeyError):
+        return f"no entry {x}"
+    return str(x) or x.__class__.__name__
+
+
+def _attr(eng, o, name, node):
+    """`o.name`, with the errors a person reads when there is no such property."""
+    if o is None:
+        raise eng.fail(node, f"`.{name}` of none", hint="check that the value exists before using it")
+    ok, v = eng.attr_of(o, name)
+    if not ok:
+        raise eng.fail(node, f"{_kind(o)} has no property `{name}`")
+    return v
+
+
+def _add(eng, a, b, node):
+    if type(a) is int and type(b) is int:
+        return a + b
+    if isinstance(a, (ZoneRef, list)) or isinstance(b, (ZoneRef, list)):
+        return eng.as_list(a, node.left) + eng.as_list(b, node.right)
+    if isinstance(a, str) or isinstance(b, str):
+        return _show(a) + _show(b)
+    return _num(a, node.left, eng) + _num(b, node.right, eng)
+
+
+def _arith(eng, a, b, node):
+    a = _num(a, node.left, eng)
+    b = _num(b, node.right, eng)
+    op = node.op
+    if op == "-":
+        return a - b
+    if op == "*":
+        return _big(eng, a * b, node)
+    if b == 0:
+        raise eng.fail(node, "division by zero")
+    if op in ("/", "//"):
+        return a // b
+    return a % b
+
+
+def _order(eng, a, b, node, fn):
+    if a is None or b is None:
+        return False
+    try:
+        return fn(a, b)
+    except TypeError:
+        raise eng.fail(node, f"cannot compare {_kind(a)} with {_kind(b)}") from None
+
+
+def _in(eng, a, b, node):
+    if b.__class__ is list:
+        if type(a) is str:
+            return a in b
+        return any(_eq(a, x) for x in b)
+    if isinstance(b, list):
+        return any(_eq(a, x) for x in b)
+    if isinstance(b, ZoneRef):
+        return hasattr(a, "props") and eng.state.where[a.id] == b.key
+    if isinstance(b, (tuple, set, dict)):
+        return any(_eq(a, x) for x in b)
+    if isinstance(b, str) and isinstance(a, str):
+        return a in b
+    raise eng.fail(node, f"`in` needs a list or a zone on its right, got {_kind(b)}")

@@ -1,0 +1,850 @@
+"""`cgl lsp`: a language server for CGL, spoken over stdin/stdout.
+
+What an editor gets, for `.cgl` rulesets, their card data (YAML) and scenario files:
+
+- diagnostics as you type: those of `cgl lint` for a ruleset (its unsaved text, not the
+  file on disk); a change of a card file checks again the rulesets that read it; a
+  scenario file is checked by the scenario reader;
+- hover: a card's data and the rules that name it, a built-in's signature and doc, a
+  declaration's source and the comment above it;
+- go to definition: defs, procedures, tables, patterns, zones, variables, options,
+  derived and card properties, enum members, locals; a card name to its line of the
+  card file;
+- completion of names, events, zones, card properties and card names;
+- document symbols: the top-level declarations.
+
+:class:`Session` is the analysis, plain Python over the loader's Ruleset and the parser's
+AST (the tests call it too); only :func:`serve` imports pygls, so no other command pays
+for it. Positions here are 0-based (line, character), as LSP counts them; CGL's Spans
+are 1-based, `span_range` turns one into the other.
+"""
+from __future__ import annotations
+
+import os
+import re
+from types import SimpleNamespace
+from typing import Optional
+
+from ..base import ast as A
+from ..runtime import builtins as B
+from ..play import scenario
+from ..parse.build import parse
+from ..base.diagnostics import CglError, Diagnostic, _source_line
+from ..walker.engine import Engine
+from ..check.lint import _NOT_CONST, lint_ruleset
+from ..check.lint import _const as lint_const
+from ..check.loader import MarkedDict, Ruleset, load, read_yaml, resolve, ruleset_files, unsaved_text, unsaved_texts
+
+#: How long after the last keystroke a document is checked (seconds): typing a word is
+#: one check, and the diagnostics still come well within a second.
+DEBOUNCE = 0.15
+
+# LSP's numbers for kinds of symbols and completions (lsprotocol's SymbolKind and
+# CompletionItemKind), so that the analysis needs no import of the protocol's types.
+SK = {"module": 2, "namespace": 3, "method": 6, "property": 7, "field": 8, "enum": 10, "function": 12,
+      "variable": 13, "constant": 14, "boolean": 17, "array": 18, "member": 22, "struct": 23, "event": 24}
+CK = {"function": 3, "field": 5, "variable": 6, "module": 9, "property": 10, "value": 12, "enum": 13,
+      "keyword": 14, "member": 20, "constant": 21, "struct": 22, "event": 23, "text": 1}
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CARDS_FROM = re.compile(r'^\s*(?:override\s+)?cards\s+from\s+"([^"]+)"', re.M)
+_EXTENDS = re.compile(r'^\s*extends\s+"([^"]+)"', re.M)
+
+
+def span_range(sp: Optional[A.Span]) -> tuple:
+    """((line, character), (line, character)), 0-based and end-exclusive, of a Span."""
+    if sp is None or not sp.line:
+        return (0, 0), (0, 1)
+    start = (sp.line - 1, max(sp.column - 1, 0))
+    end = (sp.end_line - 1, max(sp.end_column - 1, 0)) if sp.end_line else start
+    if end <= start:
+        end = (start[0], start[1] + 1)
+    return start, end
+
+
+def file_kind(path: str, text: str) -> Optional[str]:
+    """"ruleset", "cards" (card data), "scenario", or None (a file we say nothing about)."""
+    if path.endswith(".cgl"):
+        return "ruleset"
+    if path.endswith((".yaml", ".yml")):
+        if re.search(r"^scenarios?\s*:", text, re.M):
+            return "scenario"
+        if re.search(r"^(cards|tables)\s*:", text, re.M):
+            return "cards"
+    return None
+
+
+def _norm(path: str) -> str:
+    return os.path.normpath(os.path.abspath(path))
+
+
+class Session:
+    """What the server knows: the last ruleset of each file that loaded (for hover,
+    definitions and completion while the text is broken) and the editor's unsaved texts."""
+
+    def __init__(self):
+        self.texts: dict = {}          # path -> unsaved text of the open documents
+        self.good: dict = {}           # .cgl path -> the last Ruleset that loaded from it
+        self._engines: dict = {}       # id(Ruleset) -> (Ruleset, Engine or None)
+        self._loaded: dict = {}        # (path, options) -> (its files' texts, Ruleset): for scenarios
+
+    # ------------------------------------------------------------ text
+    def text(self, path: str) -> str:
+        t = self.texts.get(path)
+        if t is None:
+            t = unsaved_text(path)
+        if t is None:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    t = f.read()
+            except (OSError, UnicodeDecodeError):
+                t = ""
+        return t
+
+    def line(self, path: str, n: int) -> str:
+        lines = self.text(path).splitlines()
+        return lines[n] if 0 <= n < len(lines) else ""
+
+    # ------------------------------------------------------------ diagnostics
+    def check(self, path: str, texts: Optional[dict] = None) -> dict:
+        """The diagnostics of a document and of the files checked with it: path -> list
+        (an empty list clears a file's earlier diagnostics)."""
+        if texts is not None:
+            self.texts = dict(texts)
+        path = _norm(path)
+        kind = file_kind(path, self.text(path))
+        with unsaved_texts(self.texts):
+            if kind == "ruleset":
+                return self._check_ruleset(path)
+            if kind == "cards":
+                return self._check_cards(path)
+            if kind == "scenario":
+                return {path: self._check_scenario(path)}
+        return {}
+
+    def _check_ruleset(self, path: str) -> dict:
+        try:
+            rs = load(path)
+        except CglError as e:
+            found = list(e.diagnostics)
+        else:
+            self.good[path] = rs
+            found = lint_ruleset(rs)
+        cards = self._cards_path(path)
+        out: dict = {path: []}
+        if cards:
+            out[cards] = []
+        for d in found:
+            where = _norm(d.span.path) if d.span and d.span.path else path
+            if where not in out:   # in a file it extends: shown at the `extends` line
+                m = _EXTENDS.search(self.text(path))
+                line = self.text(path)[:m.start(1)].count("\n") + 1 if m else 1
+                d = Diagnostic(d.code, f"{d.span}: {d.message}", A.Span(path, line, 1, line, 2), d.severity,
+                               d.hint, d.related)
+                where = path
+            out[where].append(d)
+        return out
+
+    def _cards_path(self, path: str) -> Optional[str]:
+        """The card file a ruleset reads (from its text: it need not load)."""
+        rs = self.good.get(path)
+        m = _CARDS_FROM.search(self.text(path))
+        if m:
+            return _norm(os.path.join(os.path.dirname(path), m.group(1)))
+        if rs is not None and rs.cards_decl is not None:
+            return _norm(os.path.join(os.path.dirname(rs.cards_decl.span.path), rs.cards_decl.path))
+        return None
+
+    def rulesets_reading(self, cards: str) -> list:
+        """The rulesets (open ones, and those of the card file's folder) that read a card file."""
+        folder = os.path.dirname(cards)
+        candidates = {p for p in self.texts if p.endswith(".cgl")}
+        try:
+            candidates |= {_norm(os.path.join(folder, n)) for n in os.listdir(folder) if n.endswith(".cgl")}
+        except OSError:
+            pass
+        return sorted(p for p in candidates if self._cards_path(p) == cards)
+
+    def _check_cards(self, path: str) -> dict:
+        users = self.rulesets_reading(path)
+        if not users:
+            try:
+                read_yaml(path, "E003", "the card data")
+                return {path: []}
+            except CglError as e:
+                return {path: list(e.diagnostics)}
+        out: dict = {path: []}
+        for rs_path in users:
+            for where, found in self._check_ruleset(rs_path).items():
+                if where == path:
+                    out[path] += [d for d in found if d not in out[path]]
+                elif where in self.texts:   # the open rulesets' own findings are refreshed too
+                    out[where] = found
+        return out
+
+    def _check_scenario(self, path: str) -> list:
+        try:
+            items = scenario.read(path)
+        except CglError as e:
+            return list(e.diagnostics)
+        found = []
+        for item in items:
+            rs_path, ref = self._scenario_ruleset(path, item)
+            options = {str(k): (str(v).lower() if isinstance(v, bool) else str(v))
+                       for k, v in (item.get("options") or {}).items()}
+            try:
+                rs = self._load_for_scenario(rs_path, options)
+            except CglError as e:
+                d = e.diagnostics[0]
+                found.append(Diagnostic(d.code, f"the ruleset `{ref}` does not load: {d.message}"
+                                        + (f" (at {d.span})" if d.span and d.span.line else ""),
+                                        item.span(path, "ruleset", value=True) if "ruleset" in item
+                                        else item.span(path), hint=d.hint))
+                continue
+            if not options:
+                self.good[_norm(rs_path)] = rs
+            try:
+                _place_setup(path, item, rs)
+            except CglError as e:
+                found += e.diagnostics
+        return found
+
+    def _load_for_scenario(self, rs_path: str, options: dict) -> Ruleset:
+        """`load`, remembered while the texts of the ruleset's files stay the same (a file of
+        scenarios names its ruleset again and again)."""
+        key = (_norm(rs_path), tuple(sorted(options.items())))
+        hit = self._loaded.get(key)
+        if hit is not None and hit[0] == tuple(self.text(f) for f in ruleset_files(hit[1])):
+            return hit[1]
+        rs = load(rs_path, options)
+        self._loaded[key] = (tuple(self.text(f) for f in ruleset_files(rs)), rs)
+        return rs
+
+    @staticmethod
+    def _scenario_ruleset(path: str, item) -> tuple:
+        ref = str(item.get("ruleset", ""))
+        candidate = os.path.join(os.path.dirname(path), ref)
+        try:
+            return resolve(candidate if os.path.isfile(candidate) or unsaved_text(candidate) else ref), ref
+        except CglError:
+            return candidate, ref
+
+    # ------------------------------------------------------------ the ruleset of a document
+    def ruleset(self, path: str) -> Optional[Ruleset]:
+        """The ruleset a document belongs to (loaded now if it was not yet)."""
+        path = _norm(path)
+        kind = file_kind(path, self.text(path))
+        if kind == "ruleset":
+            if path not in self.good:
+                self.check(path)
+            if path not in self.good:   # broken since it was opened: what the disk holds, if that loads
+                try:
+                    self.good[path] = load(path)
+                except CglError:
+                    pass
+            return self.good.get(path)
+        if kind == "cards":
+            for p in self.rulesets_reading(path):
+                if p not in self.good:
+                    self.check(p)
+                if p in self.good:
+                    return self.good[p]
+            return None
+        if kind == "scenario":
+            with unsaved_texts(self.texts):
+                try:
+                    data = read_yaml(path, "E013", "the scenario file")
+                except CglError:
+                    return None
+                items = data.get("scenarios") if isinstance(data, dict) and "scenarios" in data else [data]
+                for item in items or ():
+                    if isinstance(item, MarkedDict) and "ruleset" in item:
+                        rs_path = _norm(self._scenario_ruleset(path, item)[0])
+                        if rs_path not in self.good:
+                            try:
+                                self.good[rs_path] = load(rs_path)
+                            except CglError:
+                                continue
+                        return self.good[rs_path]
+        return None
+
+    def engine(self, rs: Ruleset):
+        """An engine of the ruleset, to work out the cards' derived properties (None if none can be made)."""
+        got = self._engines.get(id(rs))
+        if got is None or got[0] is not rs:
+            try:
+                eng = Engine(rs, max(rs.game.min_players, 1), 0)
+            except Exception:   # a ruleset that loads but cannot start: hover shows the data only
+                eng = None
+            if len(self._engines) > 16:
+                self._engines.clear()
+            got = self._engines[id(rs)] = (rs, eng)
+        return got[1]
+
+    # ------------------------------------------------------------ what is under the cursor
+    def word_at(self, path: str, line: int, char: int) -> Optional[str]:
+        for m in _WORD.finditer(self.line(path, line)):
+            if m.start() <= char <= m.end():
+                return m.group()
+        return None
+
+    def card_at(self, path: str, line: int, char: int, rs: Ruleset) -> Optional[str]:
+        """The name of a card under the cursor: a whole "quoted" text in a ruleset, a card
+        name standing alone in a YAML file."""
+        text = self.line(path, line)
+        names = {c.name for c in rs.cards}
+        if path.endswith(".cgl"):
+            for m in re.finditer(r'"([^"{}]*)"', text):
+                if m.start() <= char <= m.end() and m.group(1) in names:
+                    return m.group(1)
+            return None
+        best = None
+        for name in names:
+            for m in re.finditer(re.escape(name), text):
+                before = text[m.start() - 1] if m.start() else " "
+                after = text[m.end()] if m.end() < len(text) else " "
+                if m.start() <= char <= m.end() and not (before.isalnum() or after.isalnum()):
+                    if best is None or len(name) > len(best):
+                        best = name
+        return best
+
+    def _enclosing(self, rs: Ruleset, path: str, line: int):
+        for item in rs.items:
+            sp = item.span
+            if _norm(sp.path) == path and sp.line - 1 <= line <= (sp.end_line or sp.line) - 1:
+                return item
+        return None
+
+    # ------------------------------------------------------------ hover
+    def hover(self, path: str, line: int, char: int) -> Optional[str]:
+        """Markdown about what is under the cursor, or None."""
+        path = _norm(path)
+        rs = self.ruleset(path)
+        if rs is None:
+            word = self.word_at(path, line, char)
+            return _builtin_doc(word) if word else None
+        kind, what = self._target(rs, path, line, char)
+        if kind == "card":
+            return self.card_doc(rs, what)
+        if kind == "local":
+            return f"```cgl\n{what[0]}\n```\n(local name)"
+        return self.name_doc(rs, what) if kind == "name" else None
+
+    def _target(self, rs: Ruleset, path: str, line: int, char: int) -> tuple:
+        """What is under the cursor: ("card", its name), ("local", (source, span)) for a name
+        local to the declaration around it, ("name", the word) for any other name, or
+        (None, None)."""
+        card = self.card_at(path, line, char, rs)
+        if card is not None:
+            return "card", card
+        word = self.word_at(path, line, char)
+        if word is None:
+            return None, None
+        if path.endswith(".cgl"):
+            item = self._enclosing(rs, path, line)
+            local = self._local(item, word) if item is not None else None
+            if local is not None:
+                return "local", local
+        return "name", word
+
+    def name_doc(self, rs: Ruleset, word: str) -> Optional[str]:
+        """What a name of the ruleset or a built-in means."""
+        decl, what = _find_decl(rs, word)
+        if decl is not None:
+            src = _source(decl, 8 if isinstance(decl, (A.Def, A.Derive, A.Option, A.Var, A.Zone, A.Enum)) else 1)
+            doc = _doc_comment(decl.span)
+            parts = [f"```cgl\n{src}\n```", what]
+            if isinstance(decl, (A.Def, A.Procedure, A.Table, A.Pattern)) and decl.params:
+                parts.append("parameters: " + ", ".join(f"`{p}`" for p in decl.params))
+            if doc:
+                parts.append(doc)
+            return "\n\n".join(parts)
+        if rs.cards_decl is not None:
+            for p in rs.cards_decl.props:
+                if p.name == word:
+                    return f"```cgl\n{p.name}: {p.type}\n```\n\ncard property (from `{rs.cards_decl.path}`)"
+        if word in rs.enum_members:
+            return f"`{word}`: a member of enum `{rs.enum_members[word]}`"
+        return _builtin_doc(word)
+
+    def card_doc(self, rs: Ruleset, name: str) -> str:
+        """A card's data, its derived properties and the declarations whose conditions name it."""
+        copies = [c for c in rs.cards if c.name == name]
+        card = copies[0]
+        head = f"**{name}**: card" + (f" ({len(copies)} copies)" if len(copies) > 1 else "")
+        rows = [f"- `{k}`: {v!r}" if isinstance(v, str) else f"- `{k}`: {v}"
+                for k, v in card.props.items() if k != "name"]
+        eng = self.engine(rs)
+        values = dict(card.props)
+        if eng is not None:
+            for d in rs.derives:
+                try:
+                    v = eng.attr_of(card, d)[1]
+                except Exception:   # a property that needs a game in play: not shown
+                    continue
+                values[d] = v
+                if d != "display":
+                    rows.append(f"- `{d}` (derived): {v!r}" if isinstance(v, str) else f"- `{d}` (derived): {v}")
+        parts = [head, "\n".join(rows)]
+        rules = [decl for decl in rs.items if _names_card(decl, values, rs)]
+        if rules:
+            lines = ["Rules for this card:"]
+            for decl in rules[:8]:
+                doc = _doc_comment(decl.span)
+                head = _source(decl, 1).splitlines()[0].strip().rstrip("{").strip()
+                doc = doc if len(doc) <= 240 else doc[:239] + "…"
+                lines.append(f"- `{head}` ({os.path.basename(decl.span.path)}:{decl.span.line})"
+                             + (f": {doc}" if doc else ""))
+            if len(rules) > 8:
+                lines.append(f"- … and {len(rules) - 8} more")
+            parts.append("\n".join(lines))
+        return "\n\n".join(p for p in parts if p)
+
+    # ------------------------------------------------------------ definition
+    def definition(self, path: str, line: int, char: int) -> Optional[A.Span]:
+        """Where the name (or card) under the cursor is defined, or None."""
+        path = _norm(path)
+        rs = self.ruleset(path)
+        if rs is None:
+            return None
+        kind, word = self._target(rs, path, line, char)
+        if kind == "card":
+            return self.card_span(rs, word)
+        if kind == "local":
+            return word[1]
+        if kind is None:
+            return None
+        decl, _ = _find_decl(rs, word)
+        if decl is not None:
+            return decl.span
+        if rs.cards_decl is not None:
+            for p in rs.cards_decl.props:
+                if p.name == word:
+                    return p.span
+        if word in rs.enum_members:
+            return next((e.span for e in rs.items if isinstance(e, A.Enum) and word in e.members), None)
+        return None
+
+    def card_span(self, rs: Ruleset, name: str) -> Optional[A.Span]:
+        """The line of the card file where the card named `name` is written."""
+        if rs.cards_decl is None:
+            return None
+        cards = os.path.join(os.path.dirname(rs.cards_decl.span.path), rs.cards_decl.path)
+        with unsaved_texts(self.texts):
+            try:
+                data = read_yaml(cards, "E003", "the card data")
+            except CglError:
+                return None
+        for entry in (data or {}).get("cards") or ():
+            if isinstance(entry, MarkedDict) and str(entry.get("name")) == name:
+                return entry.span(_norm(cards), "name", value=True)
+        return None
+
+    @staticmethod
+    def _local(item, word: str):
+        """(how it is bound, where) of a local name of a declaration, or None."""
+        for n in A.walk(item):
+            if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)) and n.name == word:
+                kind = {A.Let: "let", A.For: "for", A.Choose: "choose", A.Comprehension: "for"}[type(n)]
+                return f"{kind} {word}", n.span
+        params = getattr(item, "params", None) or ()
+        if word in params or word == getattr(item, "param", None) or word == getattr(item, "var", None):
+            return f"{getattr(item, 'name', '')}(… {word} …)", item.span
+        return None
+
+    # ------------------------------------------------------------ completion
+    def complete(self, path: str, line: int, char: int) -> list:
+        """(label, kind, detail) of what may be written at the cursor."""
+        path = _norm(path)
+        rs = self.ruleset(path)
+        before = self.line(path, line)[:char]
+        kind = file_kind(path, self.text(path))
+        card_names = sorted({c.name for c in rs.cards}) if rs is not None else []
+        if kind in ("scenario", "cards"):
+            out = [(n, CK["value"], "card") for n in card_names]
+            if rs is not None:
+                out += [(z, CK["struct"], "zone") for z in rs.zones]
+                if kind == "cards" and rs.cards_decl is not None:
+                    out += [(p.name, CK["property"], f"card property: {p.type}") for p in rs.cards_decl.props]
+            return out
+        if before.count('"') % 2 == 1:   # inside a text: card names
+            return [(n, CK["value"], "card") for n in card_names]
+        if re.search(r"\b(start|end)\s+of\s+\w*$", before):
+            return [(s, CK["keyword"], f"the {s}'s {'start' if 'start' in before else 'end'}")
+                    for s in ("game", "round", "turn", "phase")]
+        if re.search(r"(^|\s)(on|after)\s+\w*$", before):
+            out = [(e, CK["event"], doc) for e, doc in B.EVENTS.items()]
+            if rs is not None:
+                emitted = sorted({n.name for i in rs.items for n in A.walk(i) if isinstance(n, A.Emit)})
+                out += [(e, CK["event"], "an event of this ruleset (`emit`)") for e in emitted]
+            return out
+        if re.search(r"\.\w*$", before):   # a property: the ruleset's own first
+            out = []
+            if rs is not None:
+                if rs.cards_decl is not None:
+                    out += [(p.name, CK["property"], f"card property: {p.type}") for p in rs.cards_decl.props]
+                out += [(d, CK["property"], "derived card property") for d in rs.derives]
+                out += [(v.name, CK["variable"], f"variable per {v.scope}") for v in rs.vars.values()
+                        if v.scope != "global"]
+            out += [(a, CK["field"], f"{kinds}: {doc}") for a, (kinds, doc) in B.ATTRS.items()]
+            return _unique(out)
+        out = [(f.name, CK["function"], f"{f.signature}: {f.doc}") for f in B.FUNCTIONS.values()]
+        out += [(v.name, CK["value"], v.doc) for v in B.VALUES.values()]
+        if rs is not None:
+            for table, kind_, what in ((rs.defs, "function", "def"), (rs.procedures, "function", "procedure"),
+                                       (rs.table_decls, "function", "table"), (rs.patterns, "function", "pattern"),
+                                       (rs.zones, "struct", "zone"), (rs.vars, "variable", "variable"),
+                                       (rs.options, "constant", "option"), (rs.derives, "property", "derived property"),
+                                       (rs.tables, "struct", "data table")):
+                out += [(n, CK[kind_], what) for n in table]
+            out += [(m, CK["member"], f"member of enum {e}") for m, e in rs.enum_members.items()]
+            if rs.cards_decl is not None:
+                out += [(p.name, CK["property"], f"card property: {p.type}") for p in rs.cards_decl.props]
+        return _unique(out)
+
+    # ------------------------------------------------------------ symbols
+    def symbols(self, path: str) -> list:
+        """The top-level declarations of a ruleset file: (name, kind, span, detail, children)."""
+        path = _norm(path)
+        if not path.endswith(".cgl"):
+            return []
+        try:
+            module = parse(self.text(path), path)
+            items = module.items
+        except CglError:
+            rs = self.good.get(path)
+            items = [i for i in rs.items if _norm(i.span.path) == path] if rs is not None else []
+        return [s for s in (_symbol(i) for i in items) if s is not None]
+
+
+# ---------------------------------------------------------------- helpers
+
+def _place_setup(path: str, item, rs: Ruleset) -> None:
+    """Place a scenario's cards and variables as `cgl test` does, without playing: a zone,
+    card or variable the ruleset does not have is an E013 at its line. (On the tree walker,
+    which costs nothing to make: `setup_position` reads only the game's engine.)"""
+    g = rs.game
+    players = item.get("players") or g.min_players
+    if not g.min_players <= players <= g.max_players:
+        raise scenario._bad(path, item, "players", f"{g.title} is for {g.min_players} to {g.max_players} "
+                            f"players, not {players}", value=True)
+    eng = Engine(rs, players, int(item.get("seed") or 0))
+    scenario.setup_position(SimpleNamespace(engine=eng), path, item.get("setup") or MarkedDict())
+
+
+def _unique(items: list) -> list:
+    seen, out = set(), []
+    for it in items:
+        if it[0] not in seen:
+            seen.add(it[0])
+            out.append(it)
+    return out
+
+
+#: The declarations a name can stand for, in the order `_find_decl` looks.
+_NAMED = ((A.Def, "def"), (A.Procedure, "procedure"), (A.Table, "table"), (A.Pattern, "pattern"),
+          (A.Zone, "zone"), (A.Var, "variable"), (A.Option, "option"), (A.Derive, "derived card property"),
+          (A.Enum, "enum"), (A.Action, "action"), (A.Trigger, "trigger"), (A.Reaction, "reaction"),
+          (A.Rule, "continuous rule"), (A.Invariant, "invariant"), (A.Check, "state check"))
+
+
+def _find_decl(rs: Ruleset, word: str) -> tuple:
+    for item in rs.items:
+        for cls, what in _NAMED:
+            if type(item) is cls and item.name == word:
+                if isinstance(item, A.Var):
+                    what = f"variable ({'global' if item.scope == 'global' else 'per ' + item.scope})"
+                return item, what
+    if rs.turn is not None:
+        for ph in rs.turn.phases:
+            if ph.name == word:
+                return ph, "phase"
+    return None, None
+
+
+def _builtin_doc(word: str) -> Optional[str]:
+    f = B.FUNCTIONS.get(word)
+    if f is not None:
+        return f"```cgl\n{f.signature}\n```\n\nbuilt-in function: {f.doc}"
+    v = B.VALUES.get(word)
+    if v is not None:
+        return f"```cgl\n{v.name}\n```\n\nbuilt-in value: {v.doc}"
+    if word in B.ATTRS:
+        kinds, doc = B.ATTRS[word]
+        return f"`.{word}`, an attribute of: {kinds}. {doc}"
+    if word in B.EVENTS:
+        return f"event `{word}`: {B.EVENTS[word]}"
+    return None
+
+
+def _source(node, max_lines: int) -> str:
+    """The source text of a node's first lines."""
+    sp = node.span
+    last = min(sp.end_line or sp.line, sp.line + max_lines - 1)
+    lines = [_source_line(sp.path, n) or "" for n in range(sp.line, last + 1)]
+    if lines and sp.end_line == last and sp.end_line > sp.line:
+        lines[-1] = lines[-1][:max(sp.end_column - 1, 0)]
+    if (sp.end_line or sp.line) > last:
+        lines.append("…")
+    return "\n".join(lines).rstrip()
+
+
+def _doc_comment(sp: A.Span) -> str:
+    """The comment lines right above a declaration, and a comment ending its first line."""
+    above = []
+    n = sp.line - 1
+    while n >= 1:
+        text = (_source_line(sp.path, n) or "").strip()
+        if not text.startswith("#") or text.lstrip("#").strip().startswith(("---", "===")):
+            break   # not a comment, or a section's heading
+        above.insert(0, text.lstrip("#").strip())
+        n -= 1
+    first = _source_line(sp.path, sp.line) or ""
+    m = re.search(r'#([^"]*)$', first)
+    if m and first[:m.start()].count('"') % 2 == 0:
+        above.append(m.group(1).strip())
+    return " ".join(a for a in above if a)
+
+
+def _names_card(decl, values: dict, rs: Ruleset) -> bool:
+    """Whether a declaration's conditions single out a card with these property values:
+    `prop = value`, `prop in [values]`, `value in prop` (a list property)."""
+    if isinstance(decl, (A.Cards, A.Game, A.Derive, A.Option, A.Enum, A.Zone, A.Var)):
+        return False
+    props = set(values)
+    for n in A.walk(decl):
+        if isinstance(n, A.Compare) and n.op == "=":
+            for side, other in ((n.left, n.right), (n.right, n.left)):
+                prop = _prop_name(side, props)
+                if prop is not None and _const(other, rs) is not None and _const(other, rs) == values[prop]:
+                    return True
+        elif isinstance(n, A.In) and not n.negated:
+            prop = _prop_name(n.left, props)
+            if prop is not None and isinstance(n.right, A.ListLit) and \
+                    values[prop] in [_const(i, rs) for i in n.right.items]:
+                return True
+            prop = _prop_name(n.right, props)
+            if prop is not None and isinstance(values[prop], list) and _const(n.left, rs) in values[prop]:
+                return True
+    return False
+
+
+def _prop_name(e, props) -> Optional[str]:
+    if isinstance(e, A.Name) and e.id in props:
+        return e.id
+    if isinstance(e, A.Attr) and e.name in props:
+        return e.name
+    return None
+
+
+def _const(e, rs):
+    """The value of a constant expression (lint's reading of one), or None."""
+    v = lint_const(e, rs)
+    return None if v is _NOT_CONST else v
+
+
+def _symbol(item) -> Optional[tuple]:
+    """(name, kind, span, detail, children) of a top-level declaration."""
+    if isinstance(item, A.Override):
+        s = _symbol(item.item)
+        return (s[0], s[1], item.span, "override " + s[3], s[4]) if s else None
+    t = type(item)
+    if t is A.Game:
+        return (f'game "{item.title}"', SK["module"], item.span, f"{item.min_players}..{item.max_players} players", [])
+    if t is A.Cards:
+        props = [(p.name, SK["field"], p.span, str(p.type), []) for p in item.props]
+        return (f'cards from "{item.path}"', SK["struct"], item.span, "card data", props)
+    if t is A.TurnDecl:
+        phases = [(f"phase {p.name}", SK["event"], p.span, "phase", []) for p in item.phases]
+        return ("turn", SK["namespace"], item.span, "a turn", phases)
+    blocks = {A.Setup: "setup", A.MatchDecl: "match", A.RoundDecl: "round", A.DeckDecl: "deck"}
+    if t in blocks:
+        return (blocks[t], SK["namespace"], item.span, blocks[t], [])
+    if t is A.Estimate:
+        return ("estimate", SK["function"], item.span, f"estimate {item.var}", [])
+    if t in (A.Extends, A.Remove):
+        return None
+    kinds = {A.Option: ("constant", "option"), A.Enum: ("enum", "enum"), A.Derive: ("property", "derive"),
+             A.Zone: ("array", "zone"), A.Var: ("variable", "var"), A.Def: ("function", "def"),
+             A.Procedure: ("function", "procedure"), A.Table: ("function", "table"),
+             A.Pattern: ("function", "pattern"), A.Trigger: ("event", "on"), A.Reaction: ("event", "reaction"),
+             A.Action: ("method", "action"), A.Rule: ("boolean", "rule"), A.Invariant: ("boolean", "invariant"),
+             A.Check: ("boolean", "check")}
+    if t not in kinds:
+        return None
+    kind, word = kinds[t]
+    detail = word
+    if t is A.Trigger:
+        detail = f"on {item.event}"
+    elif t is A.Reaction:
+        detail = f"reaction after {item.event}"
+    elif getattr(item, "params", None):
+        detail = f"{word} ({', '.join(item.params)})"
+    children = [(m, SK["member"], item.span, "member", []) for m in item.members] if t is A.Enum else []
+    return (item.name, SK[kind], item.span, detail, children)
+
+
+# ---------------------------------------------------------------- the server
+
+def serve(version: str, stdin=None, stdout=None) -> None:  # pragma: no cover - a subprocess of tests/test_lsp.py
+    """Run the language server over stdin/stdout until the client says exit."""
+    from pygls.lsp.server import LanguageServer
+    server = LanguageServer("cgl", version)
+    _Server(server).register()
+    server.start_io(stdin, stdout)
+
+
+class _Server:
+    """The protocol's side: documents in, diagnostics and answers out, in lsprotocol's types.
+
+    One thread, off the server's loop, runs every check and request: the session and the
+    loader's caches are never used by two threads at once, and the loop stays free to read
+    the editor's changes while a check runs."""
+
+    def __init__(self, server):
+        from concurrent.futures import ThreadPoolExecutor
+
+        from lsprotocol import types
+        self.server, self.T = server, types
+        self.session = Session()
+        self.worker = ThreadPoolExecutor(max_workers=1)
+        self.generation: dict = {}     # path -> how many changes so far (a check of an older one is dropped)
+
+    # ------------------------------------------------------------ conversions
+    def range(self, sp):
+        (l0, c0), (l1, c1) = span_range(sp)
+        return self.T.Range(self.T.Position(l0, c0), self.T.Position(l1, c1))
+
+    def diagnostic(self, d: Diagnostic):
+        T = self.T
+        msg = d.message + (f"\nhelp: {d.hint}" if d.hint else "") + "".join(f"\nnote: {r}" for r in d.related)
+        return T.Diagnostic(range=self.range(d.span), message=msg, code=d.code, source="cgl",
+                            severity=T.DiagnosticSeverity.Warning if d.level == "warning"
+                            else T.DiagnosticSeverity.Error)
+
+    @staticmethod
+    def path_of(uri: str) -> Optional[str]:
+        from pygls.uris import to_fs_path
+        p = to_fs_path(uri)
+        return _norm(p) if p else None
+
+    @staticmethod
+    def uri_of(path: str) -> str:
+        from pygls.uris import from_fs_path
+        return from_fs_path(_norm(path))
+
+    def open_texts(self) -> dict:
+        out = {}
+        for uri, doc in list(self.server.workspace.text_documents.items()):
+            p = self.path_of(uri)
+            if p:
+                out[p] = doc.source
+        return out
+
+    def log_error(self, e: Exception):
+        T = self.T
+        self.server.window_log_message(T.LogMessageParams(T.MessageType.Error, f"cgl: internal error: {e!r}"))
+
+    # ------------------------------------------------------------ work on the worker's thread
+    def _run(self, fn, path, texts, *args):
+        self.session.texts = texts
+        try:
+            return fn(path, *args)
+        except Exception as e:   # a bug of ours: say so in the editor's log, never die
+            self.log_error(e)
+            return None
+
+    async def ask(self, fn, uri, *args):
+        import asyncio
+        path = self.path_of(uri)
+        if not path:
+            return None
+        return await asyncio.get_running_loop().run_in_executor(self.worker, self._run, fn, path,
+                                                                self.open_texts(), *args)
+
+    async def check_soon(self, uri: str):
+        """Check a document once the typing pauses, and publish what the check found."""
+        import asyncio
+        path = self.path_of(uri)
+        if not path:
+            return
+        gen = self.generation[path] = self.generation.get(path, 0) + 1
+        await asyncio.sleep(DEBOUNCE)
+        if self.generation.get(path) != gen:
+            return   # typed again: the newer change checks
+        found = await self.ask(self.session.check, uri)
+        if found is None or self.generation.get(path) != gen:
+            return
+        for p, diags in found.items():
+            self.publish(self.uri_of(p), [self.diagnostic(d) for d in diags])
+
+    def publish(self, uri, diagnostics):
+        self.server.text_document_publish_diagnostics(self.T.PublishDiagnosticsParams(uri=uri,
+                                                                                      diagnostics=diagnostics))
+
+    # ------------------------------------------------------------ answers
+    async def hover(self, params):
+        T = self.T
+        text = await self.ask(self.session.hover, params.text_document.uri, params.position.line,
+                              params.position.character)
+        return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text)) if text else None
+
+    async def definition(self, params):
+        sp = await self.ask(self.session.definition, params.text_document.uri, params.position.line,
+                            params.position.character)
+        if sp is None or not sp.path or sp.path == A.NOWHERE.path:
+            return None
+        return self.T.Location(uri=self.uri_of(sp.path), range=self.range(sp))
+
+    async def completion(self, params):
+        T = self.T
+        items = await self.ask(self.session.complete, params.text_document.uri, params.position.line,
+                               params.position.character) or []
+        return T.CompletionList(is_incomplete=False, items=[
+            T.CompletionItem(label=label, kind=T.CompletionItemKind(kind), detail=detail)
+            for label, kind, detail in items])
+
+    async def symbols(self, params):
+        T = self.T
+
+        def make(s):
+            name, kind, sp, detail, children = s
+            r = self.range(sp)
+            head = r if r.end.line == r.start.line else T.Range(r.start, T.Position(r.start.line,
+                                                                                     r.start.character + 1))
+            return T.DocumentSymbol(name=name, kind=T.SymbolKind(kind), range=r, selection_range=head,
+                                    detail=detail, children=[make(c) for c in children] or None)
+        return [make(s) for s in await self.ask(self.session.symbols, params.text_document.uri) or []]
+
+    def closed(self, params):
+        path = self.path_of(params.text_document.uri)
+        if path:
+            self.generation[path] = self.generation.get(path, 0) + 1
+        self.publish(params.text_document.uri, [])
+
+    async def changed(self, params):
+        await self.check_soon(params.text_document.uri)
+
+    def register(self):
+        """Declare what the server answers: pygls calls each handler with the request's params."""
+        T, feature = self.T, self.server.feature
+        for event in (T.TEXT_DOCUMENT_DID_OPEN, T.TEXT_DOCUMENT_DID_CHANGE, T.TEXT_DOCUMENT_DID_SAVE):
+            feature(event)(_handler(self.changed))
+        feature(T.TEXT_DOCUMENT_DID_CLOSE)(_handler(self.closed))
+        feature(T.TEXT_DOCUMENT_HOVER)(_handler(self.hover))
+        feature(T.TEXT_DOCUMENT_DEFINITION)(_handler(self.definition))
+        feature(T.TEXT_DOCUMENT_COMPLETION,
+                T.CompletionOptions(trigger_characters=[".", '"', " "]))(_handler(self.completion))
+        feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(_handler(self.symbols))
+
+
+def _handler(method):
+    """A new plain function calling `method` (pygls marks the functions it registers)."""
+    import asyncio
+    if asyncio.iscoroutinefunction(method):
+        async def handle(params):
+            return await method(params)
+    else:
+        def handle(params):
+            return method(params)
+    return handle

@@ -1,0 +1,112 @@
+"""Rules that hold on every route, for both engines; a mixin of
+:class:`~cgl.interpreter.walker.engine.Engine`.
+
+- continuous rules: `rule NAME: forbid TAG` (`allowed`: an action, a reaction's responder
+  or a choice's option), `rule NAME: forbid enter|leave ZONE` (`refused`, `refusing_rule`:
+  asked by every card statement before a card changes zone; `may_move` for `can_move`);
+- state checks: `check NAME: [for X in LIST] if COND { … }` (`settle`: run when the game
+  settles: after each statement of `ast.CHANGES`, asked at one place per engine, the
+  tree walker's `Engine.run` and the generator's `stmt`; and after each event, scope
+  events included).
+
+Conditions are evaluated with `Engine.ev`: the compiled engine runs the generator's code
+for them (registered by `CodeGen.generate`), the tree walker its closures.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .compiler import Env
+from ..base.diagnostics import CglError, Diagnostic
+from ..base.protocol import MAX_SETTLE
+from ..runtime.state import Event
+from ..runtime.values import _kind, _truth
+
+
+class ContinuousRules:
+    """`allowed`, `refused`, `refusing_rule`, `may_move` and `settle` (see the module doc)."""
+
+    # ------------------------------------------------------------ continuous rules
+    def allowed(self, name: str, env: Env) -> bool:
+        """False when a `rule …: forbid NAME if …` holds in this situation."""
+        for r in self.rs.rules:
+            if r.forbid == name and r.zone is None and (r.cond is None or _truth(self.ev(r.cond, env))):
+                self.bump(f"rule:{r.name}")
+                return False
+        return True
+
+    # ------------------------------------------------------------ state checks
+    def settle(self, force: bool = False):
+        """The game has settled after an event or a change (a statement of `ast.CHANGES`;
+        the start or end of a scope): run the body of each
+        `check` whose condition holds — the first in declaration order, for the first element
+        of its `for` list — and look again from the first check, until none holds. Not while
+        a trigger, reaction or check body is running (they settle when the outermost one
+        ends) or a `then` block (after it), not before the game has begun (setup) and not
+        once it is over."""
+        if self.state.event_chain or self.state.holding or not self.state.checks_on or self.state.finished:
+            return
+        if self.state.changes == self.state.settled and not force:
+            return   # nothing changed since the checks last found nothing to do
+        fired = 0
+        while True:
+            for chk in self._checks:
+                env = self._check_applies(chk)
+                if env is not None:
+                    break
+            else:
+                self.state.settled = self.state.changes
+                return
+            fired += 1
+            if fired > MAX_SETTLE:
+                raise CglError(Diagnostic("E011", f"check `{chk.name}` still applies after the game settled "
+                                                  f"{MAX_SETTLE} times", chk.span,
+                                          hint="a check's body must make its condition false (or end the game)"))
+            yield from self._fire("check", chk.name, chk.body, env)
+
+    def _check_applies(self, chk) -> Optional[Env]:
+        """The environment a check's body runs in if its condition holds now, else None."""
+        root = Env()
+        if chk.var is None:
+            return root if _truth(self.ev(chk.cond, root)) else None
+        for x in self.as_list(self.ev(chk.domain, root), chk.domain):
+            env = Env({chk.var: x})
+            if _truth(self.ev(chk.cond, env)):
+                return env
+        return None
+
+    def refused(self, ev: Event) -> bool:
+        """True when a `rule …: forbid leave|enter ZONE if …` refuses this card event (a
+        move, draw, deal or discard about to happen): the card stays where it is, and the
+        log names the rule. Every route a card takes between zones asks this first."""
+        r = self.refusing_rule(ev)
+        if r is None:
+            return False
+        self.bump(f"rule:{r.name}")
+        self._log_card_event(ev, refused_by=r.name)
+        return True
+
+    def refusing_rule(self, ev: Event):
+        """The first `forbid leave` rule of the card's zone, then `forbid enter` rule of the
+        zone it would go to, that holds for this card event; None if none does."""
+        src, dest = ev.source, ev.dest
+        for key in (("leave", src.name if src is not None else None), ("enter", dest.name)):
+            rules = self._zone_rules.get(key)
+            if not rules:
+                continue
+            env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+            for r in rules:
+                if r.cond is None or _truth(self.ev(r.cond, env)):
+                    return r
+        return None
+
+    def may_move(self, card, dest, node=None) -> bool:
+        """`can_move(card, zone)`: no continuous rule would refuse moving the card there now."""
+        if not hasattr(card, "props"):
+            raise self.fail(node, f"`can_move` needs a card first, got {_kind(card)}")
+        dest = self.as_zone(dest, node)
+        if not self._zone_rules:
+            return True
+        src = self.zone_of_card(card)
+        who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
+        return self.refusing_rule(Event("move", None, card, self.players[who], src, dest)) is None

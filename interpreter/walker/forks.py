@@ -1,0 +1,131 @@
+"""Forks: what lets a game be copied at a decision and imagined from one seat; a mixin of
+:class:`~cgl.interpreter.walker.engine.Engine`, for both engines.
+
+- `snapshot` / `clone`: the game apart from its running program, kept where a turn begins
+  (`Engine.snap`), and a new engine made from it without evaluating the ruleset again;
+  `_resumed_round` plays the rest of the round from there (`Game.fork` replays the answers
+  given since). A snapshot is kept where each turn begins and where each later phase of it
+  begins, so a fork replays at most one phase of one turn.
+- what each seat knows (`State.known`): who sees a card move (`seers`, the one rule the log
+  uses too), who may look into a zone (`sees_zone`), followed as cards move (`_learn`);
+  `Game.determinised` deals the rest anew.
+- the cached derived properties of cards: copied with a snapshot, forgotten when what
+  they read changes (`forget`, `forget_all`, and `forget_place` when a card moves).
+- `estimates`: how well each player stands, for search bots that cut a game short.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .compiler import Env
+from ..base.protocol import _EndScope
+from ..runtime.state import ZoneRef
+from ..runtime.values import _num
+
+
+def _weak_view(ref, seat: int) -> dict:
+    """A decision's view in a game that keeps no log, its engine held weakly (see `_viewer`)."""
+    eng = ref()
+    if eng is None:
+        raise ValueError("this decision's game is gone: keep the Game to view its decisions")
+    return eng.view(seat, 0)
+
+
+class Forks:
+    """Snapshots and clones, knowledge, estimates (see the module doc)."""
+
+    def snapshot(self) -> dict:
+        """What this game is now, apart from the running program: a copy of the state (which
+        holds everything that changes) and of the derived values cached for it. Taken where a
+        turn is about to begin, or a later phase of it (see `snap`); `clone` makes a game of it."""
+        return {"state": self.state.copy(), "derived": self._derived_copy()}
+
+    def clone(self, snap: dict) -> "Forks":
+        """An engine for a game of the same ruleset and seats at snapshot `snap`, with
+        nothing running: what `Game.fork` resumes from a turn's start. Made without
+        evaluating the ruleset again: it shares this engine's parts (what belongs to the
+        ruleset, the seats and the game's settings) and makes its own observers and caches
+        afresh, as a new game does (`_begin`), on a copy of the snapshot's state. An
+        attribute that stands in for one of the class's methods (a tool wrapping a method of
+        this engine) is not carried over: the clone acts on its own game only."""
+        cls = type(self)
+        twin = object.__new__(cls)
+        twin.__dict__.update((k, v) for k, v in self.__dict__.items() if not hasattr(cls, k))
+        twin._begin(snap["state"].copy())
+        twin._derived_restore(snap["derived"])
+        return twin
+
+    def _derived_copy(self):
+        """The cached derived properties of cards (they hold for the state they were read from)."""
+        return dict(self.derive_cache)
+
+    def _derived_restore(self, kept) -> None:
+        self.derive_cache = dict(kept)
+
+    def forget(self, card, derives) -> None:
+        """Forget the cached derived properties `derives` of `card` (what they read changed)."""
+        for name in derives:
+            self.derive_cache.pop((card.id, name), None)
+
+    def forget_all(self) -> None:
+        """Forget every cached derived property of every card (the state was swapped)."""
+        self.derive_cache.clear()
+
+    def forget_place(self, cid: int) -> None:
+        """Forget the "place" derived properties (which read where a card lies) of card `cid`,
+        which moved, and of the cards lying under it, at any depth (their owner is its owner)."""
+        zones, under = self.state.zones, self._card_zones
+        todo = [cid]
+        while todo:
+            c = todo.pop()
+            self.forget(self.cards[c], self.place_derives)
+            for z in under:
+                todo.extend(zones.get(f"{z}@{c}", ()))
+
+    def seers(self, src: Optional[ZoneRef], dest: Optional[ZoneRef]):
+        """Who sees which card moves from `src` to `dest`: None when everybody does (either
+        zone is public), else the seats that own a zone of the two they may look into."""
+        vis = self._visibility
+        sv = "public" if src is None else vis.get(src.name, "public")
+        dv = "public" if dest is None else vis.get(dest.name, "public")
+        if sv == "public" or dv == "public":
+            return None
+        return sorted({self.zone_owner(z) for z, v in ((src, sv), (dest, dv)) if z is not None and v == "owner"}
+                      - {None})
+
+    def sees_zone(self, z: ZoneRef, seat: int) -> bool:
+        """Whether player `seat` may look at the cards of zone `z`."""
+        v = self._visibility.get(z.name, "public")
+        return v == "public" or (v == "owner" and self.zone_owner(z) == seat)
+
+    def _learn(self, cid: int, old: Optional[str], dest: ZoneRef) -> None:
+        """Follow what each seat knows (`State.known`) as card `cid` moves from `old` to `dest`."""
+        seers = self.seers(None if old is None else self.zone_ref(old), dest)
+        for seat, known in enumerate(self.state.known):
+            if seers is None or seat in seers:
+                known.add(cid)
+            else:
+                known.discard(cid)
+
+    def _resumed_round(self, root, seat: int, why: str, phase: int = 0):
+        """The rest of a round from a turn's start (or the start of its phase number
+        `phase`), as `play_round` plays it: its turns from `seat`'s, then its end
+        (`play(resume=…)` goes on with the later rounds)."""
+        try:
+            yield from self.play_turns(root, seat, None, why, phase, resumed=True)
+        except _EndScope as e:
+            if e.scope != "round":
+                raise
+        yield from self._round_end(root)
+
+    def estimates(self) -> Optional[list]:
+        """How well each player stands, bigger is better, for bots that cut a game short:
+        the ruleset's `estimate p: …`, else its `points` player variable; None without either."""
+        est = self.rs.estimate
+        if est is not None:
+            return [_num(self.ev(est.value, Env({est.var: p})), est.value, self) for p in self.players]
+        if "points" in self.player_var_names:
+            vals = [pv.get("points") for pv in self.state.player_vars]
+            if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+                return vals
+        return None

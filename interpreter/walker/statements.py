@@ -1,0 +1,760 @@
+"""The statements of the tree walker: one method per statement kind, as a mixin of
+:class:`~cgl.interpreter.walker.engine.Engine`.
+
+Each statement is split in two: `x_…` evaluates its expressions (tree walking) and `s_…`
+does the work with the values; compiled rulesets (codegen) call `s_…` directly. Statements
+are generators: they may stop for a decision.
+"""
+from __future__ import annotations
+
+import re
+from functools import partial
+from typing import Optional
+
+from ..base import ast as A
+from .compiler import Env
+from ..check.loader import Card
+from ..base.diagnostics import CglError, Diagnostic
+from ..base.protocol import (MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision, _EndScope,
+                       _GameOver, _TrialMoved)
+from ..check.resolver import facts
+from ..runtime.state import Event, Player, ZoneRef
+from ..runtime.values import _apply, _kind, _num, _show, _truth
+
+
+def _index_range(n: int) -> str:
+    """How the Python API numbers a decision's options: indices into `Decision.options`, from 0."""
+    return f"options are numbered from 0 to {n - 1} (the index in `options`)" if n else "this decision has no options"
+
+
+class Statements:
+    """`x_move`, `s_move`, … (see the module doc); the engine's other methods come with it."""
+
+    def x_move(self, s, env):
+        return self._then_after(s, self.s_move(s, self.ev(s.cards, env), self.ev(s.dest, env)), env)
+
+    # `… then { … }` runs its block when the statement moved at least one card: each card
+    # statement's `s_…` returns how many it moved (not those already there, refused by a
+    # rule or replaced by an `instead`). The statement and its block are one change: the
+    # game settles (state checks) after the block, not between them (`holding`; the
+    # statement runner settles, `Engine.run`).
+    def _then_after(self, s, statement, env):
+        """Run card statement `s` (its `s_…` generator), then its `then` block if it has one."""
+        moved = yield from statement
+        if s.then is not None:
+            yield from self.then_block(s, moved, env)
+
+    def then_block(self, s, moved, env):
+        if moved:
+            self.state.holding += 1
+            try:
+                yield from self.run_block(s.then, env)
+            finally:
+                self.state.holding -= 1
+
+    # Each statement is split in two: `x_…` evaluates its expressions (tree walking) and
+    # `s_…` does the work with the values; compiled rulesets (codegen.py) call `s_…` directly.
+    def s_move(self, s, cards, dest):
+        cards = self.cards_of(cards, s.cards)
+        dest = self.as_zone(dest, s.dest)
+        zdecl = self.rs.zones[dest.name]
+        if dest.owner is None and zdecl.per_player:
+            raise self.fail(s.dest, f"`{dest.name}` is a zone of each player: say whose, `{dest.name}(p)`")
+        if dest.card is None and zdecl.per_card:
+            raise self.fail(s.dest, f"`{dest.name}` is a zone of each card: say which, `{dest.name}(c)`")
+        cards = list(cards)
+        bulk = len(cards) > 3
+        if bulk and not self._zone_rules:  # one line for the log instead of one per card
+            moved = sum(1 for c in cards if self.state.where[c.id] != dest.key)
+            if moved:
+                self.log("move", f"{moved} card{'s' if moved != 1 else ''} move to {dest}", count=moved)
+        self.state.quiet_moves += bulk
+        try:
+            moved = yield from self._move_each(cards, dest, s)
+        finally:
+            self.state.quiet_moves -= bulk
+        if bulk and self._zone_rules and moved:  # (a rule may refuse some: counted once moved)
+            self.log("move", f"{moved} card{'s' if moved != 1 else ''} moved to {dest}", count=moved)
+        return moved
+
+    def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
+        """True when a card event of this kind between these zones is known to need no
+        event at all: nothing waits for it, and nothing logs or checks it."""
+        return False
+
+    def _move_each(self, cards, dest, s):
+        quiet = set()   # source zones a move from which nothing hears (nothing runs between such moves)
+        where = self.state.where
+        ruled = self._zone_rules
+        moved = 0
+        for c in cards:
+            key = where[c.id]
+            if key == dest.key:
+                continue  # already there: no move, no event
+            if key in quiet:
+                self._place(c, dest, s.position)
+                moved += 1
+                continue
+            src = self.zone_of_card(c)
+            if not ruled and self._unheard("move", src, dest):
+                quiet.add(key)
+                self._place(c, dest, s.position)
+                moved += 1
+                continue
+            who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
+            ev = Event("move", None, c, self.players[who], src, dest)
+            if ruled and self.refused(ev):
+                continue
+            if self._instead_by_kind and (yield from self._replace(ev)):
+                continue
+            moved += 1
+            hit = self._moved(ev, s.position)
+            if hit is not None:
+                yield from self.event_run(ev, hit)
+        return moved
+
+    def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
+        """Card event `ev` happens: its card goes to `ev.dest`, counted under `stat` + its
+        name; the triggers and reactions waiting for it (`event_begin`), or None."""
+        self._place(ev.card, ev.dest, position)
+        if stat is not None:
+            stats = self.state.stats
+            key = stat + ev.card.name
+            stats[key] = stats.get(key, 0) + 1
+        return self.event_begin(ev)
+
+    def _replace(self, ev: Event):
+        """Run the first `instead` trigger that replaces this card move; True if one did."""
+        if not self._instead_by_kind:
+            return False
+        ev.phase = ev.phase or self.state.phase
+        for tr in self._matching(self._instead_by_kind, ev):
+            env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+            if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
+                continue
+            if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
+                chain = " -> ".join(self.state.event_chain[-12:])
+                raise CglError(Diagnostic("E011", f"replacements run away ({len(self.state.event_chain)} deep): {chain}",
+                                          tr.span, hint="a replacement must not make the move it replaces"))
+            # a replaced move is a step of the budget: `draw 1000000000` replaced by an empty
+            # `instead` runs no statement, and would otherwise never end
+            st = self.state
+            st.steps += 1
+            if self.max_steps is not None and st.steps > self.max_steps:
+                raise self.out_of_steps(tr)
+            yield from self._fire("instead", tr.name, tr.body, env)
+            return True
+        return False
+
+    def _default_zone(self, role, node, owner=None) -> ZoneRef:
+        ref = self._role_zones.get((role, owner))
+        if ref is None:
+            z = self.rs.zone_with_role(role)
+            if z is None:
+                raise self.fail(node, f"no zone is marked `as {role}`, so say which zone",
+                                hint=f"declare e.g. `zone stock: shared, hidden, as {role}`")
+            ref = self._role_zones[(role, owner)] = ZoneRef(z.name, owner if z.per_player else None)
+        return ref
+
+    def x_draw(self, s, env):
+        return self._then_after(s, self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
+                                               self.ev(s.dest, env) if s.dest else None), env)
+
+    def s_draw(self, s, n, src, dest):
+        n = _num(n, s.count, self)
+        src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
+        dest = (self.as_zone(dest, s.dest) if s.dest
+                else self._default_zone("hand", s, self.state.current))
+        who = self.players[dest.owner if dest.owner is not None else self.state.current]
+        moved = 0
+        for _ in range(n):
+            took = yield from self._take_top("draw", src, dest, who, "card drawn:")
+            if took is None:
+                break
+            moved += took
+        return moved
+
+    def _take_top(self, kind, src: ZoneRef, dest: ZoneRef, who: Player, stat: str):
+        """The top card of `src` goes to `dest` as a `kind` event (a draw, a deal): 1 when it
+        went, 0 when a replacement ran instead, None when it cannot — `src` is empty (the
+        log says so) or a continuous rule refuses it (the next card is under it): the
+        statement stops there."""
+        zones = self.state.zones
+        ids = zones.get(src.key)
+        if not ids:
+            if ids is None:
+                zones[src.key] = []
+            self.log("empty", f"{src} is empty", zone=src.name)
+            return None
+        ev = Event(kind, None, self.cards[ids[-1]], who, src, dest)
+        if self._zone_rules and self.refused(ev):
+            return None
+        if self._instead_by_kind and (yield from self._replace(ev)):
+            return 0
+        hit = self._moved(ev, "top", stat)
+        if hit is not None:
+            yield from self.event_run(ev, hit)
+        return 1
+
+    def x_deal(self, s, env):
+        return self._then_after(s, self.s_deal(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None),
+                                env)
+
+    def s_deal(self, s, n, src):
+        n = _num(n, s.count, self)
+        src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
+        order = self.seat_order(self.state.current)
+        dests = [(self.players[p], ZoneRef(s.zone, p)) for p in order]
+        moved, stopped = 0, False
+        for _ in range(n):
+            for who, dest in dests:
+                took = yield from self._take_top("deal", src, dest, who, "card dealt:")
+                if took is None:
+                    stopped = True   # the source is empty, or a rule keeps its top card
+                    break
+                moved += took
+            if stopped:
+                break
+        return moved
+
+    def x_discard(self, s, env):
+        return self._then_after(s, self.s_discard(s, self.ev(s.cards, env), self.ev(s.dest, env) if s.dest else None),
+                                env)
+
+    def s_discard(self, s, cards, dest):
+        cards = self.cards_of(cards, s.cards)
+        dest = self.as_zone(dest, s.dest) if s.dest else self._default_zone("discard", s)
+        moved = 0
+        for c in list(cards):
+            src = self.zone_of_card(c)
+            who = src.owner if src.owner is not None else self.state.current
+            ev = Event("discard", None, c, self.players[who], src, dest, s.forced)
+            if self._zone_rules and self.refused(ev):
+                continue
+            if self._instead_by_kind and (yield from self._replace(ev)):
+                continue
+            moved += 1
+            hit = self._moved(ev, "top", "card discarded:")
+            if hit is not None:
+                yield from self.event_run(ev, hit)
+        return moved
+
+    def x_swap(self, s, env):
+        return self._then_after(s, self.s_swap(s, self.ev(s.a, env), self.ev(s.b, env)), env)
+
+    def s_swap(self, s, a, b):
+        """`swap a with b`: the two cards trade places (zone and position) as one change: both
+        halves are asked of the zone rules first (either refused: neither moves), both cards
+        are placed, and only then are the two move events raised (a's, then b's), so every
+        trigger sees the final position; the game settles after both."""
+        a, b = self._one_card(a, s.a), self._one_card(b, s.b)
+        where, zones = self.state.where, self.state.zones
+        ka, kb = where[a.id], where[b.id]
+        if a.id == b.id or ka == kb:
+            return 0   # the same zone: nothing moves
+        za, zb = self.zone_of_card(a), self.zone_of_card(b)
+        cur = self.state.current
+        ev_a = Event("move", None, a, self.players[zb.owner if zb.owner is not None else cur], za, zb)
+        ev_b = Event("move", None, b, self.players[za.owner if za.owner is not None else cur], zb, za)
+        if self._zone_rules and (self.refused(ev_a) or self.refused(ev_b)):
+            return 0
+        if self.state.trying:
+            raise _TrialMoved()
+        ia, ib = zones[ka].index(a.id), zones[kb].index(b.id)
+        zones[ka][ia], zones[kb][ib] = b.id, a.id
+        self.state.changes += 1
+        if self.state.known is not None:
+            self._learn(a.id, ka, zb)
+            self._learn(b.id, kb, za)
+        where[a.id], where[b.id] = kb, ka
+        if self.place_derives:
+            self.forget_place(a.id)
+            self.forget_place(b.id)
+        hits = [(ev, self.event_begin(ev)) for ev in (ev_a, ev_b)]
+        for ev, hit in hits:
+            if hit is not None:
+                yield from self.event_run(ev, hit)
+        return 2
+
+    def _one_card(self, value, node):
+        cards = self.cards_of(value, node)
+        if len(cards) != 1:
+            raise self.fail(node, f"`swap` trades two cards, one on each side, and this is {len(cards)} cards")
+        return cards[0]
+
+    def x_shuffle(self, s, env):
+        return self.s_shuffle(s, self.ev(s.zone, env))
+
+    def s_shuffle(self, s, z):
+        z = self.as_zone(z, s.zone)
+        ids = self.state.zones.setdefault(z.key, [])
+        self.state.rng.shuffle(ids)
+        known = self.state.known
+        if known is not None:   # who cannot look into the zone no longer knows where its cards lie
+            for seat, k in enumerate(known):
+                if not self.sees_zone(z, seat):
+                    k.difference_update(ids)
+        self.state.changes += 1
+        self.log("shuffle", f"{z} is shuffled", zone=z.name)
+        return
+        yield
+
+    def x_reveal(self, s, env):
+        what = self.ev(s.what, env)
+        cards = self.cards_of(what, s.what)
+        return self.s_reveal(s, cards, self.ev(s.to, env) if s.to is not None else None)
+
+    def s_reveal(self, s, cards, to):
+        names = [c.name for c in cards]
+        seats = None
+        if s.to is not None:
+            seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
+        known = self.state.known
+        if known is not None:   # those shown the cards know where they are
+            for seat, k in enumerate(known):
+                if seats is None or seat in seats:
+                    k.update(c.id for c in cards)
+        if seats is not None:
+            self.log("reveal", f"{', '.join(f'P{x + 1}' for x in seats)} sees: {', '.join(names) or 'nothing'}",
+                     visible_to=seats, cards=names)
+        else:
+            self.log("reveal", f"revealed: {', '.join(names) or 'nothing'}", cards=names)
+        return
+        yield
+
+    def x_set(self, s, env):
+        value = self.ev(s.value, env)
+        t = s.target
+        if isinstance(t, A.Name):
+            found, old = env.lookup(t.id)
+            if not found:
+                if t.id not in self.state.globals:
+                    raise self.fail(t, f"`{t.id}` is not a variable")
+                old = self.state.globals[t.id]
+            new = _apply(s.op, old, value, s, self)
+            if not env.assign(t.id, new):
+                self.state.globals[t.id] = new
+        else:
+            self.s_set_attr(s, self.ev(t.obj, env), value)
+        if self._checks:
+            self.state.changes += self._check_vars
+        return
+        yield
+
+    def s_set_attr(self, s, obj, value):
+        """`set obj.name op value` for a card's or player's variable."""
+        t = s.target
+        card = hasattr(obj, "props") and t.name in self.card_var_names
+        if card:
+            store = self.state.card_vars[obj.id]
+        elif isinstance(obj, Player) and t.name in self.player_var_names:
+            store = self.state.player_vars[obj.seat]
+        else:
+            raise self.fail(t, f"cannot set `{t.name}` of {_kind(obj)}",
+                            hint="only variables declared with `var … per card` or `per player` can change")
+        old = store[t.name]
+        store[t.name] = new = _apply(s.op, old, value, s, self)
+        if card and new is not old:
+            # the derived properties that read this variable, unless it holds the very same value
+            reading = self.derives_reading.get(t.name)
+            if reading:
+                self.forget(obj, reading)
+
+    def x_let(self, s, env):
+        env.vars[s.name] = self.ev(s.value, env)
+        return
+        yield
+
+    def x_choose(self, s, env):
+        options = self.c_options(s, self.ev(s.domain, env), lambda: env)
+        chooser = self.as_player(self.ev(s.by, env), s.by) if s.by else self.players[self.state.current]
+
+        def scores(opts, env=env, s=s):
+            return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
+        value = yield from self.c_decide(s, options, chooser, lambda: self.ev(s.prompt, env),
+                                         scores if s.prefer is not None else None)
+        if value is OTHERWISE:
+            yield from self.run_block(s.otherwise, env)
+        elif self.state.deferred is not None:  # inside `simultaneously`: the body waits for the others
+            self.state.deferred.append(lambda: self.run_block(s.body, env.child({s.name: value})))
+        else:
+            yield from self.run_block(s.body, env.child({s.name: value}))
+
+    def c_options(self, s, domain, env_fn) -> list:
+        """The options of a `choose`: its domain, less those a rule forbids (`env_fn()` gives
+        the environment the rules' conditions see)."""
+        options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, s.domain))
+        if s.tag:
+            env = env_fn()
+            options = [o for o in options if self.allowed(s.tag, env.child({s.name: o, "it": o, "option": o}))]
+        return options
+
+    def c_decide(self, s, options, chooser, prompt_fn, scores_fn):
+        """Ask `chooser` (a generator): the value chosen, or OTHERWISE when there are too few
+        options or an optional choice is declined. `scores_fn(options)` gives `prefer` values;
+        `prompt_fn()` the prompt (or `prompt_fn` is the prompt, a text)."""
+        lo, hi = s.lo, s.hi
+        one = lo is None and hi is None
+        if one:
+            lo = hi = 1
+        elif lo is None:
+            lo = 1
+        elif hi is None:
+            hi = 1
+        n = len(options)
+        if n < lo:
+            return OTHERWISE
+        if hi > n:
+            hi = n
+        if prompt_fn.__class__ is str:
+            prompt = prompt_fn
+        else:
+            prompt = prompt_fn() if s.prompt else f"Choose {s.name}"
+        if n == lo == hi and not s.optional:
+            picked = list(range(n))  # one legal answer: nothing to ask
+        else:
+            seat = chooser.seat
+            view = None if self.record else self._views.get(seat)
+            # (partials, not lambdas: no closure cells for this generator's locals)
+            d = Decision(seat, "choose", prompt, options, partial(self.show_options, options),
+                         lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
+                         None if scores_fn is None else partial(scores_fn, options),
+                         view or self._viewer(seat))
+            answer = yield d
+            v = self._validated
+            picked = v[2] if v is not None and v[0] is d and v[1] is answer else self.validate_answer(d, answer)
+            if picked is None:
+                if self.record or self.listeners:
+                    self.log("decision", f"{chooser} declines: {prompt}",
+                             visible_to=[chooser.seat] if d.secret else self.decision_audience(chooser.seat, prompt),
+                             player=chooser.seat + 1, answer=None)
+                return OTHERWISE
+            if self.record or self.listeners:
+                self._log_choice(d, chooser, picked, prompt)
+        if one:
+            return options[picked[0]]
+        return list(map(options.__getitem__, picked))   # (no comprehension: no closure cells here)
+
+    def _log_choice(self, d: Decision, chooser, picked: list, prompt: str):
+        options = d.options
+        labels = d._labels if not callable(d._labels) else None
+        chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
+        private = d.secret or self._private_choice(options)
+        self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
+                 visible_to=[chooser.seat] if private else self.decision_audience(chooser.seat, prompt,
+                                                                                   *chosen_labels),
+                 player=chooser.seat + 1, answer=chosen_labels)
+
+    def _private_choice(self, options) -> bool:
+        """A choice among cards in a zone others cannot see stays private."""
+        for o in options:
+            if hasattr(o, "props"):
+                z = self.rs.zones.get(self.zone_of_card(o).name)
+                if z is not None and z.visibility != "public":
+                    return True
+        return False
+
+    def decision_audience(self, chooser: int, *texts, cards=()) -> Optional[list]:
+        """Who may read a decision's line, given its `texts` (the prompt, the labels of the
+        answer) and the `cards` it is about: the chooser, and those who may see every card
+        named, where it is now, by the rule a card's move is logged by (`sees_zone`, as
+        `seers`). A text names a card by its name; where copies share the name, a seat that
+        sees one of them may read it. None: everyone."""
+        found = _named_cards(self.rs, texts) + [[c.id] for c in cards if c.__class__ is Card]
+        if not found:
+            return None
+        seats = set(range(self.n))
+        where = self.state.where
+        for ids in found:
+            seats &= {seat for seat in range(self.n)
+                      if any(where[i] is not None and self.sees_zone(self.zone_ref(where[i]), seat) for i in ids)}
+            if not seats:
+                break
+        if len(seats) == self.n:
+            return None
+        return sorted(seats | {chooser})
+
+    def validate_answer(self, d: Decision, answer):
+        """Indices picked, or None for a declined optional decision. Bad answers raise."""
+        if answer is None:
+            if d.optional:
+                return None
+            raise AnswerError("this decision must be answered")
+        if d.kind == "may":
+            return answer
+        if type(answer) is int and 0 <= answer < len(d.options) and d.lo <= 1 <= d.hi:
+            return [answer]   # the usual answer: one option's index
+        if isinstance(answer, bool):
+            raise AnswerError(f"answer with an option's index, {_index_range(len(d.options))}")
+        if isinstance(answer, int):
+            picked = [answer]
+        elif isinstance(answer, (list, tuple)):
+            picked = list(answer)
+        else:
+            raise AnswerError(f"cannot use `{answer}` as an answer")
+        if not all(isinstance(i, int) and 0 <= i < len(d.options) for i in picked):
+            raise AnswerError(f"no option {next(i for i in picked if not isinstance(i, int) or not 0 <= i < len(d.options))}:"
+                              f" {_index_range(len(d.options))}")
+        if len(set(picked)) != len(picked):
+            raise AnswerError("the same option twice")
+        if not d.lo <= len(picked) <= d.hi:
+            raise AnswerError(f"choose {d.lo if d.lo == d.hi else f'{d.lo} to {d.hi}'}, not {len(picked)}")
+        return sorted(picked)
+
+    def ask_yes_no(self, seat: int, prompt: str, span, tag=None):
+        d = Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag, self.state.secret_depth > 0,
+                     span, None, self._viewer(seat))
+        answer = yield d
+        if not isinstance(answer, bool):
+            raise AnswerError("answer yes or no")
+        # private: the prompt may name a card only this player has seen; others see the effect
+        if self.record or self.listeners:
+            self.log("decision", f"P{seat + 1} says {'yes' if answer else 'no'}: {prompt}", visible_to=[seat],
+                     player=seat + 1, answer=answer)
+        return answer
+
+    def x_may(self, s, env):
+        seat = self._asker(s.by, env)
+        prompt = self.ev(s.prompt, env) if s.prompt else "Do it?"
+        yes = yield from self.ask_yes_no(seat, prompt, s.span)
+        yield from self.run_block(s.body if yes else s.otherwise, env)
+
+    def _asker(self, by, env) -> int:
+        if by is not None:
+            return self.as_player(self.ev(by, env), by).seat
+        found, p = env.lookup("player")
+        if found and isinstance(p, Player):
+            return p.seat
+        return self.state.current
+
+    def x_simul(self, s, env):
+        """Every choice inside is made before any choice's body runs, so no answer (nor
+        anything its body changes) can be seen by a player still to choose; and each answer
+        stays its chooser's until the ruleset says it (`say`)."""
+        self.state.secret_depth += 1
+        self.state.simul_no += 1
+        outer, self.state.deferred = self.state.deferred, []
+        try:
+            yield from self.run_block(s.body, env)
+            waiting = self.state.deferred
+        finally:
+            self.state.deferred = outer
+            self.state.secret_depth -= 1
+        yield from self.s_simul_end(waiting)
+
+    def s_simul_end(self, waiting):
+        """After the choices of `simultaneously`: run the waiting bodies."""
+        for body in waiting:
+            yield from body()
+
+    def x_if(self, s, env):
+        for cond, body in s.branches:
+            if _truth(self.ev(cond, env)):
+                yield from self.run_block(body, env)
+                return
+        yield from self.run_block(s.otherwise, env)
+
+    def x_for(self, s, env):
+        for x in list(self.as_list(self.ev(s.source, env), s.source)):
+            yield from self.run_block(s.body, env.child({s.name: x}))
+
+    def x_repeat(self, s, env):
+        n = _num(self.ev(s.count, env), s.count, self)
+        if n > MAX_LOOP:
+            raise self.fail(s, f"`repeat {n}` is more than {MAX_LOOP} times", code="E011")
+        for _ in range(n):
+            yield from self.run_block(s.body, env)
+
+    def x_while(self, s, env):
+        n = 0
+        while _truth(self.ev(s.cond, env)):
+            n += 1
+            if n > MAX_LOOP:
+                raise self.fail(s, f"this `while` ran {MAX_LOOP} times without its condition turning false",
+                                code="E011")
+            yield from self.run_block(s.body, env)
+
+    def x_end(self, s, env):
+        raise _EndScope(s.scope)
+        yield
+
+    def x_win(self, s, env):
+        return self.s_win(s, self.ev(s.who, env))
+
+    def s_win(self, s, who):
+        seats = [self.as_player(p, s.who).seat for p in (who if isinstance(who, list) else [who])]
+        self.finish(seats, "win")
+        raise _GameOver()
+        yield
+
+    def x_lose(self, s, env):
+        return self.s_lose(s, self.ev(s.who, env))
+
+    def s_lose(self, s, who):
+        for p in (who if isinstance(who, list) else [who]):
+            seat = self.as_player(p, s.who).seat
+            if seat not in self.state.out:
+                self.state.out.append(seat)
+                self.state.changes += 1
+                self.log("lose", f"P{seat + 1} is out", player=seat + 1)
+        alive = [p for p in range(self.n) if p not in self.state.out]
+        if len(alive) <= 1:
+            self.finish(alive, "last player standing" if alive else "everyone lost")
+            raise _GameOver()
+        return
+        yield
+
+    def x_say(self, s, env):
+        text = self.ev(s.text, env)
+        return self.s_say(s, text, self.ev(s.to, env) if s.to is not None else None)
+
+    def s_say(self, s, text, to):
+        if s.to is not None:
+            seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
+            self.log("say", text, visible_to=seats)
+        else:
+            self.log("say", text)
+        return
+        yield
+
+    def x_emit(self, s, env):
+        return self.s_emit(s, {k: self.ev(v, env) for k, v in s.fields})
+
+    def s_emit(self, s, fields):
+        player = fields.get("player")
+        card = fields.get("card")
+        self.bump(f"event:{s.name}")
+        yield from self.raise_event(Event("custom", name=s.name, card=card,
+                                          player=player if isinstance(player, Player) else None, fields=fields))
+
+    def x_call(self, s, env):
+        proc = self.rs.procedures.get(s.name)
+        if proc is None:
+            raise self.fail(s, f"unknown procedure `{s.name}`")
+        args = [self.ev(a, env) for a in s.args]
+        yield from self.run_block(proc.body, Env(dict(zip(proc.params, args))))
+
+    def x_give(self, s, env):
+        self.s_give(s, self.ev(s.player, env))
+        return
+        yield
+
+    def s_give(self, s, who):
+        """During a round's turns, `who` plays the next turn (after any extra turns still to
+        be taken) and the order goes on from them; outside them (setup, a match's start, a
+        round's start or end), `who` plays the first turn of the round to come."""
+        st = self.state
+        seat = self.as_player(who, s.player).seat
+        self.state.changes += 1
+        if st.in_turns:
+            st.next_player = seat
+        else:
+            st.first_player = seat
+
+    def x_give_extra(self, s, env):
+        self.s_give_extra(s, self.ev(s.player, env))
+        return
+        yield
+
+    def s_give_extra(self, s, who):
+        """`who` takes an extra turn: queued after those already given, each taken in order
+        once this turn ends (a player out by then is passed over); given outside a round's
+        turns, taken first in the round to come."""
+        st = self.state
+        p = self.as_player(who, s.player)
+        self.state.changes += 1
+        (st.extra_turns if st.in_turns else st.first_extra_turns).append(p.seat)
+        self.log("extra_turn", f"{p} will take an extra turn", player=p.seat + 1)
+
+    def x_reverse(self, s, env):
+        self.s_reverse(s)
+        return
+        yield
+
+    def s_reverse(self, s):
+        """Play goes the other way round the table: `direction` changes sign."""
+        st = self.state
+        self.state.changes += 1
+        st.direction = -st.direction
+        way = "up" if st.direction > 0 else "down"
+        self.log("direction", f"The turn order is reversed: play now goes {way} the seats", direction=st.direction)
+
+    def x_act(self, s, env):
+        who = self.as_player(self.ev(s.by, env), s.by)
+        choices = []
+        with_actor = env.child({"actor": who})
+        for a in self.rs.actions:
+            values = [None]
+            if a.param:
+                values = list(self.as_list(self.ev(a.domain, with_actor), a.domain))
+            for v in values:
+                local = Env({a.param: v} if a.param else {}, env)
+                local.vars["actor"] = who
+                if a.when is not None and not _truth(self.ev(a.when, local)):
+                    continue
+                if not self.allowed(a.name, local):
+                    continue
+                label = self.ev(a.label, local) if a.label else (a.name if v is None else f"{a.name} {_show(v)}")
+                choices.append(ActionChoice(a, v, label))
+
+        def prefer(c):
+            return self.ev(c.decl.prefer, Env({c.decl.param: c.value, "it": c.value, "actor": who}
+                                              if c.decl.param else {"actor": who}, env))
+
+        def run(c):
+            local = Env({c.decl.param: c.value} if c.decl.param else {}, env)
+            local.vars["actor"] = who
+            return self.run_block(c.decl.body, local)
+        yield from self.c_act(s, who, choices, prefer, run)
+
+    def c_act(self, s, who, choices, prefer, run):
+        """Offer the legal actions (`choices`) to `who`; run the one chosen. `prefer(choice)`
+        gives an action's `prefer` score, `run(choice)` its body (a generator)."""
+        if not choices:
+            self.log("act", f"{who} has no legal action")
+            return
+        if len(choices) == 1:
+            idx = 0
+        else:
+            def scores(choices=choices):
+                return [0 if c.decl.prefer is None else prefer(c) for c in choices]
+            d = Decision(who.seat, "action", f"{who}: choose an action", choices, [c.label for c in choices],
+                         1, 1, False, None, False, s.span, scores, self._viewer(who.seat))
+            answer = yield d
+            idx = self.validate_answer(d, answer)[0]
+        c = choices[idx]
+        self.bump(f"action:{c.decl.name}")
+        if self.record or self.listeners:
+            self.log("action", f"{who}: {c.label}", player=who.seat + 1, action=c.decl.name,
+                     visible_to=self.decision_audience(who.seat, c.label, cards=(c.value,)))
+        yield from run(c)
+
+    def x_pass(self, s, env):
+        return
+        yield
+
+
+# ---------------------------------------------------------------- cards named in a text
+
+def _named_cards(rs, texts) -> list:
+    """The cards `texts` name: for each card name found in them (not inside a longer word or
+    a longer card name), the ids of the cards with that name."""
+    f = facts(rs)
+    if f.card_names is None:
+        by_name: dict = {}
+        for c in rs.cards:
+            by_name.setdefault(c.name, []).append(c.id)
+        names = [(n, re.compile(rf"(?<!\w){re.escape(n)}(?!\w)"))   # the longest first: "Arch-Imp", "Imp"
+                 for n in sorted((n for n in by_name if n), key=len, reverse=True)]
+        f.card_names = (names, by_name)
+    names, by_name = f.card_names
+    found = []
+    for text in texts:
+        if not isinstance(text, str):
+            continue
+        for name, pattern in names:
+            if name in text and pattern.search(text):
+                if by_name[name] not in found:
+                    found.append(by_name[name])
+                text = pattern.sub(" " * len(name), text)
+    return found

@@ -1,0 +1,106 @@
+"""Trials: `possible(PROC(args))`, whether a procedure could change the game if it ran now;
+a mixin of :class:`~cgl.interpreter.walker.engine.Engine`, for both engines.
+
+"A card whose effect is impossible cannot be played" is one precondition written once,
+`action play(c in hand(actor)) when possible(card_effect(actor, c)) { … }`, instead of a
+row per card. The engine runs the procedure on a copy of the state, out of sight (nothing
+is logged, no listener hears it, no player is asked), answering its decisions itself: the
+first option, and then, depth first, the others (yes before no), until one way through
+changes the game — a card moves (the trial stops there), or it ends with a variable, who
+is out or the turn order changed — or ends the turn or the game. `possible` is false when no way through changes anything (every choice
+it needs has nothing to choose from, every draw finds an empty stock …). The real game is
+untouched: its state (random source and scripted dice included) is never tried on, only
+copies of it, and the caches are as before the trial.
+Limits: `MAX_TRIALS` ways through per `possible` (past it, it counts as possible: better to
+offer a card that may fizzle than to forbid one that works), and no trial inside a trial
+(a `possible` met while trying counts as true).
+"""
+from __future__ import annotations
+
+from .compiler import Env
+from ..base.protocol import _EndScope, _GameOver, _TrialMoved
+
+MAX_TRIALS = 32          # ways through one procedure, before `possible` gives it the benefit of the doubt
+MAX_ALTERNATIVES = 8     # other options tried at one decision
+
+
+class Trials:
+    """`possible` (see the module doc); a trial's state is marked `trying`."""
+
+    def possible(self, e, args) -> bool:
+        """`possible(P(args))`: could procedure P, run now with these arguments, change the game?"""
+        if self.state.trying:
+            return True
+        proc = self.rs.procedures[e.call.name]
+        if len(args) != len(proc.params):
+            raise self.fail(e, f"`{proc.name}` takes {len(proc.params)} argument(s), not {len(args)}")
+        base = self.state
+        # the observers: nothing of a trial is logged or heard
+        record, listeners = self.record, self.listeners
+        self.record, self.listeners = False, []
+        try:
+            todo = [()]
+            for _ in range(MAX_TRIALS):
+                if not todo:
+                    return False
+                done, more = self._try(proc, args, todo.pop(), base)
+                if done:
+                    return True
+                todo.extend(reversed(more))   # depth first: the first alternatives first
+            return True
+        finally:
+            self.state = base   # the game's own state, untouched: everything tried was on copies
+            self.record, self.listeners = record, listeners
+            self.forget_all()   # derived values cached while trying read the trial's state
+
+    def _try(self, proc, args, path: tuple, base):
+        """One way through: the answers of `path`, then first options. (whether it changed
+        the game, the paths that answer one later decision otherwise)."""
+        trial = self.state = _trial_copy(base)
+        gen = self.run_block(proc.body, Env(dict(zip(proc.params, args))))
+        answers: list = []
+        more: list = []
+        try:
+            d = next(gen)
+            while True:
+                if len(answers) < len(path):
+                    a = path[len(answers)]
+                else:
+                    a, others = _answers(d)
+                    more += [tuple(answers) + (x,) for x in others]
+                answers.append(a)
+                d = gen.send(a)
+        except StopIteration:
+            pass
+        except (_TrialMoved, _GameOver, _EndScope):
+            return True, []
+        finally:
+            gen.close()
+        return _position(trial) != _position(base), more
+
+
+def _answers(d):
+    """A decision's first answer while trying, and the other answers to try after it."""
+    if d.kind == "may":
+        return True, [False]
+    n = len(d.options)
+    if d.lo <= 1 <= d.hi:
+        return 0, list(range(1, min(n, 1 + MAX_ALTERNATIVES)))
+    return list(range(d.lo)), []
+
+
+def _trial_copy(st):
+    """A copy of the state to try things on: the log left out (a trial writes none), marked
+    `trying`, with no `then` block, bulk move or `simultaneously` open (the procedure runs
+    on its own)."""
+    trial = st.copy(log=False)
+    trial.trying = True
+    trial.deferred, trial.holding, trial.quiet_moves = None, 0, 0
+    return trial
+
+
+def _position(st) -> tuple:
+    """What a trial compares: where the cards are, the variables, who is out, the turn order
+    (not the log, the counters or the random source)."""
+    return ({k: v for k, v in st.zones.items() if v}, st.card_vars, st.player_vars, st.globals, st.out,
+            st.finished, st.next_player, st.first_player, st.extra_turns, st.first_extra_turns, st.direction)

@@ -1,0 +1,130 @@
+"""The layout of cgl.interpreter: its sub-packages are stages, and data flows one way,
+from a stage to a later one. No module imports a module of a later stage (inside a
+function too; only imports under `if TYPE_CHECKING:` are exempt), except the few listed
+in KNOWN_UPWARD, each with its reason; and no folder holds more than MAX_MODULES modules.
+docs/architecture.md ("The stages") says what each stage holds."""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = {"interpreter": "cgl.interpreter", "cli": "cgl.cli", "grammar": "cgl.grammar"}
+
+# The stages, lowest first: the sub-packages of cgl.interpreter.
+STAGES = ["base", "parse", "runtime", "check", "walker", "codegen", "play", "tools", "analytics"]
+# Where the other packages sit: the grammar with the parse stage; the command above all.
+PLACE = {"cgl.grammar": "parse", "cgl.cli": None}   # None: above the last stage
+
+MAX_MODULES = 12
+
+# (importer, imported): why the import goes up. An entry no longer found fails
+# test_the_known_upward_imports_are_still_there, so the list only shrinks.
+KNOWN_UPWARD = {
+    ("cgl.interpreter.check.lint", "cgl.interpreter.walker.compiler"):
+        "lint evaluates those expressions (the entry below) in the tree walker's `Env`, its chain of locals",
+    ("cgl.interpreter.check.lint", "cgl.interpreter.walker.engine"):
+        "lint builds an Engine (a game set up for the fewest players, never played) to evaluate the "
+        "expressions it judges statically: an `all_cards where` choice's size, a pattern's labels, a `deal` "
+        "count; a static evaluator in check/ would remove it",
+}
+
+
+def _modules():
+    for folder, pkg in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT / folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            yield ".".join([pkg, *parts]), path
+
+
+def _is_type_checking(node) -> bool:
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (
+        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
+
+
+def _import_nodes(tree):
+    """Every import statement of a module, at the top or inside a function, but not those
+    under `if TYPE_CHECKING:`."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                todo.extend(child.orelse)
+            else:
+                todo.append(child)
+
+
+def _imports(name, path, known) -> set:
+    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = set()
+    for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = pkg
+            for _ in range(node.level - 1):
+                base = base.rsplit(".", 1)[0]
+            target = (f"{base}.{node.module}" if node.module else base) if node.level else (node.module or "")
+            candidates = [target] + [f"{target}.{a.name}" for a in node.names]
+        else:
+            candidates = [a.name for a in node.names]
+        out |= {c for c in candidates if c in known and c != name}
+    return out
+
+
+def _rank(module):
+    """The position of a module's stage (None: cgl.interpreter itself, which is no stage)."""
+    for pkg, stage in PLACE.items():
+        if module == pkg or module.startswith(pkg + "."):
+            return len(STAGES) if stage is None else STAGES.index(stage)
+    parts = module.split(".")
+    if parts[:2] == ["cgl", "interpreter"] and len(parts) > 2:
+        return STAGES.index(parts[2])
+    return None
+
+
+def _upward() -> set:
+    mods = dict(_modules())
+    found = set()
+    for name, path in mods.items():
+        low = _rank(name)
+        for target in _imports(name, path, mods):
+            high = _rank(target)
+            if low is not None and high is not None and high > low:
+                found.add((name, target))
+    return found
+
+
+def test_every_module_lies_in_a_stage():
+    flat = sorted(p.name for p in (ROOT / "interpreter").glob("*.py") if p.name != "__init__.py")
+    assert flat == [], "put these in the sub-package of their stage"
+    folders = sorted(p.name for p in (ROOT / "interpreter").iterdir() if (p / "__init__.py").exists())
+    assert folders == sorted(STAGES)
+
+
+def test_no_module_imports_a_later_stage():
+    unexplained = sorted(_upward() - set(KNOWN_UPWARD))
+    assert unexplained == [], "an import from a later stage: move the code it needs to a lower stage"
+
+
+def test_the_known_upward_imports_are_still_there():
+    """An entry of KNOWN_UPWARD whose import is gone is taken off the list."""
+    assert sorted(set(KNOWN_UPWARD) - _upward()) == []
+
+
+def test_the_upward_check_finds_an_upward_import():
+    assert _rank("cgl.interpreter.base.ast") < _rank("cgl.interpreter.walker.engine") < _rank("cgl.cli.main")
+    assert _rank("cgl.grammar") == _rank("cgl.interpreter.parse.build")
+
+
+def test_no_folder_holds_too_many_modules():
+    crowded = []
+    for folder in PACKAGES:
+        for d in [ROOT / folder, *[p for p in (ROOT / folder).rglob("*") if p.is_dir()]]:
+            n = len([p for p in d.glob("*.py") if p.name != "__init__.py"])
+            if n > MAX_MODULES:
+                crowded.append(f"{d.relative_to(ROOT)}: {n} modules")
+    assert crowded == [], "split the folder into sub-packages"

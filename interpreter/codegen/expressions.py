@@ -10,7 +10,9 @@ from ..runtime.state import ZoneRef
 from ..check.typecheck import LISTY, Scope, elem_ty
 from ..check.typecheck import Binding as _Binding
 from .runtime import _MISSING, Unsupported
-from .writer import _Fn
+from .writer import Var, _Fn
+
+_O = Var("o")   # the parameter of a module function reading a property of a value
 
 
 class Expressions:
@@ -25,7 +27,9 @@ class Expressions:
 
     def x_Const(self, e, sc, fn):
         v = e.value
-        if v is None or isinstance(v, (bool, int, str)):
+        if v is None or isinstance(v, bool):
+            return Var(repr(v))
+        if isinstance(v, (int, str)):
             return repr(v)
         return self.k(v)
 
@@ -64,7 +68,7 @@ class Expressions:
         """The Python variable of a local, noted as written into the code (an event function
         binds only the names its code uses)."""
         b.used = True
-        return b.var
+        return Var(b.var)
 
     def use(self, b: _Binding, fn: _Fn):
         """Note a read of a loop-bound variable of an enclosing function: a waiting choice
@@ -140,9 +144,9 @@ class Expressions:
     def x_Attr(self, e, sc, fn):
         obj = self.x(e.obj, sc, fn)
         ty = self.ty(e.obj, sc)
-        if obj.isidentifier():
+        if isinstance(obj, Var):
             return self.fast_attr(obj, e.name, f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})", ty, fn)
-        if ty == "card" and self.card_branch(e.name, "o") is not None:
+        if ty == "card" and self.card_branch(e.name, _O) is not None:
             return f"{self.card_getter(e.name)}(eng, {obj})"
         if ty == "player" and e.name in self.player_vars:
             return f"{self.state(fn, 'player_vars')}[{obj}.seat][{e.name!r}]"
@@ -153,7 +157,7 @@ class Expressions:
         fname = "GC_" + name
         if fname not in self.done:
             self.done.add(fname)
-            self.defs += [f"def {fname}(eng, o):", f"    return {self.card_branch(name, 'o')}", ""]
+            self.defs += [f"def {fname}(eng, o):", f"    return {self.card_branch(name, _O)}", ""]
         return fname
 
     # ------------------------------------------------------------ static types
@@ -236,7 +240,7 @@ class Expressions:
             return fname
         self.done.add(fname)
         lines = [f"def {fname}(eng, o, node):"]
-        card = self.card_branch(name, "o")
+        card = self.card_branch(name, _O)
         if card is not None:
             lines += ["    if o.__class__ is Card:", f"        return {card}"]
         if name in self.player_vars:
@@ -254,9 +258,9 @@ class Expressions:
             return f"{self.state(fn, 'card_vars')}[{oid}][{name!r}]"
         if meaning == "derive":
             dv = self.derive_fn(name)
-            if o.isidentifier() and self.derive_kinds[name] == "static":
+            if isinstance(o, Var) and self.derive_kinds[name] == "static":
                 return self.cached(self._static_caches[name], dv, oid, card, fn)
-            if o.isidentifier() and self.derive_kinds[name] in ("card", "place") and fn is not None:
+            if isinstance(o, Var) and self.derive_kinds[name] in ("card", "place") and fn is not None:
                 fn.caches.add(name)  # the game's list of values, fetched as the function starts
                 return self.cached("_dc_" + name, dv, oid, card, fn)
             return f"{dv}(eng, {card})"
@@ -535,7 +539,7 @@ class Expressions:
             test = f"(eng.state.where[{a}.id] == {e.right.id!r})"
         elif tb in self.LISTY and ta == "str":
             test = f"({a} in {self.x(e.right, sc, fn)})"
-        elif tb in self.LISTY and a.isidentifier():
+        elif tb in self.LISTY and isinstance(a, Var):
             b = self.x(e.right, sc, fn)   # (written twice, evaluated once)
             test = f"({a} in {b} if {a}.__class__ is str else _in_list({a}, {b}))"
         elif tb in self.LISTY:

@@ -11,7 +11,7 @@ from ..check.typecheck import Scope, TypeChecker
 from .expressions import Expressions
 from .runtime import _CARD_EVENTS
 from .statements import Statements
-from .writer import _Fn
+from .writer import Var, _Fn
 
 # ---------------------------------------------------------------- the generator
 
@@ -53,7 +53,7 @@ class CodeGen(Expressions, Statements):
     # ------------------------------------------------------------ names
     def fresh(self, base="t") -> str:
         self.n += 1
-        return f"_{base}{self.n}"
+        return Var(f"_{base}{self.n}")
 
     def k(self, obj) -> str:
         """A module constant holding `obj` (an AST node, a table, …)."""
@@ -61,7 +61,7 @@ class CodeGen(Expressions, Statements):
         if name is None:
             name = self.const_ids[id(obj)] = f"K{len(self.consts)}"
             self.consts[name] = obj
-        return name
+        return Var(name)
 
     # ------------------------------------------------------------ bodies
     def procedure(self, proc: A.Procedure, types=()) -> str:

@@ -8,7 +8,7 @@ from ..check.resolver import call_meaning, name_meaning
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope
 from .runtime import Unsupported
-from .writer import _Fn
+from .writer import Var, _Fn
 
 
 class Statements:
@@ -60,7 +60,7 @@ class Statements:
             return f"(not {self.ev_into(fn, e.operand, sc)})"
         if isinstance(e, (A.Compare, A.In)) and not self.has_loop(e.right):
             left = self.ev_into(fn, e.left, sc)
-            if not left.isidentifier():
+            if not isinstance(left, Var):
                 t = self.fresh()
                 fn.emit(f"{t} = {left}")
                 left = t
@@ -113,7 +113,7 @@ class Statements:
             fn.emit(f"if {self.ev_into(fn, cond, inner)}:")
             fn.ind += 1
         value = v if isinstance(e, A.Where) else self.ev_into(fn, e.expr, inner)
-        if count and value != v and not value.isidentifier():
+        if count and value != v and not isinstance(value, Var):
             fn.emit(value)   # evaluated all the same (it may fail), then counted
         fn.emit(f"{out} += 1" if count else f"{out}.append({value})")
         fn.inloop -= 1
@@ -426,7 +426,8 @@ class Statements:
         n = self.guard(fn, s.count, sc)
         src = self.guard(fn, s.source, sc) if s.source else "None"
         dest = self.guard(fn, s.dest, sc) if s.dest else "None"
-        if n == "1" and src == "None" and s.then is None:  # the commonest draw: see CompiledEngine.s_draw1
+        if isinstance(s.count, A.Int) and s.count.value == 1 and s.source is None and s.then is None:
+            # the commonest draw: see CompiledEngine.s_draw1
             self.run_moved(fn, s, f"eng.s_draw1({ks}, {dest})")
         else:
             self.call_then(fn, s, sc, f"eng.s_draw({ks}, {n}, {src}, {dest})")

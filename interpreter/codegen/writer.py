@@ -4,6 +4,17 @@ from __future__ import annotations
 
 from typing import Optional
 
+# ---------------------------------------------------------------- what is written
+
+class Var(str):
+    """Python source that is a plain name: a local, a temporary, a module constant, `True`
+    or `None`. Reading it again costs nothing and changes nothing, so the generator may
+    write it twice. The generator marks what it writes as a `Var` when it writes it, and
+    decides by that mark, never by reading its own output back."""
+
+    __slots__ = ()
+
+
 # ---------------------------------------------------------------- functions being written
 
 class _Fn:
@@ -41,7 +52,7 @@ class _Fn:
     # The parts of the state a module-level function reads often, fetched once as it
     # starts (functions nested in it read them from there).
     FETCH = (("card_vars", "_cv"), ("player_vars", "_pv"), ("zones", "_zs"))
-    _SHORT = dict(FETCH)
+    _SHORT = {part: Var(name) for part, name in FETCH}
 
     def state(self, part: str) -> str:
         """Python for `eng.state.<part>` written in this function: the local its module-level

@@ -174,8 +174,8 @@ def test_state_copy_is_complete_and_independent():
 def test_a_fork_runs_into_the_turn_limit_where_its_game_does(make_rules, monkeypatch):
     """A round that never ends stops at MAX_TURNS turns (E011): a fork from a later turn's
     or phase's snapshot counts the round's turns from its start, as its game does."""
-    from cgl.interpreter.walker import engine as engine_mod
-    monkeypatch.setattr(engine_mod, "MAX_TURNS", 6)
+    from cgl.interpreter.walker import flow
+    monkeypatch.setattr(flow, "MAX_TURNS", 6)
     rs = make_rules("""
         setup { deal 2 to hand }
         turn {

@@ -1,0 +1,138 @@
+"""What the game shows and checks, for both engines: the log (each entry with the seats
+that may read it), what a seat sees at a decision (`view`), how options and cards read,
+and the invariants checked when invariants are on; a mixin of
+:class:`~cgl.interpreter.walker.engine.Engine`."""
+from __future__ import annotations
+
+import weakref
+from functools import partial
+from typing import Optional
+
+from ..base.diagnostics import CglError, Diagnostic, error
+from ..base.protocol import ActionChoice
+from ..runtime.state import Event, ZoneRef, parse_zone_key, plain
+from ..runtime.values import _show, _truth
+from .compiler import Env
+from .forks import _weak_view
+
+
+class Views:
+    """`log`, `view`, `show_card`, the invariant checks (see the module doc)."""
+
+    def log(self, kind: str, text: str, visible_to=None, **data):
+        """Log an entry; one written while a trigger or reaction runs names it as its `cause`
+        (the innermost one: `event_chain`, kept alike by both engines)."""
+        if not self.record:
+            if not self.listeners:
+                return
+            entry = {"step": None, "type": kind, "text": text}
+            if visible_to is not None:
+                entry["to"] = sorted(visible_to)
+            entry.update(data)
+            if self.state.event_chain:
+                entry["cause"] = self.state.event_chain[-1]
+            for fn in self.listeners:
+                fn(entry)
+            return
+        entry = {"step": len(self.state.log), "type": kind, "text": text}
+        if visible_to is not None:
+            entry["to"] = sorted(visible_to)
+        entry.update(data)
+        if self.state.event_chain:
+            entry["cause"] = self.state.event_chain[-1]
+        self.state.log.append(entry)
+        for fn in self.listeners:
+            fn(entry)
+
+    def bump(self, key: str):
+        st = self.state.stats
+        st[key] = st.get(key, 0) + 1
+
+    def show_options(self, options) -> list:
+        return [self.show_option(o) for o in options]
+
+    def show_option(self, o) -> str:
+        if hasattr(o, "props"):
+            return self.show_card(o)
+        if isinstance(o, ActionChoice):
+            return o.label
+        return _show(o)
+
+    def show_card(self, c) -> str:
+        if "display" in self.rs.derives:
+            try:
+                return str(self.attr_of(c, "display")[1])
+            except CglError:
+                pass
+        return c.name
+
+    def _viewer(self, seat: int):
+        """The view function of a new decision: its log holds what happened since the
+        player's previous decision."""
+        if not self.record:   # no log: the same view function every time
+            v = self._views.get(seat)
+            if v is None:
+                # (through a weak reference: the engine keeps it, and must not keep itself alive)
+                v = self._views[seat] = partial(_weak_view, weakref.ref(self), seat)
+            return v
+        since = self.state.last_seen.get(seat, 0)
+        self.state.last_seen[seat] = len(self.state.log)
+        return lambda: self.view(seat, since)
+
+    def view(self, seat: int, since: Optional[int] = None) -> dict:
+        """What player `seat` may see: public zones, their own zones, counts of the rest,
+        and the events they saw (since step `since`, else the last twelve)."""
+        st, rs = self.state, self.rs
+        zones = {}
+        for key, ids in st.zones.items():
+            name, owner, host = parse_zone_key(key)
+            z = rs.zones[name]
+            if host is not None:
+                if not ids:
+                    continue  # most cards have nothing under them
+                owner = self.zone_owner(ZoneRef(name, None, host))
+                label = f"{name} {self.cards[host].name}"
+            else:
+                label = name if owner is None else f"{name} P{owner + 1}"
+            visible = z.visibility == "public" or (z.visibility == "owner" and owner == seat)
+            zones[label] = [self.show_card(self.cards[i]) for i in reversed(ids)] if visible else len(ids)
+        players = []
+        for p in range(self.n):
+            players.append({"player": f"P{p + 1}", **{k: plain(v) for k, v in st.player_vars[p].items()},
+                            **({"out": True} if p in st.out else {})})
+        log = [e for e in st.log[since or 0:] if "to" not in e or seat in e["to"]]
+        if since is None:
+            log = log[-12:]
+        return {"you": f"P{seat + 1}", "round": st.round_no, "turn": st.turn_no, "current": f"P{st.current + 1}",
+                "phase": st.phase, "zones": zones, "players": players,
+                "globals": {k: plain(v) for k, v in st.globals.items()}, "log": log}
+
+    def check_card(self, ev: Event):
+        """After a card moves: it is in the zone it is recorded in, once, and not where it was."""
+        st, cid = self.state, ev.card.id
+        key = st.where[cid]
+        if st.zones[key].count(cid) != 1:
+            raise error("E012", f"invariant broken: {ev.card.name} appears {st.zones[key].count(cid)} times in {key}")
+        if ev.source is not None and ev.source.key != key and cid in st.zones.get(ev.source.key, ()):
+            raise error("E012", f"invariant broken: {ev.card.name} is still in {ev.source} after moving to {key}")
+
+    def check_promises(self):
+        """The ruleset's own `invariant` declarations."""
+        for inv in self.rs.invariants:
+            if not _truth(self.ev(inv.cond, Env())):
+                st = self.state
+                raise CglError(Diagnostic("E012", f"invariant `{inv.name}` broken at the end of round {st.round_no}, "
+                                          f"turn {st.turn_no} (P{st.current + 1})", inv.span))
+
+    def check_invariants(self):
+        st = self.state
+        seen = [0] * len(self.cards)
+        for key, ids in st.zones.items():
+            for i in ids:
+                seen[i] += 1
+                if st.where[i] != key:
+                    raise error("E012", f"invariant broken: {self.cards[i].name} is in {key} "
+                                f"but recorded in {st.where[i]}")
+        bad = [self.cards[i].name for i, n in enumerate(seen) if n != 1]
+        if bad:
+            raise error("E012", f"invariant broken: cards lost or duplicated: {', '.join(bad[:5])}")

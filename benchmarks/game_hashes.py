@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import pathlib
 import sys
 
@@ -35,7 +34,6 @@ def _digest(path, engine: str, games: int) -> str:
     from cgl.interpreter.check.loader import load
     from cgl.interpreter.runtime.state import plain
 
-    os.environ["CGL_ENGINE"] = engine
     rs = load(str(path))
     lo, hi = rs.game.min_players, rs.game.max_players
     h = hashlib.sha256()
@@ -43,7 +41,8 @@ def _digest(path, engine: str, games: int) -> str:
         players = lo + i % (hi - lo + 1)
         agent = "random" if i % 2 == 0 else "greedy"
         for record in (True, False):
-            g = play(rs, players, seed=1000 + i, agents=[agent] * players, record=record)
+            g = play(rs, players, seed=1000 + i, agents=[agent] * players, record=record, engine=engine)
+            assert g.engine_kind == engine
             r = g.result
             doc = {"log": [plain(x) for x in r.log], "answers": plain(g.answers), "winners": r.winners,
                    "reason": r.reason, "players": r.players, "rounds": r.rounds, "turns": r.turns,

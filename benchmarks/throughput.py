@@ -109,10 +109,8 @@ def main(argv=None):
     ap.add_argument("--engine", choices=["compiled", "tree"], default="compiled",
                     help="the compiled interpreter (default) or the tree walker")
     args = ap.parse_args(argv)
-    if args.engine == "tree":
-        os.environ["CGL_ENGINE"] = "tree"
-    else:
-        os.environ.pop("CGL_ENGINE", None)
+    from cgl.interpreter.play import game as game_module
+    game_module.DEFAULT_ENGINE = args.engine    # every game this script plays
 
     names = args.rulesets or sorted(packaged_rulesets())
     load_avg = f"; load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""

@@ -18,6 +18,7 @@ import click
 
 from cgl.interpreter.analytics import simulate as sim
 from cgl.interpreter.base.diagnostics import CglError, did_you_mean, render_all, use_colour
+from cgl.interpreter.play import game as game_module
 from cgl.interpreter.play.game import Game
 from cgl.interpreter.check.loader import load, resolve
 from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS
@@ -90,6 +91,8 @@ def _prepare(ruleset: str, opts: dict, players: Optional[int], agent, agents_csv
         raise click.BadParameter(f"`{score}` is not a player variable of this ruleset ({hint})", param_hint="--score")
     # workers (other processes, or a Dask cluster) load the ruleset themselves: an absolute path
     spec = sim.BatchSpec.make(os.path.abspath(found), opts, n, lineup, seed, score, rotate, direction)
+    # the engine `cgl --engine` chose: a worker elsewhere (Dask) plays on it too
+    spec = dataclasses.replace(spec, engine=game_module.DEFAULT_ENGINE)
     sim.remember_ruleset(spec, rs)
     return rs, spec
 

@@ -17,7 +17,8 @@ from click.core import ParameterSource
 from cgl.interpreter.play import logs, saves
 from cgl.interpreter.base.diagnostics import CglError, Diagnostic, render_all, use_colour
 from cgl.interpreter.walker.engine import AnswerError
-from cgl.interpreter.play.game import Game, make_agent, needs_worlds
+from cgl.interpreter.play import game as _game_module
+from cgl.interpreter.play.game import ENGINES, Game, make_agent, needs_worlds
 from cgl.interpreter.check.loader import load, packaged_rulesets, resolve
 from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS
 
@@ -86,7 +87,12 @@ class _Main(click.Group):
 
 @click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(_version(), prog_name="cgl")
-def main():
+@click.option("--engine", type=click.Choice(ENGINES, case_sensitive=False), envvar="CGL_ENGINE",
+              help="What plays the games of this command: `compiled` (the default: the ruleset compiled to Python) "
+                   "or `tree` (the tree walker, which defines what a ruleset means; both play the same games). "
+                   "Also from CGL_ENGINE.")
+@click.pass_context
+def main(ctx, engine):
     """cgl, the card-game language: play, test and check card games written in CGL.
 
     \b
@@ -98,7 +104,11 @@ def main():
       cgl fmt rulesets                        format files in the one house layout
       cgl explain E004                        what a diagnostic code means
       cgl new my-game                         start a new ruleset folder
+      cgl --engine tree run mgt -s 1          the same game, on the tree walker
     """
+    if engine is not None:   # every game of this command (and of its worker processes), and no other
+        before, _game_module.DEFAULT_ENGINE = _game_module.DEFAULT_ENGINE, engine.lower()
+        ctx.call_on_close(lambda: setattr(_game_module, "DEFAULT_ENGINE", before))
 
 
 # ---------------------------------------------------------------- run
@@ -749,8 +759,10 @@ def info(ruleset):
                                       for z in rs.zones.values()))
     from cgl.interpreter.codegen import compiled_for
     from cgl.interpreter.check.resolver import facts
-    if compiled_for(rs) is not None:
-        click.echo("Engine: compiled to Python (CGL_ENGINE=tree runs the tree walker)")
+    if _game_module.DEFAULT_ENGINE == "tree":
+        click.echo("Engine: the tree walker (`--engine tree`)")
+    elif compiled_for(rs) is not None:
+        click.echo("Engine: compiled to Python (`cgl --engine tree …` runs the tree walker)")
     else:
         click.echo(f"Engine: tree walker ({facts(rs).compiled_why or 'not compiled'})")
 

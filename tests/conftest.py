@@ -57,18 +57,15 @@ def pytest_generate_tests(metafunc):
 def engine(request, monkeypatch):
     """The engine a test of a both_engines module plays on ("compiled" or "tree"; None elsewhere).
 
-    It sets CGL_ENGINE, which `make_engine` reads at each game's creation, and checks that
-    every game the test creates is played by that engine (rulesets and their compiled
-    modules are cached, so the variable alone proves nothing), and that the test creates
-    at least one (else it belongs under `one_engine`)."""
+    It sets `game.DEFAULT_ENGINE`, the engine of every game that names none (as `cgl
+    --engine` does), and checks that every game the test creates is played by that engine
+    (rulesets and their compiled modules are cached, so the setting alone proves nothing),
+    and that the test creates at least one (else it belongs under `one_engine`)."""
     name = getattr(request, "param", None)
     if name is None:
         yield None
         return
-    if name == "tree":
-        monkeypatch.setenv("CGL_ENGINE", "tree")
-    else:
-        monkeypatch.delenv("CGL_ENGINE", raising=False)
+    monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", name)
     want = _codegen.CompiledEngine if name == "compiled" else Engine
     made = []
     real = _game.make_engine

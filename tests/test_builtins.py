@@ -45,7 +45,7 @@ def test_no_other_module_lists_the_built_in_names():
 def test_every_built_in_runs_on_both_engines(make_rules, monkeypatch, engine):
     """Each function and value of the registry, called from a rule, on each engine (`deck_of`
     needs a `deck` block: tests/test_kozyablo.py plays it)."""
-    monkeypatch.setenv("CGL_ENGINE", engine)
+    monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
     rs = make_rules("""
         match { rounds 1 }
         round { start { deal 2 to hand }  until turn_no >= 1 }

@@ -9,6 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli.main import main
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.play.game import Game
 
 
 def cli(*args, input=None):
@@ -141,8 +143,7 @@ def test_a_bug_in_the_generator_is_never_swallowed(monkeypatch, strict):
         codegen.compiled_for(rs)
     with pytest.raises(KeyError, match="a bug in the generator"):
         codegen.make_engine(rs, 2, 0)
-    monkeypatch.setenv("CGL_ENGINE", "tree")     # the tree walker never asks the generator
-    assert type(codegen.make_engine(rs, 2, 0)).__name__ == "Engine"
+    assert type(codegen.make_engine(rs, 2, 0, engine="tree")).__name__ == "Engine"   # it never asks the generator
 
 
 def test_human_seat_sees_only_its_own_hand_and_a_typo_asks_again():
@@ -202,3 +203,31 @@ def test_human_can_read_an_options_card_data():
     assert r.exit_code == 0, r.output[-1500:]
     assert "  data: type " in r.output and " · family " in r.output and " · disposition " in r.output
     assert "Type `about N` with N from 1 to" in r.output
+
+
+def test_the_engine_is_an_argument_of_a_game_and_a_flag_of_the_command(monkeypatch):
+    """`Game(..., engine=…)` picks what plays, a fork keeps it, a wrong name is a located
+    error; `cgl --engine tree` plays the command's games on the tree walker and leaves the
+    default of the process as it was."""
+    import cgl.interpreter.codegen as codegen
+    from cgl.interpreter.check.loader import load
+    from cgl.interpreter.play import game as game_module
+    from cgl.interpreter.walker.engine import Engine
+    rs = load("mgt")
+    tree = Game(rs, 2, 1, engine="tree", forkable=True)
+    assert type(tree.engine) is Engine and type(Game(rs, 2, 1).engine) is codegen.CompiledEngine
+    tree.start()
+    assert type(tree.fork().engine) is Engine and tree.fork().engine_kind == "tree"
+    with pytest.raises(CglError, match="there is no engine `fast`"):
+        Game(rs, 2, 1, engine="fast")
+    made = []
+    real = game_module.make_engine
+
+    def spy(*a, **kw):
+        made.append(real(*a, **kw))
+        return made[-1]
+    monkeypatch.setattr(game_module, "make_engine", spy)
+    r = cli("--engine", "tree", "run", "mgt", "-p", "2", "-s", "1", "-q")
+    assert r.exit_code == 0 and made and all(type(e) is Engine for e in made)
+    assert game_module.DEFAULT_ENGINE == "compiled"
+    assert "the tree walker" in cli("--engine", "tree", "info", "mgt").output

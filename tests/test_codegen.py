@@ -26,10 +26,10 @@ def record(game) -> str:
 
 
 def both(rs, players, seed, agents, monkeypatch):
-    monkeypatch.setenv("CGL_ENGINE", "tree")
+    monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", "tree")
     tree = play(rs, players, seed, agents=agents)
     assert type(tree.engine) is Engine
-    monkeypatch.delenv("CGL_ENGINE")
+    monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", "compiled")
     fast = play(rs, players, seed, agents=agents)
     assert type(fast.engine) is CompiledEngine
     return tree, fast
@@ -62,9 +62,9 @@ def test_examples_play_the_same_games_compiled(path, monkeypatch):
 
 def error_of(rs, monkeypatch, engine):
     if engine == "tree":
-        monkeypatch.setenv("CGL_ENGINE", "tree")
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", "tree")
     else:
-        monkeypatch.delenv("CGL_ENGINE", raising=False)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", "compiled")
     with pytest.raises(CglError) as info:
         play(rs, 2, 0, agents=["random", "random"])
     d = info.value.diagnostics[0]
@@ -94,7 +94,7 @@ def test_step_budget_stops_at_the_same_statement_compiled(make_rules, monkeypatc
     rs = make_rules("var n = 0\nturn { phase a { set n += 1 } }\nround { until n > 100000 }")
     out = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         game = Game(rs, 2, 0)
         game.engine.max_steps = 500
         with pytest.raises(CglError) as info:
@@ -124,7 +124,7 @@ def test_simultaneous_choices_set_outer_locals_compiled(make_rules, monkeypatch)
     """)
     results = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         game = Game(rs, 2, 0)
         d = game.start()
         answers = [1, 0]
@@ -166,7 +166,7 @@ def test_actions_see_the_locals_where_act_runs_compiled(make_rules, monkeypatch)
     """)
     out = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         game = Game(rs, 2, 0)
         d = game.start()
         labels = d.labels
@@ -211,7 +211,7 @@ def test_typed_texts_narrowing_hoisting_and_kept_caches_compiled(make_rules, mon
     """)
     out = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         results = []
         for seed in range(4):
             game = play(rs, 2, seed, agents=["random", "random"])
@@ -256,7 +256,7 @@ def test_runners_written_in_and_loops_over_ids_compiled(make_rules, monkeypatch)
     """)
     out = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         out.append([record(play(rs, 3, seed, agents=["random"] * 3)) for seed in range(6)])
     assert compiled_for(rs) is not None
     assert out[0] == out[1]
@@ -320,7 +320,7 @@ def test_rule_conditions_are_compiled_and_see_what_is_bound_where_they_are_asked
     assert all(id(r.cond) in compiled.exprs for r in rs.rules)
     out = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         game = Game(rs, 2, 3)
         d = game.start()
         seen = []

@@ -129,7 +129,7 @@ def test_a_clone_is_its_engines_parts_a_new_games_own_and_a_copy_of_the_state(en
     a new game does (`Engine._begin`, found here by calling it, not by a list), and plays
     on a copy of the snapshot's state. A method a tool wrapped on the engine stays there."""
     if engine_kind == "tree":
-        monkeypatch.setenv("CGL_ENGINE", "tree")
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", "tree")
     rs = load_cached("unicorns")
     game = Game(rs, 2, 1, forkable=True)
     game.start()

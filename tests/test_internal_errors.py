@@ -15,7 +15,7 @@ from conftest import run_script
 
 @pytest.mark.parametrize("engine", ["compiled", "tree"])
 def test_a_bug_in_cgl_is_an_internal_error_not_the_users_e010(monkeypatch, engine):
-    monkeypatch.setenv("CGL_ENGINE", engine)
+    monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
 
     def broken_roll(self, sides):     # a stand-in for a bug in the engine's own code
         raise KeyError("a bug in the engine")
@@ -33,7 +33,7 @@ def test_a_bug_in_cgl_is_an_internal_error_not_the_users_e010(monkeypatch, engin
     ('say "{first(3)}"', "expected a list or a zone"),
 ])
 def test_a_mistake_in_a_rule_is_a_located_e010(make_rules, monkeypatch, engine, body, message):
-    monkeypatch.setenv("CGL_ENGINE", engine)
+    monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
     rs = make_rules('match { rounds 1 }\nround { until turn_no >= 1 }\nturn { phase p { ' + body + ' } }\n')
     with pytest.raises(CglError) as e:
         run_script(rs, [])

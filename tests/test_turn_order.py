@@ -267,7 +267,7 @@ def test_the_example_plays_the_same_games_on_both_engines(monkeypatch):
     rs = load(str(ROOT / "examples" / "switchback.cgl"))
     prints = {}
     for name, cls in (("compiled", CompiledEngine), ("tree", Engine)):
-        monkeypatch.setenv("CGL_ENGINE", name)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", name)
         games = [play(rs, n, seed, agents=[("greedy", "random")[s % 2] for s in range(n)])
                  for n, seed in ((2, 1), (3, 2), (4, 3), (4, 4))]
         assert all(type(g.engine) is cls and g.state.finished for g in games)

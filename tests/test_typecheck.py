@@ -50,7 +50,7 @@ def test_a_value_of_the_wrong_kind_is_e008_at_lint_time(make_rules, stmt, messag
 @pytest.mark.parametrize("engine", ["compiled", "tree"])
 def test_what_lint_reports_would_fail_mid_game(make_rules, monkeypatch, stmt, engine):
     """The reported mistakes are real: played, each stops the game with E010."""
-    monkeypatch.setenv("CGL_ENGINE", engine)
+    monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
     rs = make_rules(PLAYED.format(stmt=stmt))
     with pytest.raises(CglError) as e:
         run_script(rs, [])

@@ -39,6 +39,7 @@ class BatchSpec:
     rotate: bool = False         # turn the lineup one seat per game: agents[0] sits at seat (i - 1) mod players
     score_direction: str = "high"   # "low": the lowest score leads
     max_steps: int = DEFAULT_MAX_STEPS   # each game's budget of steps
+    engine: Optional[str] = None         # "compiled" or "tree" (None: the worker's default, `Game`)
 
     @staticmethod
     def make(ruleset: str, options: Optional[dict], players: int, agents: Sequence[str], seed: int,

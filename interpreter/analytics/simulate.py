@@ -183,7 +183,7 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
     seed = game_seed(spec.seed, index)
     # the statistics need no transcript; a search bot needs the game forkable
     game = Game(rs, spec.players, seed, record=False, forkable=needs_worlds(spec.agents[:spec.players]),
-                max_steps=spec.max_steps)
+                max_steps=spec.max_steps, engine=spec.engine)
     n = game.players
     agents = [make_agent(name, seat, seed) for seat, name in enumerate(seat_agents(spec, index)[:n])]
     watch = _Watcher(game.engine, spec.score, spec.score_direction == "low")

@@ -47,7 +47,7 @@ error. The generator only emits: everything it writes is decided on the AST and 
 writing, never by reading its output back, and the same ruleset always gives the same
 source.
 
-`CGL_ENGINE=tree` in the environment makes `Game` use the tree walker instead.
+`Game(..., engine="tree")` (`cgl --engine tree`) plays on the tree walker instead.
 """
 from __future__ import annotations
 

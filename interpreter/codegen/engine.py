@@ -2,7 +2,6 @@
 `make_engine`, which chooses between it and the tree walker."""
 from __future__ import annotations
 
-import os
 from functools import partial
 from typing import Optional
 
@@ -298,13 +297,17 @@ class CompiledEngine(Engine):
 
 
 def make_engine(rs, players: int, seed: int, check_invariants: bool = False,
-                max_steps: Optional[int] = DEFAULT_MAX_STEPS) -> Engine:
-    """The compiled engine when the ruleset compiles (and CGL_ENGINE is not "tree"), else the
-    tree walker; `max_steps` is the game's budget of steps (None: no limit)."""
-    if os.environ.get("CGL_ENGINE", "").lower() != "tree":
+                max_steps: Optional[int] = DEFAULT_MAX_STEPS, engine: str = "compiled") -> Engine:
+    """The engine a game is played on: `engine` "compiled" (the ruleset's generated code,
+    or the tree walker when the ruleset does not compile) or "tree" (the tree walker, the
+    definition of what a ruleset means); `max_steps` is the game's budget of steps (None:
+    no limit)."""
+    if engine == "compiled":
         cx = compiled_for(rs, budget=max_steps is not None)
         if cx is not None:
             return CompiledEngine(rs, players, seed, check_invariants, cx, max_steps)
         if _strict():   # a fall back remembered from before the variable was set
             raise Unsupported(f"{facts(rs).compiled_why} (CGL_STRICT_COMPILE=1 forbids the tree walker's fall back)")
+    elif engine != "tree":
+        raise ValueError(f"unknown engine {engine!r}: compiled or tree")
     return Engine(rs, players, seed, check_invariants, max_steps)

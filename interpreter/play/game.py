@@ -47,14 +47,26 @@ class Result:
         return f"Winner{'s' if len(self.winners) > 1 else ''}: {who} ({self.reason})."
 
 
+#: The engines a game can be played on: the ruleset's generated code (the default; the
+#: tree walker when a ruleset does not compile) and the tree walker, which defines what a
+#: ruleset means and plays the same games.
+ENGINES = ("compiled", "tree")
+#: The engine of a game that names none (`cgl --engine`, and the tests, set it).
+DEFAULT_ENGINE = "compiled"
+
+
 class Game:
     """One game of a ruleset, driven one decision at a time."""
 
     def __init__(self, ruleset, players: Optional[int] = None, seed: int = 0, check_invariants: bool = False,
                  decks: Optional[dict] = None, record: bool = True, forkable: bool = False,
-                 max_steps: Optional[int] = DEFAULT_MAX_STEPS):
+                 max_steps: Optional[int] = DEFAULT_MAX_STEPS, engine: Optional[str] = None):
         """`max_steps`: the game's budget of steps (statements run and turns played; see
-        docs/language.md, "Limits"); past it the game stops with E011. None: no limit."""
+        docs/language.md, "Limits"); past it the game stops with E011. None: no limit.
+        `engine`: "compiled" or "tree" (`ENGINES`; None: `DEFAULT_ENGINE`)."""
+        engine = engine or DEFAULT_ENGINE
+        if engine not in ENGINES:
+            raise CglError(Diagnostic("E007", f"there is no engine `{engine}`: {' or '.join(ENGINES)}"))
         g = ruleset.game
         if players is None:
             players = g.min_players
@@ -67,7 +79,8 @@ class Game:
         if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
             raise CglError(Diagnostic("E007", f"the budget of steps must be a whole number of at least 1, "
                                       f"not {max_steps!r}"))
-        self.engine = make_engine(ruleset, players, seed, check_invariants, max_steps)
+        self.engine_kind = engine
+        self.engine = make_engine(ruleset, players, seed, check_invariants, max_steps, engine)
         # record=False keeps no transcript (simulations): the same game, an empty log
         self.engine.record = record
         self.decks = dict(decks or {})       # seat (0-based) -> deck list file
@@ -171,13 +184,13 @@ class Game:
         snap = self._snap
         if snap is None or self._start_args != (None, None, False, None):
             twin = Game(self.ruleset, self.players, self.seed, self.engine.check, self.decks, self.engine.record,
-                        forkable=forkable, max_steps=self.engine.max_steps)
+                        forkable=forkable, max_steps=self.engine.max_steps, engine=self.engine_kind)
             twin.start(*self._start_args)
             twin._replay(self.answers, self._unseen(0, unseen_by))
             return twin
         kept, seat, why, given, phase = snap
         twin = Game.__new__(Game)
-        twin.ruleset, twin.seed, twin.decks = self.ruleset, self.seed, self.decks
+        twin.ruleset, twin.seed, twin.decks, twin.engine_kind = self.ruleset, self.seed, self.decks, self.engine_kind
         eng = twin.engine = self.engine.clone(kept)
         twin._snap = snap          # never changed: a fork of the fork copies it again
         twin._resuming = not phase      # (a phase's resumed fork meets no snapshot of its own first)
@@ -291,17 +304,17 @@ def _sample(ref, seat: int, rng):
 
 def play(ruleset, players: Optional[int] = None, seed: int = 0, agents=None, check_invariants: bool = False,
          max_decisions: int = 1_000_000, listener=None, decks: Optional[dict] = None, record: bool = True,
-         max_steps: Optional[int] = DEFAULT_MAX_STEPS) -> Game:
+         max_steps: Optional[int] = DEFAULT_MAX_STEPS, engine: Optional[str] = None) -> Game:
     """Play a whole game. `agents` is a list (one per seat) of agents or agent names;
     `record=False` keeps no transcript (the game is the same; its log stays empty);
-    `max_steps` is the game's budget of steps (see `Game`)."""
+    `max_steps` is the game's budget of steps, `engine` the engine it is played on (see `Game`)."""
     n = ruleset.game.min_players if players is None else players
     if agents is None:
         agents = ["random"] * n
     elif len(agents) < n:
         agents = list(agents) + [agents[-1]] * (n - len(agents))
     game = Game(ruleset, players, seed, check_invariants, decks, record, forkable=needs_worlds(agents),
-                max_steps=max_steps)
+                max_steps=max_steps, engine=engine)
     made = [make_agent(a, i, seed) if isinstance(a, str) else a for i, a in enumerate(agents)]
     if listener is not None:
         game.engine.listeners.append(listener)

@@ -69,7 +69,7 @@ def _agents(agent: Optional[str], agents_csv: Optional[str], skill: Optional[tup
 
 
 def _prepare(ruleset: str, opts: dict, players: Optional[int], agent, agents_csv, seed: int, score: Optional[str],
-             skill: Optional[tuple] = None, direction: str = "high"):
+             skill: Optional[tuple] = None, direction: Optional[str] = None):
     """Load and check everything before playing: (ruleset, spec). Exits 2 on a bad input."""
     try:
         found = resolve(ruleset)
@@ -81,14 +81,17 @@ def _prepare(ruleset: str, opts: dict, players: Optional[int], agent, agents_csv
     lineup, rotate = _agents(agent, agents_csv, skill, n)
     if score is None:
         score = sim.default_score(rs)
-        if score is None and direction != "high":
+        if score is None and direction == "low":
             names = ", ".join(rs.player_vars()) or "none"
-            raise click.BadParameter(f"there is no score to follow: this ruleset has no `points`; name one of its "
-                                     f"player variables with --score ({names})", param_hint="--score-direction")
+            raise click.BadParameter(f"there is no score to follow: this ruleset declares none (`var … per player = "
+                                     f"0 as score`) and has no `points`; name one of its player variables with "
+                                     f"--score ({names})", param_hint="--score-direction")
     elif score not in rs.player_vars():
         hint = did_you_mean(score, rs.player_vars()) or (
             "its player variables: " + ", ".join(rs.player_vars()) if rs.player_vars() else "it has none")
         raise click.BadParameter(f"`{score}` is not a player variable of this ruleset ({hint})", param_hint="--score")
+    if direction is None:   # the way the ruleset's declared score leads, for that score
+        direction = sim.default_direction(rs) if score == sim.default_score(rs) else "high"
     # workers (other processes, or a Dask cluster) load the ruleset themselves: an absolute path
     spec = sim.BatchSpec.make(os.path.abspath(found), opts, n, lineup, seed, score, rotate, direction)
     # the engine `cgl --engine` chose: a worker elsewhere (Dask) plays on it too
@@ -173,9 +176,11 @@ def _common(f):
         click.option("--workers", "-w", type=click.IntRange(min=1),
                      help="Local worker processes (default: one per core). The results do not depend on it."),
         click.option("--score", metavar="VAR", help="Player variable whose leader is followed for lead changes, "
-                                                    "decisiveness and drama (default: points, if the ruleset has it)."),
-        click.option("--score-direction", "direction", type=click.Choice(["high", "low"]), default="high",
-                     show_default=True, help="Which scores are better: high, or low (the lowest score leads)."),
+                                                    "decisiveness and drama (default: the one the ruleset declares "
+                                                    "`as score`, else `points` if it has it)."),
+        click.option("--score-direction", "direction", type=click.Choice(["high", "low"]),
+                     help="Which scores are better: high, or low (the lowest score leads). Default: as the ruleset "
+                          "declares its score (`as low score`: low), else high."),
         click.option("--json", "as_json", is_flag=True, help="Print one JSON object with every metric."),
         click.option("--dask", "dask", metavar="ADDRESS",
                      help='Run the games on the Dask cluster at ADDRESS (needs pip install "cgl[dask]").'),

@@ -4,7 +4,8 @@ Built from the engine's state with the visibility rules the engine uses (`sees_z
 and nothing game-specific: the ruleset says how its cards group (`derive group`, else
 its first enum card property, else its first card property after `name`), what they do
 (a text field of the card data, the doc comments of the triggers and rules that fire for
-that card), and which player variable is the score (`points`, `score` or `vp`).
+that card), and which player variable is the score (`Ruleset.score`: the one declared
+`as score`, else `points`).
 
 Text comes out as rich markup (`render_*`); :func:`plain` strips it, for pipes and tests.
 """
@@ -21,7 +22,6 @@ from rich.text import Text
 from cgl.interpreter.base.diagnostics import CglError
 from cgl.interpreter.runtime.state import Event, ZoneRef, parse_zone_key, plain as plain_value
 
-SCORE_VARS = ("points", "score", "vp", "victory_points")
 TEXT_FIELDS = ("text", "about", "effect", "ability", "description", "rules")
 WIDTH = 100
 PILE = 8          # cards a zone lists before it is shown as its top and its size
@@ -63,8 +63,8 @@ def group_property(rs) -> Optional[str]:
 
 
 def score_var(rs) -> Optional[str]:
-    pv = rs.player_vars()
-    return next((n for n in SCORE_VARS if n in pv), None)
+    """The player variable the ruleset declares its score (`Ruleset.score`), if any."""
+    return rs.score[0] if rs.score else None
 
 
 def _value(eng, card, name):

@@ -82,8 +82,14 @@ def rotated_seat(spec: BatchSpec, index: int) -> Optional[int]:
 
 
 def default_score(rs) -> Optional[str]:
-    """The score variable tracked for lead changes: `points` if the ruleset has it."""
-    return "points" if "points" in rs.player_vars() else None
+    """The score variable tracked for lead changes: the one the ruleset declares
+    (`Ruleset.score`: `as score`, else `points`), if any."""
+    return rs.score[0] if rs.score else None
+
+
+def default_direction(rs) -> str:
+    """Which way the declared score leads: "high", or "low" (`as low score`)."""
+    return rs.score[1] if rs.score else "high"
 
 
 def rerun_command(label: str, spec: BatchSpec, seed="<seed>", index: Optional[int] = None) -> Optional[str]:

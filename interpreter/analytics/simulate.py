@@ -41,7 +41,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Optional, Sequence
 
 from ..codegen import compiled_for
-from .batchspec import SEED_SPACE, BatchSpec, default_score, game_seed, rerun_command, rotated_seat, seat_agents
+from .batchspec import (SEED_SPACE, BatchSpec, default_direction, default_score, game_seed, rerun_command,
+                        rotated_seat, seat_agents)
 from .comparison import compare, format_compare
 from ..base.diagnostics import CglError, Diagnostic
 from ..play.game import Game, make_agent, needs_worlds
@@ -57,7 +58,7 @@ from .summary_text import format_summary
 
 # The names other code reaches through `simulate` (most of them live in the modules above).
 __all__ = [
-    "MAX_DECISIONS", "BatchSpec", "SEED_SPACE", "game_seed", "default_score", "rerun_command", "seat_agents",
+    "MAX_DECISIONS", "BatchSpec", "SEED_SPACE", "game_seed", "default_score", "default_direction", "rerun_command", "seat_agents",
     "rotated_seat", "LeadTracker", "lead_metrics", "skill_gap", "compare_skill",
     "remember_ruleset", "play_one", "run_chunk", "run_batch", "DaskUnavailable", "ClusterError",
     "summarize", "KINDS", "declared_events", "csv_rows", "format_summary", "compare", "format_compare",

@@ -521,10 +521,12 @@ class Zone(Decl):
 
 @attrs.frozen
 class Var(Decl):
-    """`var points per player = 0`, `var meld per card = none`, `var round_winner = none`"""
+    """`var points per player = 0`, `var meld per card = none`, `var round_winner = none`,
+    `var points per player = 0 as score`, `var penalty per player = 0 as low score`"""
     name: str
     scope: str  # global | player | card
     init: Expr
+    role: Optional[tuple] = None   # the words after `as`: ("score",), ("low", "score")
 
 
 @attrs.frozen

@@ -90,6 +90,18 @@ class Ruleset:
                 return z
         return None
 
+    @property
+    def score(self) -> Optional[tuple]:
+        """(the player variable that is the score, "high" or "low"): the one declared
+        `as score` (the highest leads) or `as low score` (the lowest leads); in a ruleset
+        that declares none, `points` if the players have it (the highest leading); else None."""
+        for v in self.vars.values():
+            if v.role in SCORE_ROLES:
+                return v.name, SCORE_ROLES[v.role]
+        if "points" in self.player_vars():
+            return "points", "high"
+        return None
+
     def card_vars(self):
         return {n: v for n, v in self.vars.items() if v.scope == "card"}
 
@@ -98,6 +110,32 @@ class Ruleset:
 
     def global_vars(self):
         return {n: v for n, v in self.vars.items() if v.scope == "global"}
+
+
+#: What a variable may be declared as (`var points per player = 0 as score`): the score,
+#: and which way it leads.
+SCORE_ROLES = {("score",): "high", ("low", "score"): "low"}
+
+
+def _check_roles(rs) -> None:
+    """`as score` / `as low score`: a word the language knows, on a player variable, once."""
+    declared = None
+    for v in rs.vars.values():
+        if v.role is None:
+            continue
+        words = " ".join(v.role)
+        if v.role not in SCORE_ROLES:
+            raise error("E004", f"a variable cannot be declared `as {words}`", v.span,
+                        hint="a player variable can be the score: `as score` (the highest leads) or "
+                             "`as low score` (the lowest leads)")
+        if v.scope != "player":
+            raise error("E008", f"`{v.name}` is {'a card' if v.scope == 'card' else 'a global'} variable, so it "
+                        f"cannot be the score", v.span, hint=f"the score is each player's: `var {v.name} per player "
+                                                              f"= … as {words}`")
+        if declared is not None:
+            raise error("E005", f"`{v.name}` is declared the score, and so is `{declared.name}`", v.span,
+                        hint="a game has one score: keep `as score` on one of them")
+        declared = v
 
 
 # ---------------------------------------------------------------- finding files
@@ -499,6 +537,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         invariants=by_kind.get(A.Invariant, []), deck=one(A.DeckDecl), items=items, sources=sources,
         checks=by_kind.get(A.Check, []), estimate=one(A.Estimate), roots=roots,
     )
+    _check_roles(rs)
     from .names import check_names
     found = check_names(rs)
     if found:

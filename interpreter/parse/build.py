@@ -451,7 +451,10 @@ class _Build(Transformer):
 
     def var_decl(self, meta, c):
         rest = [x for x in c if not isinstance(x, _Tagged)]
-        return A.Var(str(rest[0]), _tagged(c, "scope", "global"), rest[1], span=self.sp(meta))
+        return A.Var(str(rest[0]), _tagged(c, "scope", "global"), rest[1], _tagged(c, "role"), span=self.sp(meta))
+
+    def var_role(self, meta, c):
+        return _Tagged("role", tuple(str(x) for x in c))
 
     def params(self, meta, c):
         return tuple(str(x) for x in c)

@@ -1,0 +1,57 @@
+"""A ruleset declares its score (`var … per player = 0 as score`, `as low score`): the table
+and the statistics read the declaration instead of guessing from a variable's name."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cgl.cli import table as T
+from cgl.cli.main import main
+from cgl.interpreter.base.diagnostics import CglError
+
+from conftest import HEADER
+
+RULES = """
+match { rounds 1 }
+round { until turn_no >= 1 }
+turn { phase p { pass } }
+"""
+
+
+@pytest.mark.parametrize("decl,score", [
+    ("var pts per player = 0 as score", ("pts", "high")),
+    ("var penalty per player = 0 as low score", ("penalty", "low")),
+    ("var points per player = 0", ("points", "high")),             # declared none: `points`
+    ("var points per player = 0\nvar vp per player = 0 as score", ("vp", "high")),
+    ("var vp per player = 0", None),                                # no name is guessed
+])
+def test_a_ruleset_declares_its_score(make_rules, decl, score):
+    rs = make_rules(decl + "\n" + RULES)
+    assert rs.score == score
+    assert T.score_var(rs) == (score[0] if score else None)
+
+
+@pytest.mark.parametrize("decl,code,words", [
+    ("var x per player = 0 as scor", "E004", "cannot be declared `as scor`"),
+    ("var x = 0 as score", "E008", "`x` is a global variable, so it cannot be the score"),
+    ("var x per card = 0 as low score", "E008", "`x` is a card variable"),
+    ("var a per player = 0 as score\nvar b per player = 0 as low score", "E005", "`b` is declared the score"),
+])
+def test_a_wrong_score_declaration_is_a_located_error(make_rules, decl, code, words):
+    with pytest.raises(CglError) as e:
+        make_rules(decl + "\n" + RULES)
+    d = e.value.diagnostics[0]
+    assert d.code == code and words in d.message and d.hint
+    assert d.span is not None and d.span.line == HEADER.count("\n") + decl.count("\n") + 1   # the last `var`
+
+
+def test_simulate_follows_a_declared_low_score_unless_told_otherwise():
+    run = CliRunner().invoke
+    r = run(main, ["simulate", "examples/switchback.cgl", "-n", "4", "-s", "1", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["lead_changes"]["variable"] == "penalty"
+    assert json.loads(r.output)["lead_changes"]["direction"] == "low"
+    r = run(main, ["simulate", "examples/switchback.cgl", "-n", "4", "-s", "1", "--json", "--score-direction", "high"])
+    assert json.loads(r.output)["lead_changes"]["direction"] == "high"

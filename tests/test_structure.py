@@ -153,3 +153,19 @@ def test_the_generated_module_does_not_depend_on_the_process():
         assert r.returncode == 0, r.stderr[-2000:]
         outs.add(r.stdout)
     assert len(outs) == 1
+
+
+def test_the_events_a_ruleset_emits_are_found_in_one_place():
+    """What a ruleset `emit`s (each event and its fields) is found once, as it is loaded
+    (`Ruleset.emits`); names, the resolver, statistics and the language server read that,
+    and no other module looks for `emit` statements in the declarations."""
+    looking = []
+    for path in sorted((ROOT / "interpreter").rglob("*.py")):
+        if path.name == "loader.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "isinstance" \
+                    and len(n.args) == 2 and isinstance(n.args[1], ast.Attribute) and n.args[1].attr == "Emit":
+                looking.append(f"{path.relative_to(ROOT)}:{n.lineno}")
+    assert looking == []

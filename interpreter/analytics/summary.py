@@ -16,7 +16,6 @@ from typing import Optional
 
 import attrs
 
-from ..base import ast as A
 from .batchspec import BatchSpec, rerun_command, seat_agents
 from .skill import skill_gap
 from .stats import ALPHA, _r, chi2_uniform, describe, histogram, share_test, wilson
@@ -38,7 +37,7 @@ def _walk(node):
 
 def declared_events(rs) -> list:
     """Names of the custom events the ruleset can `emit`."""
-    return sorted({n.name for n in _walk(rs.items) if isinstance(n, A.Emit)})
+    return list(rs.emits)
 
 
 def _where(decl) -> Optional[str]:

@@ -79,6 +79,9 @@ class Ruleset:
     checks: list = attrs.field(factory=list)   # A.Check, in declaration order
     estimate: Optional[A.Estimate] = None      # `estimate p: …` (for search bots)
     roots: tuple = ()                          # the project's folders (files.project_roots): what it may read
+    # the ruleset's own events: name -> the fields `emit` gives it (every `emit NAME(…)` of
+    # every declaration, found once: names, the resolver, statistics and the LSP read this)
+    emits: dict = attrs.field(factory=dict)
 
     @property
     def title(self) -> str:
@@ -110,6 +113,16 @@ class Ruleset:
 
     def global_vars(self):
         return {n: v for n, v in self.vars.items() if v.scope == "global"}
+
+
+def _emits(items) -> dict:
+    """The events the declarations `emit`, each with the fields it is given anywhere."""
+    out: dict = {}
+    for item in items:
+        for n in A.walk(item):
+            if isinstance(n, A.Emit):
+                out.setdefault(n.name, set()).update(k for k, _ in n.fields)
+    return {name: frozenset(fields) for name, fields in sorted(out.items())}
 
 
 #: What a variable may be declared as (`var points per player = 0 as score`): the score,
@@ -535,7 +548,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         turn=one(A.TurnDecl), triggers=by_kind.get(A.Trigger, []), reactions=by_kind.get(A.Reaction, []),
         actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []),
         invariants=by_kind.get(A.Invariant, []), deck=one(A.DeckDecl), items=items, sources=sources,
-        checks=by_kind.get(A.Check, []), estimate=one(A.Estimate), roots=roots,
+        checks=by_kind.get(A.Check, []), estimate=one(A.Estimate), roots=roots, emits=_emits(items),
     )
     _check_roles(rs)
     from .names import check_names

@@ -52,15 +52,12 @@ class NameChecker:
         if rs.cards_decl:
             self.card_attrs |= {p.name for p in rs.cards_decl.props}
         self.player_attrs = {n for n, v in rs.vars.items() if v.scope == "player"}
-        self.event_fields = set()
-        self.emitted = set()            # the ruleset's own events: what `emit` raises
+        self.event_fields = set().union(*rs.emits.values())
+        self.emitted = set(rs.emits)    # the ruleset's own events: what `emit` raises
         self.choice_tags = set()        # the `as TAG` of every `choose`
         for item in rs.items:
             for node in _walk(item):
-                if isinstance(node, A.Emit):
-                    self.event_fields |= {k for k, _ in node.fields}
-                    self.emitted.add(node.name)
-                elif isinstance(node, A.Choose) and node.tag:
+                if isinstance(node, A.Choose) and node.tag:
                     self.choice_tags.add(node.tag)
         self.values = (set(rs.options) | {n for n, v in rs.vars.items() if v.scope == "global"}
                        | {n for n, d in rs.defs.items() if d.params is None} | set(rs.tables)

@@ -146,7 +146,7 @@ def facts(rs) -> Facts:
 
 
 def _make_facts(rs) -> Facts:
-    emitted = frozenset(k for item in rs.items for n in A.walk(item) if isinstance(n, A.Emit) for k, _ in n.fields)
+    emitted = frozenset().union(*rs.emits.values())
     local = set(B.BOUND_BY_ENGINE) | emitted
     for item in rs.items:
         local |= bound_names(item)

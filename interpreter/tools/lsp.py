@@ -475,7 +475,7 @@ class Session:
         if re.search(r"(^|\s)(on|after)\s+\w*$", before):
             out = [(e, CK["event"], doc) for e, doc in B.EVENTS.items()]
             if rs is not None:
-                emitted = sorted({n.name for i in rs.items for n in A.walk(i) if isinstance(n, A.Emit)})
+                emitted = list(rs.emits)
                 out += [(e, CK["event"], "an event of this ruleset (`emit`)") for e in emitted]
             return out
         if re.search(r"\.\w*$", before):   # a property: the ruleset's own first

@@ -169,3 +169,22 @@ def test_the_events_a_ruleset_emits_are_found_in_one_place():
                     and len(n.args) == 2 and isinstance(n.args[1], ast.Attribute) and n.args[1].attr == "Emit":
                 looking.append(f"{path.relative_to(ROOT)}:{n.lineno}")
     assert looking == []
+
+
+def test_what_an_event_binds_is_said_once():
+    """`builtins.EVENT_BINDINGS` names what a rule sees of its event; the tree walker's
+    `event_env` binds exactly those (and a custom event's fields), as the generator and the
+    name checker read them from there."""
+    from cgl.interpreter.runtime import builtins as B
+    from cgl.interpreter.runtime.state import Event
+    from cgl.interpreter.walker.compiler import event_env
+    ev = Event("custom", name="hit", player="P", fields={"amount": 3})
+    env = event_env(ev)
+    assert set(env.vars) == set(B.EVENT_BINDINGS) | {"amount"}
+    for name, attr in B.EVENT_BINDINGS.items():
+        assert env.vars[name] is (ev if attr is None else getattr(ev, attr))
+    for path in sorted((ROOT / "interpreter").rglob("*.py")):
+        if path.name == "compiler.py":    # event_env itself, checked against the registry above
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert '{"event": ev' not in text and '"event": "ev"' not in text, path

@@ -276,7 +276,7 @@ class NameChecker:
                 self.block(ph.body, root)
 
     def event_names(self) -> list:
-        return ["card", "player", "event", "it"] + sorted(self.event_fields)
+        return list(B.EVENT_BINDINGS) + sorted(self.event_fields)
 
     def check_events(self, root):
         """Triggers and reactions: their events, conditions and bodies."""

@@ -6,7 +6,7 @@ from functools import partial
 from typing import Optional
 
 from ..base import ast as A
-from ..walker.compiler import Env
+from ..walker.compiler import Env, event_env
 from ..base.diagnostics import CglError
 from ..walker.engine import Engine
 from ..base.protocol import DEFAULT_MAX_STEPS, ActionChoice
@@ -196,9 +196,7 @@ class CompiledEngine(Engine):
 
     def _event_env(self, ev: Event) -> Env:
         """The tree walker's environment of an event (for rule conditions, which it evaluates)."""
-        env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
-        env.vars.update(ev.fields)
-        return env
+        return event_env(ev)
 
     @property
     def max_steps(self):

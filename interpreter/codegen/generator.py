@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..base import ast as A
+from ..runtime import builtins as B
 from ..check.resolver import facts
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope, TypeChecker
@@ -132,9 +133,9 @@ class CodeGen(Expressions, Statements):
     def event_entry(self, f, sc, custom, fields, responder, kind_of_event=None) -> list:
         """Bind the event's names in `sc`; their entry lines, as (line, binding or None, reads
         the custom fields `_F`), for the caller to write in (`entry_lines`)."""
-        names = ("event", "card", "player", "it")
+        names = tuple(B.EVENT_BINDINGS)
         lines = [("_F = ev.fields", None, False)] if custom else []
-        defaults = {"event": "ev", "card": "ev.card", "player": "ev.player", "it": "ev.card"}
+        defaults = {name: "ev" if attr is None else f"ev.{attr}" for name, attr in B.EVENT_BINDINGS.items()}
         card_event = not custom and kind_of_event in _CARD_EVENTS
         tys = {"event": "event", "card": "card" if card_event else None, "it": "card" if card_event else None,
                "player": "player" if not custom else None}
@@ -252,7 +253,7 @@ class CodeGen(Expressions, Statements):
             self.entry_expr(rs.estimate.value, sure=[rs.estimate.var])
         for r in rs.rules:
             if r.zone is not None:   # a zone rule's condition (Engine.refusing_rule)
-                self.entry_expr(r.cond, sure=["event", "card", "player", "it"])
+                self.entry_expr(r.cond, sure=list(B.EVENT_BINDINGS))
             elif r.cond is not None:
                 # a `forbid TAG` rule's (Engine.allowed), asked where the tag is offered: what
                 # is bound there differs by site (an action's parameter, `option`, `responder`

@@ -330,9 +330,14 @@ EVENTS: dict[str, str] = {
 #: conditions) besides a ruleset's own card and player properties.
 IT_ATTRS = frozenset(ATTRS) - {"card", "player"}
 
+#: What a trigger, reaction, replacement or zone rule sees of its event, besides a custom
+#: event's own fields: each name, and the attribute of the event it is (None: the event).
+#: The tree walker (`walker.compiler.event_env`), the generator (`CodeGen.event_entry`) and
+#: the name checker bind these and no others.
+EVENT_BINDINGS = {"event": None, "card": "card", "player": "player", "it": "card"}
+
 #: Names the engine binds in a trigger, reaction, action or deck check.
-BOUND_BY_ENGINE = frozenset(("it", "card", "player", "event", "responder", "actor", "option", "label",
-                             "cards", "decklist", "copies"))
+BOUND_BY_ENGINE = frozenset((*EVENT_BINDINGS, "responder", "actor", "option", "label", "cards", "decklist", "copies"))
 
 
 def reads_game(name: str) -> bool:

@@ -53,6 +53,17 @@ class Env:
         return Env(vars if vars is not None else {}, self)
 
 
+def event_env(ev) -> Env:
+    """What a trigger, reaction, replacement or zone rule sees of its event: `event`, `card`,
+    `player`, `it` (the card) and a custom event's own fields (`emit hit(amount: 3)`). The
+    one place this is said, for both engines (the generator binds the same names,
+    `CodeGen.event_function`)."""
+    env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+    if ev.fields:
+        env.vars.update(ev.fields)
+    return env
+
+
 _MISSING = object()
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .compiler import Env
+from .compiler import Env, event_env
 from ..base.diagnostics import CglError, Diagnostic
 from ..base.protocol import MAX_SETTLE
 from ..runtime.state import Event
@@ -94,7 +94,7 @@ class ContinuousRules:
             rules = self._zone_rules.get(key)
             if not rules:
                 continue
-            env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+            env = event_env(ev)
             for r in rules:
                 if r.cond is None or _truth(self.ev(r.cond, env)):
                     return r

@@ -11,7 +11,7 @@ from ..base import ast as A
 from ..base.protocol import MAX_EVENT_DEPTH
 from ..runtime.state import Event
 from ..runtime.values import _truth
-from .compiler import Env
+from .compiler import Env, event_env
 
 
 _VERB = {"draw": "draws", "discard": "discards", "deal": "is dealt", "move": "moves"}
@@ -45,8 +45,7 @@ class Events:
         triggers, reactions = hit
         if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
             raise self.runaway()
-        env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
-        env.vars.update(ev.fields)
+        env = event_env(ev)
         for tr in triggers:
             if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
                 continue

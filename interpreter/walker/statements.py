@@ -12,7 +12,7 @@ from functools import partial
 from typing import Optional
 
 from ..base import ast as A
-from .compiler import Env
+from .compiler import Env, event_env
 from ..check.loader import Card
 from ..base.diagnostics import CglError, Diagnostic
 from ..base.protocol import (MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision, _EndScope,
@@ -129,7 +129,7 @@ class Statements:
             return False
         ev.phase = ev.phase or self.state.phase
         for tr in self._matching(self._instead_by_kind, ev):
-            env = Env({"event": ev, "card": ev.card, "player": ev.player, "it": ev.card})
+            env = event_env(ev)
             if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
                 continue
             if len(self.state.event_chain) >= MAX_EVENT_DEPTH:

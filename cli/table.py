@@ -12,15 +12,16 @@ Text comes out as rich markup (`render_*`); :func:`plain` strips it, for pipes a
 from __future__ import annotations
 
 import difflib
-import linecache
 import textwrap
 from typing import Optional
 
 from rich.markup import escape
 from rich.text import Text
 
+from cgl.interpreter.base import ast as A
 from cgl.interpreter.base.diagnostics import CglError
-from cgl.interpreter.runtime.state import Event, ZoneRef, parse_zone_key, plain as plain_value
+from cgl.interpreter.check.about import doc_comment, rules_about
+from cgl.interpreter.runtime.state import ZoneRef, parse_zone_key, plain as plain_value
 
 TEXT_FIELDS = ("text", "about", "effect", "ability", "description", "rules")
 WIDTH = 100
@@ -351,56 +352,22 @@ def find_card(eng, seat, name: str, extra=()):
     return None, f"No card is called `{name}`.{hint}"
 
 
-def doc_comment(span) -> str:
-    """The comment lines right above a declaration (and one at the end of its line): the
-    ruleset's own words for what it does."""
-    if span is None:
-        return ""
-    lines = []
-    n = span.line - 1
-    while n >= 1:
-        raw = linecache.getline(span.path, n).strip()
-        if not raw.startswith("#"):
-            break
-        lines.insert(0, raw.lstrip("#").strip())
-        n -= 1
-    own = linecache.getline(span.path, span.line)
-    if "#" in own and '"' not in own.split("#", 1)[1]:
-        lines.append(own.split("#", 1)[1].strip())
-    return " ".join(x for x in lines if x)
-
-
-def _holds(eng, cond, card, seat) -> Optional[bool]:
-    """Whether a trigger's or rule's condition holds for `card` (None: it cannot be told
-    without the moment it fires). Reads the state only: the random source is put back."""
-    from cgl.interpreter.walker.compiler import Env
-    player = eng.players[seat] if seat is not None else None
-    ev = Event("discard", card=card, player=player)
-    env = Env({"event": ev, "card": card, "player": player, "it": card})
-    st = eng.state
-    rng = st.rng.getstate()
-    try:
-        return bool(eng.ev(cond, env))
-    except Exception:   # a condition that needs the real event (its zones, fields): not this card's
-        return None
-    finally:
-        st.rng.setstate(rng)
+#: The declarations `about` lists for a card, by what they are called.
+_RULE_KINDS = {A.Trigger: "trigger", A.Reaction: "reaction", A.Rule: "rule", A.Action: "action", A.Check: "check"}
 
 
 def rules_for(eng, card, seat) -> list:
-    """[(kind, name, doc)]: the triggers, reactions and rules whose condition holds for
-    this card but not for every card (so the card is what makes them apply)."""
-    out = []
-    decls = [("trigger", t) for t in eng.rs.triggers] + [("reaction", r) for r in eng.rs.reactions] \
-        + [("rule", r) for r in eng.rs.rules]
-    for kind, d in decls:
-        cond = getattr(d, "cond", None)
-        if cond is None or _holds(eng, cond, card, seat) is not True:
-            continue
-        if all(_holds(eng, cond, other, seat) is True for other in eng.cards if other.name != card.name):
-            continue
-        out.append((kind, d.name, doc_comment(d.span)))
-    return out
+    """[(kind, name, doc)]: the triggers, reactions, rules, actions and checks whose
+    conditions single out this card by its properties, its data and what it derives now
+    (`check.about.rules_about`, what the language server's hover lists too), each with
+    its doc comment. Nothing is evaluated under a made-up event."""
+    values = dict(card.props)
+    for name in eng.rs.derives:
+        v = _value(eng, card, name)
+        if v is not None:
+            values[name] = v
+    return [(_RULE_KINDS[type(d)], d.name, doc_comment(d.span))
+            for d in rules_about(eng.rs, values) if type(d) in _RULE_KINDS]
 
 
 def render_about(eng, card, seat, seen: bool = True) -> list:

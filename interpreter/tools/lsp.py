@@ -31,8 +31,8 @@ from ..play import scenario
 from ..parse.build import parse
 from ..base.diagnostics import CglError, Diagnostic, _source_line
 from ..walker.engine import Engine
-from ..check.lint import _NOT_CONST, lint_ruleset
-from ..check.lint import _const as lint_const
+from ..check.about import doc_comment, rules_about
+from ..check.lint import lint_ruleset
 from ..check.loader import MarkedDict, Ruleset, load, read_yaml, resolve, ruleset_files, unsaved_text, unsaved_texts
 
 #: How long after the last keystroke a document is checked (seconds): typing a word is
@@ -352,7 +352,7 @@ class Session:
         decl, what = _find_decl(rs, word)
         if decl is not None:
             src = _source(decl, 8 if isinstance(decl, (A.Def, A.Derive, A.Option, A.Var, A.Zone, A.Enum)) else 1)
-            doc = _doc_comment(decl.span)
+            doc = doc_comment(decl.span)
             parts = [f"```cgl\n{src}\n```", what]
             if isinstance(decl, (A.Def, A.Procedure, A.Table, A.Pattern)) and decl.params:
                 parts.append("parameters: " + ", ".join(f"`{p}`" for p in decl.params))
@@ -386,11 +386,11 @@ class Session:
                 if d != "display":
                     rows.append(f"- `{d}` (derived): {v!r}" if isinstance(v, str) else f"- `{d}` (derived): {v}")
         parts = [head, "\n".join(rows)]
-        rules = [decl for decl in rs.items if _names_card(decl, values, rs)]
+        rules = rules_about(rs, values)
         if rules:
             lines = ["Rules for this card:"]
             for decl in rules[:8]:
-                doc = _doc_comment(decl.span)
+                doc = doc_comment(decl.span)
                 head = _source(decl, 1).splitlines()[0].strip().rstrip("{").strip()
                 doc = doc if len(doc) <= 240 else doc[:239] + "…"
                 lines.append(f"- `{head}` ({os.path.basename(decl.span.path)}:{decl.span.line})"
@@ -587,60 +587,6 @@ def _source(node, max_lines: int) -> str:
     if (sp.end_line or sp.line) > last:
         lines.append("…")
     return "\n".join(lines).rstrip()
-
-
-def _doc_comment(sp: A.Span) -> str:
-    """The comment lines right above a declaration, and a comment ending its first line."""
-    above = []
-    n = sp.line - 1
-    while n >= 1:
-        text = (_source_line(sp.path, n) or "").strip()
-        if not text.startswith("#") or text.lstrip("#").strip().startswith(("---", "===")):
-            break   # not a comment, or a section's heading
-        above.insert(0, text.lstrip("#").strip())
-        n -= 1
-    first = _source_line(sp.path, sp.line) or ""
-    m = re.search(r'#([^"]*)$', first)
-    if m and first[:m.start()].count('"') % 2 == 0:
-        above.append(m.group(1).strip())
-    return " ".join(a for a in above if a)
-
-
-def _names_card(decl, values: dict, rs: Ruleset) -> bool:
-    """Whether a declaration's conditions single out a card with these property values:
-    `prop = value`, `prop in [values]`, `value in prop` (a list property)."""
-    if isinstance(decl, (A.Cards, A.Game, A.Derive, A.Option, A.Enum, A.Zone, A.Var)):
-        return False
-    props = set(values)
-    for n in A.walk(decl):
-        if isinstance(n, A.Compare) and n.op == "=":
-            for side, other in ((n.left, n.right), (n.right, n.left)):
-                prop = _prop_name(side, props)
-                if prop is not None and _const(other, rs) is not None and _const(other, rs) == values[prop]:
-                    return True
-        elif isinstance(n, A.In) and not n.negated:
-            prop = _prop_name(n.left, props)
-            if prop is not None and isinstance(n.right, A.ListLit) and \
-                    values[prop] in [_const(i, rs) for i in n.right.items]:
-                return True
-            prop = _prop_name(n.right, props)
-            if prop is not None and isinstance(values[prop], list) and _const(n.left, rs) in values[prop]:
-                return True
-    return False
-
-
-def _prop_name(e, props) -> Optional[str]:
-    if isinstance(e, A.Name) and e.id in props:
-        return e.id
-    if isinstance(e, A.Attr) and e.name in props:
-        return e.name
-    return None
-
-
-def _const(e, rs):
-    """The value of a constant expression (lint's reading of one), or None."""
-    v = lint_const(e, rs)
-    return None if v is _NOT_CONST else v
 
 
 def _symbol(item) -> Optional[tuple]:

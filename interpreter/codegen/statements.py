@@ -7,6 +7,7 @@ from ..base import ast as A
 from ..check.resolver import call_meaning, name_meaning
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope
+from ..base.protocol import MAX_NUMBER
 from .runtime import Unsupported
 from .writer import Var, _Fn
 
@@ -267,9 +268,16 @@ class Statements:
     # static types whose values are never a number or a list: `set … = ` them needs no `_big`
     _SMALL = frozenset(("card", "player", "str", "str?", "bool", "zone"))
 
+    @staticmethod
+    def small_constant(e) -> bool:
+        """A literal within the limits of values (`none`, a text, a number up to 10^18)."""
+        if isinstance(e, A.Int):
+            return -MAX_NUMBER <= e.value <= MAX_NUMBER
+        return isinstance(e, A.Const) and (e.value is None or isinstance(e.value, (bool, str)))
+
     def s_Set(self, fn, s, sc, ks):
         v = self.guard(fn, s.value, sc)
-        if s.op == "=" and self.ty(s.value, sc) not in self._SMALL:
+        if s.op == "=" and self.ty(s.value, sc) not in self._SMALL and not self.small_constant(s.value):
             v = f"_big(eng, {v}, {ks})"   # (as `_apply` does for `=`: the limits of values)
         t = s.target
         if isinstance(t, A.Name):

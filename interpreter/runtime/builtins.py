@@ -45,6 +45,9 @@ class Function:
     # Of one card, it reads only where that card lies (its zone, its owner): a derive that
     # calls it on `it` is remembered until the card moves (resolver._lifetimes).
     reads_place: bool = False
+    # The generator's shortcut when the (single) argument is statically a card: a Python
+    # expression with `{0}` for the argument's source; None: the generic call of `run`.
+    on_card: Optional[str] = None
 
 
 @attrs.frozen
@@ -201,8 +204,9 @@ def _deck_of(eng, e, a):
 
 
 def _fn(name, lo, hi, signature, doc, run, result=None, reads_game=False, on_list=None, args=("any",),
-        keeps_texts=False, reads_place=False):
-    return Function(name, lo, hi, signature, doc, run, result, reads_game, on_list, args, keeps_texts, reads_place)
+        keeps_texts=False, reads_place=False, on_card=None):
+    return Function(name, lo, hi, signature, doc, run, result, reads_game, on_list, args, keeps_texts, reads_place,
+                    on_card)
 
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (
@@ -243,13 +247,13 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("owner", 1, 1, "owner(CARD)", "the player whose zone holds the card (`none` in a shared zone)", _owner,
         reads_game=True, reads_place=True),
     _fn("zone_of", 1, 1, "zone_of(CARD)", "the name of the zone holding the card", _zone_of, "str",
-        reads_game=True, args=("card",), reads_place=True),
+        reads_game=True, args=("card",), reads_place=True, on_card="_zone_name(eng, {0}.id)"),
     _fn("can_move", 2, 2, "can_move(CARD, ZONE)",
         "true when no continuous rule (`forbid leave`/`forbid enter`, section 3.19) would refuse moving the "
         "card to the zone now: offer only what can happen",
         lambda eng, e, a: eng.may_move(a[0], a[1], e), "bool", reads_game=True, args=("card", "any")),
     _fn("exists", 1, 1, "exists(X)", "true when the list or zone is not empty",
-        lambda eng, e, a: _count(eng, e, a) > 0, "bool", args=("countable",)),
+        lambda eng, e, a: _count(eng, e, a) > 0, "bool", on_list="(len({0}) > 0)", args=("countable",)),
     _fn("text", 1, 1, "text(X)", "a value as text", lambda eng, e, a: _show(a[0]), "str"),
     _fn("deck_of", 1, 1, "deck_of(P)",
         "the deck list P brought (games with a `deck` block, section 3.23): its fields, read with `lookup`, "

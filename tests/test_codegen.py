@@ -285,6 +285,42 @@ def test_a_cards_zone_is_read_in_place_compiled(make_rules):
     assert "_it_or_unknown" not in source and source.count("_zone_name(eng, ") >= 2
 
 
+def test_a_def_written_in_place_twice_is_worked_out_once_compiled(make_rules, monkeypatch):
+    """A def with a loop, written in place twice in one expression with the same arguments,
+    is worked out once, on first use (also inside a comprehension whose variable it does not
+    take); not when it takes the comprehension's variable, inside a `group by` key, or
+    when it rolls dice. `zone_of` of a card, `exists` of a list and a set to a literal are
+    written in place. The games are the tree walker's."""
+    rs = make_rules("""
+        var last per card = 0
+        def reds(p) = [c.rank for c in hand(p) if c.suit = "red"]
+        def of_suit(p, s) = count(hand(p) where suit = s)
+        def rolls(p) = [1d6 for c in hand(p)]
+        def fresh(p, c) = if c.rank > 1 then [r for r in reds(p) if r != c.rank] else reds(p)
+        setup { deal 3 to hand }
+        turn { phase p {
+          draw 1
+          let p = current
+          let top = first(hand(p))
+          say "{count(reds(p) + reds(p))} {exists(reds(p) + [])} {[x for x in [1, 2] if count(reds(p)) >= x]}"
+          say "{[of_suit(p, c.suit) for c in hand(p)]} {[g.size for g in hand(p) group by of_suit(p, suit)]}"
+          say "{sum(rolls(p) + rolls(p))} {[fresh(p, c) for c in hand(p)]} {fresh(p, top) + reds(p)} {zone_of(top)}"
+          for c in hand(current) { set c.last = 7  set c.last = none  set c.last = "x"  say "{zone_of(c)}" }
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setenv("CGL_ENGINE", engine)
+        out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(4)])
+    cx = compiled_for(rs)
+    assert cx is not None
+    assert out[0] == out[1]
+    assert ":= _MISSING)" in cx.source and "_zone_name(eng, " in cx.source
+    assert "_BUILTIN['exists']" not in cx.source and "_zone_name(eng, _v_c" in cx.source
+
+
 def test_rule_conditions_are_compiled_and_see_what_is_bound_where_they_are_asked(make_rules, monkeypatch):
     """A `rule … forbid TAG if COND` is asked wherever its tag is offered: at `act` (the
     action's parameter, `actor`, and the locals where `act` runs), at a `choose … as TAG`

@@ -20,7 +20,70 @@ class Expressions:
 
     # ------------------------------------------------------------ expressions
     def x(self, e, sc: Scope, fn: _Fn) -> str:
-        return getattr(self, "x_" + type(e).__name__)(e, sc, fn)
+        if fn is None or fn.memo is not None or fn.iterable or fn.lambdas:
+            return getattr(self, "x_" + type(e).__name__)(e, sc, fn)
+        # One Python expression: a def with a loop, written in place twice in it with the same
+        # arguments, is worked out once, on first use (`memo_def`). Written twice: the first
+        # time finds which calls come more than once.
+        write = getattr(self, "x_" + type(e).__name__)
+        fn.memo, fn.memo_keep = {}, None
+        try:
+            src = write(e, sc, fn)
+            if not fn.memo:
+                return src
+            fn.memo_keep = {key for key, (_, n) in fn.memo.items() if n > 1}
+            if len(fn.memo_keep) != len(fn.memo):
+                fn.memo = {}
+                src = write(e, sc, fn)
+            memo = fn.memo
+        finally:
+            fn.memo = fn.memo_keep = None
+        if not memo:
+            return src
+        return "(" + " and ".join([f"({m} := _MISSING)" for m, _ in memo.values()] + [src]) + ")"
+
+    def deterministic(self, name, seen=frozenset()) -> bool:
+        """Whether def `name` gives the same value for the same arguments while the game does
+        not change: no dice, `random` or `possible` in it, nor in what it calls or reads."""
+        memo = self._deterministic
+        if name in memo:
+            return memo[name]
+        rs = self.rs
+        decl = rs.defs.get(name) or rs.derives.get(name) or rs.table_decls.get(name)
+        if decl is None or name in seen:
+            return name not in rs.patterns
+        parts = [decl.expr] if not isinstance(decl, A.Table) else \
+            [x for row in decl.rows for x in row] + ([decl.default] if decl.default is not None else [])
+        ok = True
+        for n in (n for part in parts for n in A.walk(part)):
+            if isinstance(n, (A.Dice, A.Possible)) or isinstance(n, A.Call) and n.name in rs.patterns or \
+                    isinstance(n, A.Call) and n.name not in rs.defs and n.name not in rs.table_decls \
+                    and call_meaning(rs, n.name) == "builtin" and n.name == "random":
+                ok = False
+            elif isinstance(n, (A.Call, A.Name, A.Attr)):
+                ref = n.id if isinstance(n, A.Name) else n.name
+                if ref in rs.defs or ref in rs.derives or ref in rs.table_decls or ref in rs.patterns:
+                    ok = self.deterministic(ref, seen | {name})
+            if not ok:
+                break
+        memo[name] = ok
+        return ok
+
+    def memo_def(self, d, e, sc, fn, src) -> str:
+        """`src`, a def written in place, remembered for the rest of the expression being
+        written when the same call may come again in it (same def, same variables)."""
+        if fn is None or fn.memo is None or fn.iterable or fn.lambdas or not self.has_loop(d.expr) \
+                or not self.deterministic(d.name):
+            return src
+        args = tuple(sc.find(a.id).var for a in e.args)
+        if any(v in fn.comp_vars for v in args):
+            return src   # (a comprehension's variable: another value each time round)
+        key = (d.name, args)
+        if fn.memo_keep is not None and key not in fn.memo_keep:
+            return src   # (it comes once)
+        m, n = fn.memo.get(key) or (self.fresh("m"), 0)
+        fn.memo[key] = m, n + 1
+        return f"({m} if {m} is not _MISSING else ({m} := {src}))"
 
     def x_Int(self, e, sc, fn):
         return repr(e.value)
@@ -476,9 +539,10 @@ class Expressions:
         inner = self._inline_scope(d, e, sc, fn)
         self._inlining.append(d.name)
         try:
-            return self.x(d.expr, inner, fn)
+            src = self.x(d.expr, inner, fn)
         finally:
             self._inlining.pop()
+        return self.memo_def(d, e, sc, fn, src)
 
     def x_Possible(self, e, sc, fn):
         args = ", ".join(self.x(a, sc, fn) for a in e.call.args)
@@ -493,8 +557,10 @@ class Expressions:
         inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
         src = self.iterable(e.source, sc, fn)
         fn.inloop += 1
+        fn.comp_vars.add(v)
         body = self.x(e.expr, inner, fn)
         cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
+        fn.comp_vars.discard(v)
         fn.inloop -= 1
         return f"[{body} for {v} in {src}{cond}]"
 
@@ -583,19 +649,31 @@ class Expressions:
         src = self.iterable(e.source, sc, fn)
         v, inner = self._it_scope(e, sc, fn)
         fn.inloop += 1
+        fn.comp_vars.add(v)
         cond = self.x(e.cond, inner, fn)
+        fn.comp_vars.discard(v)
         fn.inloop -= 1
         return f"[{v} for {v} in {src} if {cond}]"
+
+    def lambda_of(self, v, e, sc, fn) -> str:
+        """`lambda v: e` (nothing remembered across it: `:=` would bind in the lambda)."""
+        if fn is None:
+            return f"lambda {v}: {self.x(e, sc, fn)}"
+        fn.lambdas += 1
+        try:
+            return f"lambda {v}: {self.x(e, sc, fn)}"
+        finally:
+            fn.lambdas -= 1
 
     def x_GroupBy(self, e, sc, fn):
         src = self.seq(e.source, sc, fn, lazy=True)
         v, inner = self._it_scope(e, sc, fn)
-        return f"_group_by(eng, {src}, lambda {v}: {self.x(e.key, inner, fn)})"
+        return f"_group_by(eng, {src}, {self.lambda_of(v, e.key, inner, fn)})"
 
     def x_SortBy(self, e, sc, fn):
         src = self.seq(e.source, sc, fn)
         v, inner = self._it_scope(e, sc, fn)
-        return f"_sort_by(eng, {src}, lambda {v}: {self.x(e.key, inner, fn)}, {self.k(e)})"
+        return f"_sort_by(eng, {src}, {self.lambda_of(v, e.key, inner, fn)}, {self.k(e)})"
 
     # ------------------------------------------------------------ patterns
     def pattern(self, p: A.Pattern, types=None):

@@ -47,6 +47,7 @@ class CodeGen(Expressions, Statements):
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
         self._id_vars: set = set()      # variables of loops over card ids (see Statements.loop_into)
+        self._deterministic: dict = {}  # def -> same arguments, same value (see Expressions.deterministic)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
         self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}

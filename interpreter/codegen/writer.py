@@ -41,6 +41,14 @@ class _Fn:
         self.params = set(params)       # the Python parameters besides `eng`
         self.of_engine = False          # a module-level `def f(eng, …)` (made by `function`)
         self.fetch: set = set()         # parts of the state it reads once, as it starts (`state`)
+        # The expression being written (see Expressions.x): (def, its arguments' variables) ->
+        # the variable remembering what that call of a def written in place came to (None:
+        # no expression is being written); `lambdas` open inside it, and the variables of the
+        # comprehensions open inside it, which change as it is evaluated.
+        self.memo: Optional[dict] = None
+        self.memo_keep: Optional[set] = None
+        self.lambdas = 0
+        self.comp_vars: set = set()
 
     @classmethod
     def function(cls, gen, name, params, indent=0) -> "_Fn":

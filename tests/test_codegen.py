@@ -321,6 +321,37 @@ def test_a_def_written_in_place_twice_is_worked_out_once_compiled(make_rules, mo
     assert "_BUILTIN['exists']" not in cx.source and "_zone_name(eng, _v_c" in cx.source
 
 
+def test_counts_over_ids_and_groups_of_an_empty_zone_compiled(make_rules, monkeypatch):
+    """`count(ZONE where COND)` in an expression counts over the zone's card ids when COND
+    reads only ids and derived properties, and a `group by` of a player's empty zone makes
+    no groups: the games are the tree walker's."""
+    rs = make_rules("""
+        zone table: per player, public
+        derive tag = if suit = "red" then "r" else "o"
+        def with_tag(p, t) = count(hand(p) where tag = t and rank >= 2)
+        def reds(p) = with_tag(p, "r")
+        def has_o(p) = exists(hand(p) where tag = "o")
+        procedure show(q) {
+          say "{reds(q)} {has_o(q)} {[g.size for g in table(q) group by suit]}"
+          say "{[g.label for g in hand(q) group by tag]} {count(hand(q) where it != first(hand(q)))}"
+        }
+        turn { phase p {
+          draw 1
+          show(current)
+          if turn_no = 3 { move first(hand(current)) to table(current) }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setenv("CGL_ENGINE", engine)
+        out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(4)])
+    cx = compiled_for(rs)
+    assert cx is not None
+    assert out[0] == out[1]
+    assert "len([1 for _i" in cx.source and " else [])" in cx.source
+
+
 def test_rule_conditions_are_compiled_and_see_what_is_bound_where_they_are_asked(make_rules, monkeypatch):
     """A `rule … forbid TAG if COND` is asked wherever its tag is offered: at `act` (the
     action's parameter, `actor`, and the locals where `act` runs), at a `choose … as TAG`

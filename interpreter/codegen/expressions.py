@@ -262,13 +262,19 @@ class Expressions:
     def zone_ids(self, e, sc, fn) -> Optional[str]:
         """Python iterating over the ids of the cards of a zone expression, top first (a
         shared zone or a player's zone); None for anything else."""
+        ids = self.zone_list(e, sc, fn)
+        return None if ids is None else f"reversed({ids})"
+
+    def zone_list(self, e, sc, fn) -> Optional[str]:
+        """Python for the list of ids the state keeps for a zone expression, bottom first (a
+        shared zone or a player's zone; not to be changed); None for anything else."""
         if self.zone_named(e, sc):
-            return f"reversed({self.state(fn, 'zones')}.get({e.id!r}, ()))"
+            return f"{self.state(fn, 'zones')}.get({e.id!r}, ())"
         if self.player_zone_call(e):
             keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
             if self.ty(e.args[0], sc) == "player":
-                return f"reversed({self.state(fn, 'zones')}.get({keys}[{who}.seat], ()))"
-            return f"reversed(_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])}))"
+                return f"{self.state(fn, 'zones')}.get({keys}[{who}.seat], ())"
+            return f"_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])})"
         return None
 
     def zone_named(self, e, sc) -> bool:
@@ -438,6 +444,11 @@ class Expressions:
 
     def x_Call(self, e, sc, fn):
         meaning = call_meaning(self.rs, e.name)
+        if meaning == "builtin" and e.name in ("count", "exists") and len(e.args) == 1 \
+                and isinstance(e.args[0], A.Where):
+            n = self.count_over_ids(e.args[0], sc, fn)
+            if n is not None:
+                return n if e.name == "count" else f"({n} > 0)"
         args = [self.x(a, sc, fn) for a in e.args]
         if meaning is None:
             return f"_unknown(eng, {self.k(e)}, 'function')"
@@ -665,10 +676,39 @@ class Expressions:
         finally:
             fn.lambdas -= 1
 
+    def count_over_ids(self, e, sc, fn) -> Optional[str]:
+        """`count(ZONE where COND)` as a count over the zone's card ids, when COND reads
+        nothing of a card but its id and derived properties (see `only_id_reads`); else None."""
+        if fn is None or self.elem_ty(self.ty(e.source, sc)) != "card":
+            return None
+        fn.iterable += 1
+        try:
+            ids = self.zone_ids(e.source, sc, fn)
+        finally:
+            fn.iterable -= 1
+        if ids is None:
+            return None
+        v, inner = self._it_scope(e, sc, fn)
+        b = inner.names["it"]
+        if not self.only_id_reads([e.cond], inner, b):
+            return None
+        self._id_vars.add(v)
+        fn.inloop += 1
+        fn.comp_vars.add(v)
+        cond = self.x(e.cond, inner, fn)
+        fn.comp_vars.discard(v)
+        fn.inloop -= 1
+        return f"len([1 for {v} in {ids} if {cond}])"
+
     def x_GroupBy(self, e, sc, fn):
         src = self.seq(e.source, sc, fn, lazy=True)
         v, inner = self._it_scope(e, sc, fn)
-        return f"_group_by(eng, {src}, {self.lambda_of(v, e.key, inner, fn)})"
+        grouped = f"_group_by(eng, {src}, {self.lambda_of(v, e.key, inner, fn)})"
+        if fn is not None and self.ty(e.source, sc) == "zone" and self.player_zone_call(e.source) \
+                and self.ty(e.source.args[0], sc) == "player" and e.source.args[0].__class__ is A.Name:
+            # a player's zone, often empty: no groups, without making any
+            return f"({grouped} if {self.zone_list(e.source, sc, fn)} else [])"
+        return grouped
 
     def x_SortBy(self, e, sc, fn):
         src = self.seq(e.source, sc, fn)

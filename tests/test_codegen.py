@@ -352,6 +352,45 @@ def test_counts_over_ids_and_groups_of_an_empty_zone_compiled(make_rules, monkey
     assert "len([1 for _i" in cx.source and " else [])" in cx.source
 
 
+def test_a_patterns_scan_over_card_ids_compiled(make_rules, monkeypatch):
+    """A pattern whose labels read only ids, card variables and derived properties scans the
+    card ids and counts the labels at once (a label that is a list, or none, counted as the
+    tree walker counts it); the cards are made only when a shape may fit. The games are the
+    tree walker's."""
+    rs = make_rules("""
+        var tag per card = none
+        derive colour = suit
+        pattern pair(p) {
+          cards hand(p)
+          labels if tag != none then [tag] else [colour, none]
+          shape two: 2
+          shape three: 2 + 1
+        }
+        procedure look(p) {
+          let m = pair(p)
+          if m != none { say "{p} holds {m.shape}" }
+        }
+        turn { phase p {
+          draw 1
+          for c in hand(current) { set c.tag = if turn_no in [3, 4, 7] then [c.suit] else none }
+          look(current)
+          if count(hand(current)) > 2 { choose c in hand(current) by current "Discard" { discard c } }
+          if turn_no >= 10 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setenv("CGL_ENGINE", engine)
+        out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(6)])
+    cx = compiled_for(rs)
+    assert cx is not None
+    assert out[0] == out[1]
+    assert "_count_labels(_counts, _flat)" in cx.source and "_cards = [*reversed(" not in cx.source
+    assert "_cards = list(map(eng.cards.__getitem__, _cards))" in cx.source
+    texts = [e["text"] for r in out[1] for e in json.loads(r)[0]]
+    assert any(" holds two" in t for t in texts) and any(" holds three" in t for t in texts)
+
+
 def test_rule_conditions_are_compiled_and_see_what_is_bound_where_they_are_asked(make_rules, monkeypatch):
     """A `rule … forbid TAG if COND` is asked wherever its tag is offered: at `act` (the
     action's parameter, `actor`, and the locals where `act` runs), at a `choose … as TAG`

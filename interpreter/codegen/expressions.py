@@ -771,19 +771,29 @@ class Expressions:
         sc = Scope(fn=f)
         for q, ty in zip(params, types):
             sc.names[q] = _Binding("v_" + q, False, f, ty)
-        cards = self.cards_src(p.cards, sc, f)
-        if cards is None:
-            cards = f"eng.as_list({self.x(p.cards, sc, f)}, {self.k(p.cards)})"
+        inner = sc.child()
+        b = inner.names["it"] = _Binding("v_it", False, f, it_ty)
+        ids = self.ids_of(p.cards, sc, f) if it_ty == "card" else None
+        if ids is not None and self.only_id_reads([p.labels], inner, b):
+            # the labels read nothing of a card but its id and derived properties: scan the
+            # ids, and make the cards only when a shape may fit
+            b.var = self.fresh("i")
+            self._id_vars.add(b.var)
+            cards, loop = ids, f"    for {b.var} in _cards:"
+        else:
+            cards = self.cards_src(p.cards, sc, f)
+            if cards is None:
+                cards = f"eng.as_list({self.x(p.cards, sc, f)}, {self.k(p.cards)})"
+            ids, loop = None, "    for v_it in _cards:"
         f.emit("try:")
         f.emit(f"    _cards = {cards}")
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.cards)}, _x) from None")
         f.emit("_labels = []")
         f.emit("_counts = {}")
         f.emit("_get = _counts.get")
-        inner = sc.child()
-        inner.names["it"] = _Binding("v_it", False, f, it_ty)
+        f.emit("_flat = []")
         f.emit("try:")
-        f.emit("    for v_it in _cards:")
+        f.emit(loop)
         f.ind += 2
         f.inloop += 1
         f.emit(f"_labs = {self.ev_into(f, p.labels, inner)}")
@@ -792,22 +802,26 @@ class Expressions:
         f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
         listy = self.ty(p.labels, inner) in self.LISTY   # a list for sure: no test of what it is
         f.ind += 2
+        if listy:   # counted at once, after the loop
+            f.emit("_flat += _labs")
         if not listy:
             f.emit("if _labs.__class__ is list:")
             f.ind += 1
-        f.emit("for _l in _labs:")
-        f.emit("    if _l.__class__ is str:")
-        f.emit("        _counts[_l] = _get(_l, 0) + 1")
-        f.emit("    elif _l is not None:")
-        f.emit("        _l = _hashable(_l)")
-        f.emit("        _counts[_l] = _get(_l, 0) + 1")
         if not listy:
+            f.emit("for _l in _labs:")
+            f.emit("    if _l.__class__ is str:")
+            f.emit("        _counts[_l] = _get(_l, 0) + 1")
+            f.emit("    elif _l is not None:")
+            f.emit("        _l = _hashable(_l)")
+            f.emit("        _counts[_l] = _get(_l, 0) + 1")
             f.ind -= 1
             f.emit("elif _labs is not None:")
             f.emit("    _l = _hashable(_labs)")
             f.emit("    _counts[_l] = _get(_l, 0) + 1")
         f.ind -= 2
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
+        if listy:
+            f.emit("_count_labels(_counts, _flat)")
         # The first cut of the solver's quick rejection (`match_compiled` makes the rest): a
         # shape can fit only if it takes this many cards and some label is on enough of them.
         fits = []
@@ -823,6 +837,17 @@ class Expressions:
         f.emit("_top = max(_counts.values()) if _counts else 0")
         f.emit(f"if not ({' or '.join(f'({t})' for t in fits) or 'False'}):")
         f.emit("    return None")
+        if ids is not None:
+            f.emit("_cards = list(map(eng.cards.__getitem__, _cards))")
         f.emit("return _cards, _labels, _counts")
         self.defs += f.source() + [""]
         names["scan"] = fname
+
+    def ids_of(self, e, sc, fn) -> Optional[str]:
+        """Python for a new list of the ids of the cards of a zone expression, top first (a
+        shared zone, a player's zone, or a sum of them); None for anything else."""
+        if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e, sc) == "cards":
+            a, b = self.zone_ids(e.left, sc, fn), self.zone_ids(e.right, sc, fn)
+            return None if a is None or b is None else f"[*{a}, *{b}]"
+        ids = self.zone_ids(e, sc, fn)
+        return None if ids is None else f"list({ids})"

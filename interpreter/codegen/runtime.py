@@ -2,6 +2,7 @@
 node does (`RUNTIME` is the namespace a generated module runs in)."""
 from __future__ import annotations
 
+from collections import _count_elements
 from itertools import chain
 
 from ..runtime import builtins as B
@@ -184,6 +185,22 @@ def _pz_ids(eng, keys, p, node):
     raise eng.fail(node, f"expected a player, got {_kind(p)}")
 
 
+def _count_labels(counts, flat):
+    """How many times each label of `flat` occurs (none left out), into `counts`, keyed as
+    `_hashable` keys them (a pattern's scan)."""
+    try:
+        _count_elements(counts, flat)   # (in C)
+    except TypeError:   # a list among them: keyed as a tuple
+        counts.clear()
+        get = counts.get
+        for x in flat:
+            if x is not None:
+                x = _hashable(x)
+                counts[x] = get(x, 0) + 1
+        return
+    counts.pop(None, None)
+
+
 def _first(items):
     return items[0] if items else None
 
@@ -248,7 +265,7 @@ def _entry(env, name):
 
 RUNTIME = {
     "_everr": _everr, "_runerr": _runerr, "_toolong": _toolong, "_attr": _attr, "_it_attr": _it_attr,
-    "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_arith": _arith, "_big": _big, "_dice": _dice,
+    "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_arith": _arith, "_big": _big, "_count_labels": _count_labels, "_dice": _dice,
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,

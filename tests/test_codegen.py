@@ -391,6 +391,37 @@ def test_a_patterns_scan_over_card_ids_compiled(make_rules, monkeypatch):
     assert any(" holds two" in t for t in texts) and any(" holds three" in t for t in texts)
 
 
+def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypatch):
+    """A statement's expression with loops is written as statements: `exists`/`count` of a
+    list, a sum of lists, and `in` or a comparison whose right side has loops (the left side
+    evaluated first). The games are the tree walker's."""
+    rs = make_rules("""
+        def low(p) = [c.rank for c in hand(p) if c.rank <= 2]
+        def mix(p) = low(p) + [r for r in [1, 2, 3] if r not in low(p)]
+        turn { phase p {
+          draw 1
+          let q = current
+          let a = exists(mix(q))
+          let b = count(low(q) + [1])
+          let c = 2 in mix(q)
+          let d = count(hand(q)) < count(mix(q))
+          let e = exists(low(q))
+          say "{a} {b} {c} {d} {e}"
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setenv("CGL_ENGINE", engine)
+        out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(4)])
+    cx = compiled_for(rs)
+    assert cx is not None
+    assert out[0] == out[1]
+    assert "[" + "_c" not in cx.source.split("def _B")[-1]   # no comprehension left in the turn's block
+    texts = {e["text"] for r in out[1] for e in json.loads(r)[0]}
+    assert any(t.startswith("true ") for t in texts)
+
+
 def test_rule_conditions_are_compiled_and_see_what_is_bound_where_they_are_asked(make_rules, monkeypatch):
     """A `rule … forbid TAG if COND` is asked wherever its tag is offered: at `act` (the
     action's parameter, `actor`, and the locals where `act` runs), at a `choose … as TAG`

@@ -59,16 +59,20 @@ class Statements:
             return t
         if isinstance(e, A.Not):
             return f"(not {self.ev_into(fn, e.operand, sc)})"
-        if isinstance(e, (A.Compare, A.In)) and not self.has_loop(e.right):
-            left = self.ev_into(fn, e.left, sc)
-            if not isinstance(left, Var):
-                t = self.fresh()
-                fn.emit(f"{t} = {left}")
-                left = t
-            b = _Binding(left, False, fn, self.ty(e.left, sc))
+        if isinstance(e, (A.Compare, A.In)):
+            left = self.ev_into_name(fn, e.left, sc)
             inner = sc.child()
-            inner.names["\0left"] = b
-            return self.x(attrs_evolve(e, left=A.Name("\0left")), inner, fn)
+            inner.names["\0left"] = _Binding(left, False, fn, self.ty(e.left, sc))
+            if not self.has_loop(e.right):
+                return self.x(attrs_evolve(e, left=A.Name("\0left")), inner, fn)
+            # the right side's loops as statements too, after the left side
+            right = self.ev_into_name(fn, e.right, sc)
+            inner.names["\0right"] = _Binding(right, False, fn, self.ty(e.right, sc))
+            return self.x(attrs_evolve(e, left=A.Name("\0left"), right=A.Name("\0right")), inner, fn)
+        if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e.left, sc) in self.LISTY \
+                and self.ty(e.right, sc) in self.LISTY:
+            left = self.ev_into_name(fn, e.left, sc)
+            return f"({left} + {self.ev_into(fn, e.right, sc)})"
         if isinstance(e, A.Call):
             d = self.rs.defs.get(e.name)
             if d is not None and d.params is not None and self._inlinable(e, sc):
@@ -78,11 +82,26 @@ class Statements:
                     return self.ev_into(fn, d.expr, inner)
                 finally:
                     self._inlining.pop()
-            if e.name in ("first", "last", "count") and len(e.args) == 1 and call_meaning(self.rs, e.name) == "builtin" \
-                    and isinstance(e.args[0], (A.Comprehension, A.Where)):
-                items = self.loop_into(fn, e.args[0], sc, count=e.name == "count")
-                return items if e.name == "count" else f"_{e.name}({items})"
+            if e.name in ("first", "last", "count", "exists") and len(e.args) == 1 \
+                    and call_meaning(self.rs, e.name) == "builtin":
+                arg = e.args[0]
+                if isinstance(arg, (A.Comprehension, A.Where)):
+                    items = self.loop_into(fn, arg, sc, count=e.name in ("count", "exists"))
+                    return items if e.name == "count" else f"({items} > 0)" if e.name == "exists" \
+                        else f"_{e.name}({items})"
+                if e.name in ("count", "exists") and self.ty(arg, sc) in self.LISTY:
+                    n = f"len({self.ev_into(fn, arg, sc)})"   # (a list: as `on_list` writes it)
+                    return n if e.name == "count" else f"({n} > 0)"
         return self.x(e, sc, fn)
+
+    def ev_into_name(self, fn: _Fn, e, sc) -> str:
+        """`ev_into`, its value held by a variable (evaluated now, before what follows)."""
+        src = self.ev_into(fn, e, sc)
+        if isinstance(src, Var) or isinstance(e, (A.Int, A.Const)) or isinstance(e, A.Text) and e.constant is not None:
+            return src
+        t = self.fresh()
+        fn.emit(f"{t} = {src}")
+        return t
 
     def _bool_src(self, src, e, sc):
         return src if self.ty(e, sc) == "bool" else f"bool({src})"

@@ -22,6 +22,12 @@ class Expressions:
     def x(self, e, sc: Scope, fn: _Fn) -> str:
         if fn is None or fn.memo is not None or fn.iterable or fn.lambdas:
             return getattr(self, "x_" + type(e).__name__)(e, sc, fn)
+        if fn.stmt_memo is not None:   # part of the statements of one expression (`ev_into`)
+            fn.memo = fn.stmt_memo
+            try:
+                return getattr(self, "x_" + type(e).__name__)(e, sc, fn)
+            finally:
+                fn.memo = None
         # One Python expression: a def with a loop, written in place twice in it with the same
         # arguments, is worked out once, on first use (`memo_def`). Written twice: the first
         # time finds which calls come more than once.
@@ -72,18 +78,25 @@ class Expressions:
     def memo_def(self, d, e, sc, fn, src) -> str:
         """`src`, a def written in place, remembered for the rest of the expression being
         written when the same call may come again in it (same def, same variables)."""
-        if fn is None or fn.memo is None or fn.iterable or fn.lambdas or not self.has_loop(d.expr) \
-                or not self.deterministic(d.name):
+        m = self.memo_var(d, e, sc, fn, None if fn is None else fn.memo)
+        if m is None:
             return src
+        return f"({m} if {m} is not _MISSING else ({m} := {src}))"
+
+    def memo_var(self, d, e, sc, fn, memo) -> Optional[str]:
+        """The variable remembering def `d` written in place for call `e` in `memo` (the
+        expression's being written), or None: not remembered."""
+        if memo is None or fn.iterable or fn.lambdas or not self.has_loop(d.expr) or not self.deterministic(d.name):
+            return None
         args = tuple(sc.find(a.id).var for a in e.args)
         if any(v in fn.comp_vars for v in args):
-            return src   # (a comprehension's variable: another value each time round)
+            return None   # (a comprehension's or loop's variable: another value each time round)
         key = (d.name, args)
         if fn.memo_keep is not None and key not in fn.memo_keep:
-            return src   # (it comes once)
-        m, n = fn.memo.get(key) or (self.fresh("m"), 0)
-        fn.memo[key] = m, n + 1
-        return f"({m} if {m} is not _MISSING else ({m} := {src}))"
+            return None   # (it comes once)
+        m, n = memo.get(key) or (self.fresh("m"), 0)
+        memo[key] = m, n + 1
+        return m
 
     def x_Int(self, e, sc, fn):
         return repr(e.value)

@@ -36,6 +36,29 @@ class Statements:
         """Write statements computing `e` (at fn's indent); a Python expression for its value."""
         if not self.has_loop(e) and not (isinstance(e, A.Call) and self._inlinable(e, sc)):
             return self.x(e, sc, fn)
+        if fn.stmt_memo is not None:
+            return self._ev_into(fn, e, sc)
+        # The statements of one expression: a def with a loop written in place in it twice
+        # with the same arguments is worked out once (`memo_var`), its variable reset as they
+        # start. Written twice: the first time finds which calls come more than once.
+        fn.stmt_memo, fn.memo_keep = {}, None
+        at, ind = len(fn.lines), fn.ind
+        try:
+            src = self._ev_into(fn, e, sc)
+            if fn.stmt_memo:
+                fn.memo_keep = {key for key, (_, n) in fn.stmt_memo.items() if n > 1}
+                del fn.lines[at:]
+                fn.stmt_memo = {}
+                src = self._ev_into(fn, e, sc)
+            memo = fn.stmt_memo
+        finally:
+            fn.stmt_memo = fn.memo_keep = None
+        fn.lines[at:at] = ["    " * ind + f"{m} = _MISSING" for m, _ in memo.values()]
+        return src
+
+    def _ev_into(self, fn: _Fn, e, sc) -> str:
+        if not self.has_loop(e) and not (isinstance(e, A.Call) and self._inlinable(e, sc)):
+            return self.x(e, sc, fn)
         if isinstance(e, (A.Comprehension, A.Where)):
             return self.loop_into(fn, e, sc)
         if isinstance(e, A.IfExpr):
@@ -77,11 +100,20 @@ class Statements:
             d = self.rs.defs.get(e.name)
             if d is not None and d.params is not None and self._inlinable(e, sc):
                 inner = self._inline_scope(d, e, sc, fn)
+                m = self.memo_var(d, e, sc, fn, fn.stmt_memo)
+                if m is not None:
+                    fn.emit(f"if {m} is _MISSING:")
+                    fn.ind += 1
                 self._inlining.append(d.name)
                 try:
-                    return self.ev_into(fn, d.expr, inner)
+                    v = self.ev_into(fn, d.expr, inner)
                 finally:
                     self._inlining.pop()
+                if m is None:
+                    return v
+                fn.emit(f"{m} = {v}")
+                fn.ind -= 1
+                return m
             if e.name in ("first", "last", "count", "exists") and len(e.args) == 1 \
                     and call_meaning(self.rs, e.name) == "builtin":
                 arg = e.args[0]
@@ -128,11 +160,13 @@ class Statements:
             fn.emit(f"for {v} in {src}:")
         fn.ind += 1
         fn.inloop += 1
+        fn.comp_vars.add(v)
         cond = e.cond
         if cond is not None:
             fn.emit(f"if {self.ev_into(fn, cond, inner)}:")
             fn.ind += 1
         value = v if isinstance(e, A.Where) else self.ev_into(fn, e.expr, inner)
+        fn.comp_vars.discard(v)
         if count and value != v and not isinstance(value, Var):
             fn.emit(value)   # evaluated all the same (it may fail), then counted
         fn.emit(f"{out} += 1" if count else f"{out}.append({value})")

@@ -47,6 +47,7 @@ class _Fn:
         # comprehensions open inside it, which change as it is evaluated.
         self.memo: Optional[dict] = None
         self.memo_keep: Optional[set] = None
+        self.stmt_memo: Optional[dict] = None   # the same, for the statements of one expression (ev_into)
         self.lambdas = 0
         self.comp_vars: set = set()
 

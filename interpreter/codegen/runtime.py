@@ -211,7 +211,9 @@ def _last(items):
 
 def _zone_name(eng, cid):
     """The name of the zone card `cid` lies in (`zone`: builtins.zone_name_of)."""
-    return eng.zone_ref(eng.state.where[cid]).name
+    key = eng.state.where[cid]
+    ref = eng._zone_refs.get(key)   # (what `zone_ref` finds, without the call)
+    return (ref if ref is not None else eng.zone_ref(key)).name
 
 
 def _in_list(a, b):

@@ -84,15 +84,35 @@ class Statements:
 
     def _move_each(self, cards, dest, s):
         quiet = set()   # source zones a move from which nothing hears (nothing runs between such moves)
-        where = self.state.where
+        st = self.state
+        where, zones = st.where, st.zones
         ruled = self._zone_rules
         moved = 0
+        dkey = dest.key
+        # a quiet move is `_place` written in (when it has nothing else to do)
+        plain = st.known is None and not st.trying and not self.place_derives and s.position != "bottom"
+        watched = self._watched
         for c in cards:
-            key = where[c.id]
-            if key == dest.key:
+            cid = c.id
+            key = where[cid]
+            if key == dkey:
                 continue  # already there: no move, no event
             if key in quiet:
-                self._place(c, dest, s.position)
+                if plain:
+                    ids = zones[key]
+                    if ids[-1] == cid:
+                        ids.pop()
+                    else:
+                        ids.remove(cid)
+                    if watched is None or key in watched or dkey in watched:
+                        st.changes += 1
+                    ids = zones.get(dkey)
+                    if ids is None:
+                        ids = zones[dkey] = []
+                    ids.append(cid)
+                    where[cid] = dkey
+                else:
+                    self._place(c, dest, s.position)
                 moved += 1
                 continue
             src = self.zone_of_card(c)

@@ -286,7 +286,7 @@ def test_a_cards_zone_is_read_in_place_compiled(make_rules):
 
 
 def test_a_def_written_in_place_twice_is_worked_out_once_compiled(make_rules, monkeypatch):
-    """A def with a loop, written in place twice in one expression with the same arguments,
+    """A def written in place twice in one expression with the same arguments
     is worked out once, on first use (also inside a comprehension whose variable it does not
     take); not when it takes the comprehension's variable, inside a `group by` key, or
     when it rolls dice. `zone_of` of a card, `exists` of a list and a set to a literal are
@@ -400,6 +400,7 @@ def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypat
         def low(p) = [c.rank for c in hand(p) if c.rank <= 2]
         def mix(p) = low(p) + [r for r in [1, 2, 3] if r not in low(p)]
         def alike(c) = [x.rank for x in hand(current) if x.suit = c.suit]
+        def has_red(p) = first(hand(p)).suit = "red"
         turn { phase p {
           draw 1
           let q = current
@@ -410,7 +411,9 @@ def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypat
           let c = 2 in mix(q)
           let d = count(hand(q)) < count(mix(q))
           let e = exists(low(q))
-          say "{a} {b} {c} {d} {e}"
+          let g = first(mix(q))
+          let h = if count(hand(q)) > 1 and has_red(q) then has_red(q) else false
+          say "{a} {b} {c} {d} {e} {g} {h}"
           if turn_no >= 8 { end game }
         } }
     """)

@@ -28,8 +28,8 @@ class Expressions:
                 return getattr(self, "x_" + type(e).__name__)(e, sc, fn)
             finally:
                 fn.memo = None
-        # One Python expression: a def with a loop, written in place twice in it with the same
-        # arguments, is worked out once, on first use (`memo_def`). Written twice: the first
+        # One Python expression: a def written in place twice in it with the same
+        # arguments is worked out once, on first use (`memo_def`). Written twice: the first
         # time finds which calls come more than once.
         write = getattr(self, "x_" + type(e).__name__)
         fn.memo, fn.memo_keep = {}, None
@@ -86,7 +86,7 @@ class Expressions:
     def memo_var(self, d, e, sc, fn, memo) -> Optional[str]:
         """The variable remembering def `d` written in place for call `e` in `memo` (the
         expression's being written), or None: not remembered."""
-        if memo is None or fn.iterable or fn.lambdas or not self.has_loop(d.expr) or not self.deterministic(d.name):
+        if memo is None or fn.iterable or fn.lambdas or not self.deterministic(d.name):
             return None
         args = tuple(sc.find(a.id).var for a in e.args)
         if any(v in fn.comp_vars for v in args):

@@ -38,7 +38,7 @@ class Statements:
             return self.x(e, sc, fn)
         if fn.stmt_memo is not None:
             return self._ev_into(fn, e, sc)
-        # The statements of one expression: a def with a loop written in place in it twice
+        # The statements of one expression: a def written in place in it twice
         # with the same arguments is worked out once (`memo_var`), its variable reset as they
         # start. Written twice: the first time finds which calls come more than once.
         fn.stmt_memo, fn.memo_keep = {}, None
@@ -121,9 +121,10 @@ class Statements:
                     items = self.loop_into(fn, arg, sc, count=e.name in ("count", "exists"))
                     return items if e.name == "count" else f"({items} > 0)" if e.name == "exists" \
                         else f"_{e.name}({items})"
-                if e.name in ("count", "exists") and self.ty(arg, sc) in self.LISTY:
-                    n = f"len({self.ev_into(fn, arg, sc)})"   # (a list: as `on_list` writes it)
-                    return n if e.name == "count" else f"({n} > 0)"
+                if self.ty(arg, sc) in self.LISTY:   # (a list: as `on_list` writes it)
+                    items = self.ev_into(fn, arg, sc)
+                    return f"len({items})" if e.name == "count" else f"(len({items}) > 0)" if e.name == "exists" \
+                        else f"_{e.name}({items})"
         return self.x(e, sc, fn)
 
     def ev_into_name(self, fn: _Fn, e, sc) -> str:

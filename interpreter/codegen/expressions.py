@@ -514,7 +514,7 @@ class Expressions:
         on_list, on_card = B.FUNCTIONS[name].on_list, B.FUNCTIONS[name].on_card
         if on_list is not None and len(args) == 1 and self.ty(e.args[0], sc) in self.LISTY:
             return on_list.format(args[0])
-        if on_card is not None and len(args) == 1 and args[0].isidentifier() and args[0] not in self._id_vars \
+        if on_card is not None and len(args) == 1 and isinstance(args[0], Var) and args[0] not in self._id_vars \
                 and self.ty(e.args[0], sc) == "card":
             return on_card.format(args[0])
         if name == "count" and len(args) == 1:

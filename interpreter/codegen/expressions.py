@@ -457,11 +457,12 @@ class Expressions:
 
     def x_Call(self, e, sc, fn):
         meaning = call_meaning(self.rs, e.name)
-        if meaning == "builtin" and e.name in ("count", "exists") and len(e.args) == 1 \
+        if meaning == "builtin" and B.FUNCTIONS[e.name].loop == "count" and len(e.args) == 1 \
                 and isinstance(e.args[0], A.Where):
             n = self.count_over_ids(e.args[0], sc, fn)
             if n is not None:
-                return n if e.name == "count" else f"({n} > 0)"
+                on_count = B.FUNCTIONS[e.name].on_count
+                return n if on_count is None else on_count.format(n)
         args = [self.x(a, sc, fn) for a in e.args]
         if meaning is None:
             return f"_unknown(eng, {self.k(e)}, 'function')"

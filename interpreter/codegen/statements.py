@@ -8,6 +8,7 @@ from ..check.resolver import call_meaning, name_meaning
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope
 from ..base.protocol import MAX_NUMBER
+from ..runtime import builtins as B
 from .runtime import Unsupported
 from .writer import Var, _Fn
 
@@ -114,17 +115,16 @@ class Statements:
                 fn.emit(f"{m} = {v}")
                 fn.ind -= 1
                 return m
-            if e.name in ("first", "last", "count", "exists") and len(e.args) == 1 \
-                    and call_meaning(self.rs, e.name) == "builtin":
+            f = B.FUNCTIONS.get(e.name)
+            if f is not None and f.loop is not None and len(e.args) == 1 and call_meaning(self.rs, e.name) == "builtin":
                 arg = e.args[0]
                 if isinstance(arg, (A.Comprehension, A.Where)):
-                    items = self.loop_into(fn, arg, sc, count=e.name in ("count", "exists"))
-                    return items if e.name == "count" else f"({items} > 0)" if e.name == "exists" \
-                        else f"_{e.name}({items})"
+                    items = self.loop_into(fn, arg, sc, count=f.loop == "count")
+                    if f.loop == "count":
+                        return items if f.on_count is None else f.on_count.format(items)
+                    return f.on_list.format(items)
                 if self.ty(arg, sc) in self.LISTY:   # (a list: as `on_list` writes it)
-                    items = self.ev_into(fn, arg, sc)
-                    return f"len({items})" if e.name == "count" else f"(len({items}) > 0)" if e.name == "exists" \
-                        else f"_{e.name}({items})"
+                    return f.on_list.format(self.ev_into(fn, arg, sc))
         return self.x(e, sc, fn)
 
     def ev_into_name(self, fn: _Fn, e, sc) -> str:

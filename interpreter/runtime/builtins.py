@@ -48,6 +48,12 @@ class Function:
     # The generator's shortcut when the (single) argument is statically a card: a Python
     # expression with `{0}` for the argument's source; None: the generic call of `run`.
     on_card: Optional[str] = None
+    # How the generator may write a call whose argument is a loop it writes as statements (a
+    # comprehension, a `where`): "count" (the loop only counts; `on_count` gives the result,
+    # with `{0}` for the count, None: the count itself) or "items" (the loop collects them;
+    # `on_list` gives it).
+    loop: Optional[str] = None
+    on_count: Optional[str] = None
 
 
 @attrs.frozen
@@ -204,21 +210,21 @@ def _deck_of(eng, e, a):
 
 
 def _fn(name, lo, hi, signature, doc, run, result=None, reads_game=False, on_list=None, args=("any",),
-        keeps_texts=False, reads_place=False, on_card=None):
+        keeps_texts=False, reads_place=False, on_card=None, loop=None, on_count=None):
     return Function(name, lo, hi, signature, doc, run, result, reads_game, on_list, args, keeps_texts, reads_place,
-                    on_card)
+                    on_card, loop, on_count)
 
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("count", 1, 1, "count(X)", "how many elements: cards of a zone, items of a list, characters of a text",
-        _count, "int", on_list="len({0})", args=("countable",)),
+        _count, "int", on_list="len({0})", args=("countable",), loop="count"),
     _fn("sum", 1, 1, "sum(LIST)", "the sum of numbers", _sum, "int", args=("list",)),
     _fn("max", 1, 1, "max(LIST)", "the largest (`none` if empty)", _max, args=("list",)),
     _fn("min", 1, 1, "min(LIST)", "the smallest (`none` if empty)", _min, args=("list",)),
     _fn("first", 1, 1, "first(X)", "the first element (`none` if empty); for a zone its top card", _first,
-        on_list="_first({0})", args=("list",)),
+        on_list="_first({0})", args=("list",), loop="items"),
     _fn("last", 1, 1, "last(X)", "the last element (`none` if empty); for a zone its bottom card", _last,
-        on_list="_last({0})", args=("list",)),
+        on_list="_last({0})", args=("list",), loop="items"),
     _fn("top", 1, 2, "top(ZONE, n)", "the n top cards (topmost first); n defaults to 1; a list", _top, "cards",
         args=("any", "int")),
     _fn("bottom", 1, 2, "bottom(ZONE, n)", "the n bottom cards; n defaults to 1; a list", _bottom, "cards",
@@ -253,7 +259,8 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
         "card to the zone now: offer only what can happen",
         lambda eng, e, a: eng.may_move(a[0], a[1], e), "bool", reads_game=True, args=("card", "any")),
     _fn("exists", 1, 1, "exists(X)", "true when the list or zone is not empty",
-        lambda eng, e, a: _count(eng, e, a) > 0, "bool", on_list="(len({0}) > 0)", args=("countable",)),
+        lambda eng, e, a: _count(eng, e, a) > 0, "bool", on_list="(len({0}) > 0)", args=("countable",),
+        loop="count", on_count="({0} > 0)"),
     _fn("text", 1, 1, "text(X)", "a value as text", lambda eng, e, a: _show(a[0]), "str"),
     _fn("deck_of", 1, 1, "deck_of(P)",
         "the deck list P brought (games with a `deck` block, section 3.23): its fields, read with `lookup`, "

@@ -312,7 +312,7 @@ def test_a_def_written_in_place_twice_is_worked_out_once_compiled(make_rules, mo
     """)
     out = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(4)])
     cx = compiled_for(rs)
     assert cx is not None
@@ -344,7 +344,7 @@ def test_counts_over_ids_and_groups_of_an_empty_zone_compiled(make_rules, monkey
     """)
     out = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(4)])
     cx = compiled_for(rs)
     assert cx is not None
@@ -380,7 +380,7 @@ def test_a_patterns_scan_over_card_ids_compiled(make_rules, monkeypatch):
     """)
     out = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(6)])
     cx = compiled_for(rs)
     assert cx is not None
@@ -419,7 +419,7 @@ def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypat
     """)
     out = []
     for engine in ("tree", "compiled"):
-        monkeypatch.setenv("CGL_ENGINE", engine)
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
         out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(4)])
     cx = compiled_for(rs)
     assert cx is not None

@@ -10,7 +10,7 @@ from ..runtime.state import ZoneRef
 from ..check.typecheck import LISTY, Scope, elem_ty
 from ..check.typecheck import Binding as _Binding
 from .runtime import _MISSING, Unsupported
-from .writer import Var, _Fn
+from .writer import Lit, Var, _Fn
 
 _O = Var("o")   # the parameter of a module function reading a property of a value
 
@@ -144,7 +144,7 @@ class Expressions:
         """The Python variable of a local, noted as written into the code (an event function
         binds only the names its code uses)."""
         b.used = True
-        return Var(b.var)
+        return b.var if isinstance(b.var, Lit) else Var(b.var)
 
     def use(self, b: _Binding, fn: _Fn):
         """Note a read of a loop-bound variable of an enclosing function: a waiting choice

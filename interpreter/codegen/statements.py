@@ -10,7 +10,7 @@ from ..check.typecheck import Scope
 from ..base.protocol import MAX_NUMBER
 from ..runtime import builtins as B
 from .runtime import Unsupported
-from .writer import Var, _Fn
+from .writer import Lit, Var, _Fn
 
 
 class Statements:
@@ -130,8 +130,10 @@ class Statements:
     def ev_into_name(self, fn: _Fn, e, sc) -> str:
         """`ev_into`, its value held by a variable (evaluated now, before what follows)."""
         src = self.ev_into(fn, e, sc)
-        if isinstance(src, Var) or isinstance(e, (A.Int, A.Const)) or isinstance(e, A.Text) and e.constant is not None:
+        if isinstance(src, Var):
             return src
+        if isinstance(e, (A.Int, A.Const)) or isinstance(e, A.Text) and e.constant is not None:
+            return Lit(src)
         t = self.fresh()
         fn.emit(f"{t} = {src}")
         return t

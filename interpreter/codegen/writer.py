@@ -15,6 +15,13 @@ class Var(str):
     __slots__ = ()
 
 
+class Lit(str):
+    """Python source of a literal (`2`, `'red'`) that a local of the generator's own stands
+    for (the left side of a comparison, say): written in place, and not a name."""
+
+    __slots__ = ()
+
+
 # ---------------------------------------------------------------- functions being written
 
 class _Fn:

@@ -63,8 +63,7 @@ class Expressions:
         ok = True
         for n in (n for part in parts for n in A.walk(part)):
             if isinstance(n, (A.Dice, A.Possible)) or isinstance(n, A.Call) and n.name in rs.patterns or \
-                    isinstance(n, A.Call) and n.name not in rs.defs and n.name not in rs.table_decls \
-                    and call_meaning(rs, n.name) == "builtin" and n.name == "random":
+                    isinstance(n, A.Call) and call_meaning(rs, n.name) == "builtin" and B.FUNCTIONS[n.name].draws:
                 ok = False
             elif isinstance(n, (A.Call, A.Name, A.Attr)):
                 ref = n.id if isinstance(n, A.Name) else n.name

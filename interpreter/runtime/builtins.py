@@ -54,6 +54,8 @@ class Function:
     # `on_list` gives it).
     loop: Optional[str] = None
     on_count: Optional[str] = None
+    # It draws from the game's random source: two calls with the same arguments may differ.
+    draws: bool = False
 
 
 @attrs.frozen
@@ -210,9 +212,9 @@ def _deck_of(eng, e, a):
 
 
 def _fn(name, lo, hi, signature, doc, run, result=None, reads_game=False, on_list=None, args=("any",),
-        keeps_texts=False, reads_place=False, on_card=None, loop=None, on_count=None):
+        keeps_texts=False, reads_place=False, on_card=None, loop=None, on_count=None, draws=False):
     return Function(name, lo, hi, signature, doc, run, result, reads_game, on_list, args, keeps_texts, reads_place,
-                    on_card, loop, on_count)
+                    on_card, loop, on_count, draws)
 
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (
@@ -230,7 +232,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("bottom", 1, 2, "bottom(ZONE, n)", "the n bottom cards; n defaults to 1; a list", _bottom, "cards",
         args=("any", "int")),
     _fn("random", 1, 1, "random(LIST)", "a random element, from the game's seeded random source", _random,
-        reads_game=True, args=("list",)),
+        reads_game=True, args=("list",), draws=True),
     _fn("lookup", 2, 3, "lookup(TABLE, key[, default])",
         "a value from a data table of the card file (error if missing and no default)", _lookup),
     _fn("others", 1, 1, "others(P)", "every other player still in the game, in seat order after P", _others,

@@ -278,3 +278,16 @@ def test_answer_out_of_range_names_the_0_based_range(make_rules, engine):
         g.answer(True)
     assert str(e.value) == "answer with an option's index, options are numbered from 0 to 2 (the index in `options`)"
     assert g.answer(2) is None
+
+
+def test_the_keywords_of_did_you_mean_are_read_from_the_grammar():
+    """The words a statement or a declaration starts with come from the grammar (its
+    `_stmt` and `_item` rules), not from a second list: every one parses where the grammar
+    puts it, and a misspelt one is answered with the grammar's own word."""
+    import pathlib
+
+    from cgl.interpreter.parse import syntax
+    assert {"MOVE", "SHUFFLE", "EMIT", "PASS"} <= syntax._STATEMENT_WORDS
+    assert {"GAME", "ZONE", "ESTIMATE", "CHECK"} <= syntax._DECL_WORDS
+    text = pathlib.Path(syntax.__file__).read_text(encoding="utf-8")
+    assert '"SHUFFLE"' not in text and '"INVARIANT"' not in text

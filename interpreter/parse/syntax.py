@@ -12,6 +12,8 @@ import re
 from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from cgl.grammar import parser
+
 from ..base import ast as A
 from ..base.diagnostics import CglError, Diagnostic, did_you_mean
 
@@ -34,12 +36,28 @@ _TOKEN_WORDS = {
     "END_SCOPE": "`turn`, `round`, `game` or `phase`",
 }
 
-_STATEMENT_WORDS = {"MOVE", "SWAP", "DRAW", "DEAL", "DISCARD", "SHUFFLE", "REVEAL", "SET", "LET", "CHOOSE",
-                    "MAY", "SIMULTANEOUSLY", "IF", "FOR", "REPEAT", "WHILE", "END", "WIN", "LOSE",
-                    "SAY", "EMIT", "GIVE", "REVERSE", "ACT", "PASS"}
-_DECL_WORDS = {"GAME", "EXTENDS", "OPTION", "ENUM", "CARDS", "DERIVE", "ZONE", "VAR", "DEF", "PROCEDURE",
-               "TABLE", "PATTERN", "SETUP", "ROUND", "TURN", "MATCH", "ON", "REACTION", "ACTION", "RULE",
-               "INVARIANT", "CHECK", "DECK", "OVERRIDE", "REMOVE"}
+def _leading_keywords(origin: str) -> frozenset:
+    """The keywords (as Lark names their terminals: `MOVE`) that a `origin` of the grammar
+    (`_stmt`, a statement; `_item`, a declaration) can start with: read from the grammar
+    itself, so a keyword added there is known here at once."""
+    p = parser()
+    keywords = {t.name for t in p.terminals if t.pattern.type == "str" and t.pattern.value.isalpha()}
+    found, todo, seen = set(), [origin], set()
+    while todo:
+        name = todo.pop()
+        seen.add(name)
+        for r in p.rules:
+            if r.origin.name == name and r.expansion:
+                first = r.expansion[0]
+                if first.is_term:
+                    found.add(first.name)
+                elif first.name not in seen:
+                    todo.append(first.name)
+    return frozenset(found & keywords)
+
+
+_STATEMENT_WORDS = _leading_keywords("_stmt")
+_DECL_WORDS = _leading_keywords("_item")
 
 
 def _word(term: str) -> str:
@@ -83,7 +101,7 @@ def _open_block(text: str, pos: int) -> str | None:
 
 # Words a statement or a declaration can start with, for "did you mean" on a misspelt one.
 _STATEMENT_KEYWORDS = sorted(w.lower() for w in _STATEMENT_WORDS) + ["elif", "else"]
-_DECL_KEYWORDS = sorted(w.lower() for w in _DECL_WORDS) + ["estimate"]
+_DECL_KEYWORDS = sorted(w.lower() for w in _DECL_WORDS)
 # Slips from other languages, and what CGL writes instead.
 _FOREIGN = {
     "&&": "write `and` instead of `&&`", "||": "write `or` instead of `||`",

@@ -256,3 +256,20 @@ def test_vscode_extension_starts_cgl_lsp_and_formats_with_cgl_fmt():
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [["lsp", "cgl", ["lsp"]], ["fmt", "cgl"]]
+
+
+def test_every_keyword_of_the_grammar_is_coloured_as_one(tokenizer):
+    """The TextMate grammar is tested against cgl.lark: each word the grammar uses as a
+    keyword is scoped as a keyword (or a constant, `true`), written alone. `card`, `player`
+    and `table` are keywords only in their place (`per card`, `per player`) and names
+    everywhere else (`card.name`), so alone they read as names."""
+    from cgl.grammar import parser
+    p = parser()
+    words = sorted({t.pattern.value for t in p.terminals if t.pattern.type == "str" and t.pattern.value.isalpha()})
+    assert len(words) > 100
+    plain = []
+    for w in words:
+        scopes = [s for _, per_char in tokenizer.tokenize(w) for s in per_char[0]]
+        if not any(s.startswith(("keyword", "constant", "storage")) for s in scopes):
+            plain.append(w)
+    assert plain == ["card", "player", "table"]

@@ -25,50 +25,66 @@ from ..runtime import builtins as B
 
 # ---------------------------------------------------------------- calls and names
 
-#: How a call `f(…)` resolves: the first of these that `f` is.
-CALL_ORDER = ("def", "table", "pattern", "card_zone", "player_zone", "builtin")
+def _def_with_params(rs, name) -> bool:
+    d = rs.defs.get(name)
+    return d is not None and d.params is not None
 
-#: How a bare global name resolves: the first of these that it is.
-NAME_ORDER = ("option", "global", "def", "data", "zone", "enum", "builtin")
+
+def _const_def(rs, name) -> bool:
+    d = rs.defs.get(name)
+    return d is not None and d.params is None
+
+
+def _zone_of_each(kind):
+    def test(rs, name) -> bool:
+        z = rs.zones.get(name)
+        return z is not None and getattr(z, kind)
+    return test
+
+
+def _global_var(rs, name) -> bool:
+    v = rs.vars.get(name)
+    return v is not None and v.scope == "global"
+
+
+#: How a call `f(…)` resolves: the first of these that `f` is (its meaning, and the test).
+_CALLS = (
+    ("def", _def_with_params),
+    ("table", lambda rs, name: name in rs.table_decls),
+    ("pattern", lambda rs, name: name in rs.patterns),
+    ("card_zone", _zone_of_each("per_card")),
+    ("player_zone", _zone_of_each("per_player")),
+    ("builtin", lambda rs, name: name in B.FUNCTIONS),
+)
+CALL_ORDER = tuple(meaning for meaning, _ in _CALLS)
+
+#: How a bare global name resolves: the first of these that it is (its meaning, and the test).
+_NAMES = (
+    ("option", lambda rs, name: name in rs.option_values),
+    ("global", _global_var),
+    ("def", _const_def),
+    ("data", lambda rs, name: name in rs.tables),
+    ("zone", lambda rs, name: name in rs.zones),
+    ("enum", lambda rs, name: name in rs.enum_members),
+    ("builtin", lambda rs, name: name in B.VALUES),
+)
+NAME_ORDER = tuple(meaning for meaning, _ in _NAMES)
 
 
 def call_meaning(rs, name: str) -> Optional[str]:
-    """What `name(…)` calls: one of CALL_ORDER, or None (nothing: an unknown function)."""
-    d = rs.defs.get(name)
-    if d is not None and d.params is not None:
-        return "def"
-    if name in rs.table_decls:
-        return "table"
-    if name in rs.patterns:
-        return "pattern"
-    z = rs.zones.get(name)
-    if z is not None and z.per_card:
-        return "card_zone"
-    if z is not None and z.per_player:
-        return "player_zone"
-    if name in B.FUNCTIONS:
-        return "builtin"
+    """What `name(…)` calls: the first meaning of CALL_ORDER it has, or None (nothing: an
+    unknown function)."""
+    for meaning, test in _CALLS:
+        if test(rs, name):
+            return meaning
     return None
 
 
 def name_meaning(rs, name: str) -> Optional[str]:
-    """What a bare name means globally: one of NAME_ORDER, or None (nothing)."""
-    if name in rs.option_values:
-        return "option"
-    v = rs.vars.get(name)
-    if v is not None and v.scope == "global":
-        return "global"
-    d = rs.defs.get(name)
-    if d is not None and d.params is None:
-        return "def"
-    if name in rs.tables:
-        return "data"
-    if name in rs.zones:
-        return "zone"
-    if name in rs.enum_members:
-        return "enum"
-    if name in B.VALUES:
-        return "builtin"
+    """What a bare name means globally: the first meaning of NAME_ORDER it has, or None."""
+    for meaning, test in _NAMES:
+        if test(rs, name):
+            return meaning
     return None
 
 

@@ -1,4 +1,5 @@
-"""A ruleset declares its score (`var … per player = 0 as score`, `as low score`): the table
+"""A ruleset declares its score (`var … per player = 0 as score`, `as low score`) and its
+zones' roles (`as deck|hand|discard`), once each, in words the language knows; the table
 and the statistics read the declaration instead of guessing from a variable's name."""
 from __future__ import annotations
 
@@ -55,3 +56,18 @@ def test_simulate_follows_a_declared_low_score_unless_told_otherwise():
     assert json.loads(r.output)["lead_changes"]["direction"] == "low"
     r = run(main, ["simulate", "examples/switchback.cgl", "-n", "4", "-s", "1", "--json", "--score-direction", "high"])
     assert json.loads(r.output)["lead_changes"]["direction"] == "high"
+
+
+@pytest.mark.parametrize("decl,code,words", [
+    ("zone heap: shared, public, as dicard", "E004", "a zone cannot be declared `as dicard`"),
+    ("zone heap: shared, public, as discard", "E005", "`heap` is declared `as discard`, and so is `pile`"),
+])
+def test_a_zone_role_is_one_the_language_knows_on_one_zone(make_rules, decl, code, words):
+    """`as deck`, `as hand`, `as discard` (the default zones of draw, deal and discard): a
+    misspelt role was silently no role, and a second zone with a role was never used."""
+    with pytest.raises(CglError) as e:
+        make_rules(decl + "\n" + RULES)
+    d = e.value.diagnostics[0]
+    assert d.code == code and words in d.message and d.hint and d.span.line == HEADER.count("\n") + 1
+    if code == "E004":
+        assert "discard" in d.hint

@@ -130,8 +130,26 @@ def _emits(items) -> dict:
 SCORE_ROLES = {("score",): "high", ("low", "score"): "low"}
 
 
+#: What a zone may be declared as (`zone stock: shared, hidden, as deck`): the default zone
+#: of `draw` and `deal` (deck), of `draw`'s cards (hand) and of `discard` (discard).
+ZONE_ROLES = ("deck", "hand", "discard")
+
+
 def _check_roles(rs) -> None:
-    """`as score` / `as low score`: a word the language knows, on a player variable, once."""
+    """`as deck|hand|discard` on one zone each; `as score` / `as low score`: a word the
+    language knows, on a player variable, once."""
+    taken: dict = {}
+    for z in rs.zones.values():
+        if z.role is None:
+            continue
+        if z.role not in ZONE_ROLES:
+            raise error("E004", f"a zone cannot be declared `as {z.role}`", z.span,
+                        hint=did_you_mean(z.role, ZONE_ROLES) or "a zone's role is `as deck`, `as hand` or "
+                                                                 "`as discard`")
+        if z.role in taken:
+            raise error("E005", f"`{z.name}` is declared `as {z.role}`, and so is `{taken[z.role]}`", z.span,
+                        hint=f"one zone is the game's {z.role}: keep `as {z.role}` on one of them")
+        taken[z.role] = z.name
     declared = None
     for v in rs.vars.values():
         if v.role is None:

@@ -310,13 +310,7 @@ def test_a_def_written_in_place_twice_is_worked_out_once_compiled(make_rules, mo
           if turn_no >= 8 { end game }
         } }
     """)
-    out = []
-    for engine in ("tree", "compiled"):
-        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(4)])
-    cx = compiled_for(rs)
-    assert cx is not None
-    assert out[0] == out[1]
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4)
     assert (":= _MISSING)" in cx.source or " = _MISSING\n" in cx.source) and "_zone_name(eng, " in cx.source
     assert "_BUILTIN['exists']" not in cx.source and "_zone_name(eng, _v_c" in cx.source
 
@@ -342,13 +336,7 @@ def test_counts_over_ids_and_groups_of_an_empty_zone_compiled(make_rules, monkey
           if turn_no >= 8 { end game }
         } }
     """)
-    out = []
-    for engine in ("tree", "compiled"):
-        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(4)])
-    cx = compiled_for(rs)
-    assert cx is not None
-    assert out[0] == out[1]
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4)
     assert "len([1 for _i" in cx.source and " else [])" in cx.source
 
 
@@ -378,16 +366,10 @@ def test_a_patterns_scan_over_card_ids_compiled(make_rules, monkeypatch):
           if turn_no >= 10 { end game }
         } }
     """)
-    out = []
-    for engine in ("tree", "compiled"):
-        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(6)])
-    cx = compiled_for(rs)
-    assert cx is not None
-    assert out[0] == out[1]
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6)
     assert "_count_labels(_counts, _flat)" in cx.source and "_cards = [*reversed(" not in cx.source
     assert "_cards = list(map(eng.cards.__getitem__, _cards))" in cx.source
-    texts = [e["text"] for r in out[1] for e in json.loads(r)[0]]
+    texts = [e["text"] for r in games for e in json.loads(r)[0]]
     assert any(" holds two" in t for t in texts) and any(" holds three" in t for t in texts)
 
 
@@ -417,17 +399,11 @@ def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypat
           if turn_no >= 8 { end game }
         } }
     """)
-    out = []
-    for engine in ("tree", "compiled"):
-        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append([record(play(rs, 2, seed, agents=["random"] * 2)) for seed in range(4)])
-    cx = compiled_for(rs)
-    assert cx is not None
-    assert out[0] == out[1]
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4)
     block = cx.source.split("def _B")[-1]
     assert "[" + "_c" not in block   # no comprehension left in the turn's block
     assert " is _MISSING:" in block   # `low(q)` worked out once in `mix(q)`
-    texts = {e["text"] for r in out[1] for e in json.loads(r)[0]}
+    texts = {e["text"] for r in games for e in json.loads(r)[0]}
     assert any(t.startswith("true ") for t in texts)
 
 
@@ -487,3 +463,16 @@ def test_every_rule_condition_of_a_shipped_ruleset_is_compiled(name):
     rs = load(name)
     compiled = compiled_for(rs)
     assert [r.name for r in rs.rules if r.cond is not None and id(r.cond) not in compiled.exprs] == []
+
+
+def _same_games_on_both_engines(rs, monkeypatch, seeds: int, players: int = 2):
+    """Play `seeds` seeded games of `rs` on the tree walker, then compiled; assert they are
+    the same games; (the compiled module, whose `source` shows what was written; the games' records)."""
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        out.append([record(play(rs, players, seed, agents=["random"] * players)) for seed in range(seeds)])
+    cx = compiled_for(rs)
+    assert cx is not None
+    assert out[0] == out[1]
+    return cx, out[1]

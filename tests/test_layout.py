@@ -5,11 +5,11 @@ in KNOWN_UPWARD, each with its reason; and no folder holds more than MAX_MODULES
 docs/architecture.md ("The stages") says what each stage holds."""
 from __future__ import annotations
 
-import ast
 import pathlib
 
+from test_structure import PACKAGES, _imports, _modules   # (one reading of cgl's modules and imports)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PACKAGES = {"interpreter": "cgl.interpreter", "cli": "cgl.cli", "grammar": "cgl.grammar"}
 
 # The stages, lowest first: the sub-packages of cgl.interpreter.
 STAGES = ["base", "parse", "runtime", "check", "walker", "codegen", "play", "tools", "analytics"]
@@ -30,51 +30,6 @@ KNOWN_UPWARD = {
 }
 
 
-def _modules():
-    for folder, pkg in PACKAGES.items():
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            rel = path.relative_to(ROOT / folder).with_suffix("")
-            parts = [p for p in rel.parts if p != "__init__"]
-            yield ".".join([pkg, *parts]), path
-
-
-def _is_type_checking(node) -> bool:
-    t = node.test
-    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (
-        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
-
-
-def _import_nodes(tree):
-    """Every import statement of a module, at the top or inside a function, but not those
-    under `if TYPE_CHECKING:`."""
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                todo.extend(child.orelse)
-            else:
-                todo.append(child)
-
-
-def _imports(name, path, known) -> set:
-    pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    out = set()
-    for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            base = pkg
-            for _ in range(node.level - 1):
-                base = base.rsplit(".", 1)[0]
-            target = (f"{base}.{node.module}" if node.module else base) if node.level else (node.module or "")
-            candidates = [target] + [f"{target}.{a.name}" for a in node.names]
-        else:
-            candidates = [a.name for a in node.names]
-        out |= {c for c in candidates if c in known and c != name}
-    return out
-
-
 def _rank(module):
     """The position of a module's stage (None: cgl.interpreter itself, which is no stage)."""
     for pkg, stage in PLACE.items():
@@ -91,7 +46,7 @@ def _upward() -> set:
     found = set()
     for name, path in mods.items():
         low = _rank(name)
-        for target in _imports(name, path, mods):
+        for target in _imports(name, path, mods, type_checking=False):
             high = _rank(target)
             if low is not None and high is not None and high > low:
                 found.add((name, target))

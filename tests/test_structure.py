@@ -28,21 +28,41 @@ def _modules():
             yield ".".join([pkg, *parts]), path
 
 
-def _imports(name, path, known) -> set:
-    """The modules of cgl that `path` imports anywhere (at the top or inside a function)."""
+def _is_type_checking(node) -> bool:
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (
+        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
+
+
+def _import_nodes(tree, type_checking: bool = True):
+    """Every import statement of a module, at the top or inside a function; with
+    `type_checking` False, not those under `if TYPE_CHECKING:`."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        for child in ast.iter_child_nodes(node):
+            if not type_checking and isinstance(child, ast.If) and _is_type_checking(child):
+                todo.extend(child.orelse)
+            else:
+                todo.append(child)
+
+
+def _imports(name, path, known, type_checking: bool = True) -> set:
+    """The modules of cgl that `path` imports anywhere (at the top or inside a function;
+    with `type_checking` False, leaving out those only a type checker reads)."""
     pkg = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8")), type_checking):
         if isinstance(node, ast.ImportFrom):
             base = pkg
             for _ in range(node.level - 1):
                 base = base.rsplit(".", 1)[0]
             target = (f"{base}.{node.module}" if node.module else base) if node.level else (node.module or "")
             candidates = [target] + [f"{target}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Import):
-            candidates = [a.name for a in node.names]
         else:
-            continue
+            candidates = [a.name for a in node.names]
         out |= {c for c in candidates if c in known and c != name}
     return out
 

@@ -71,3 +71,15 @@ def test_a_zone_role_is_one_the_language_knows_on_one_zone(make_rules, decl, cod
     assert d.code == code and words in d.message and d.hint and d.span.line == HEADER.count("\n") + 1
     if code == "E004":
         assert "discard" in d.hint
+
+
+def test_a_search_bot_cutting_a_game_short_reads_the_declared_score():
+    """Without an `estimate`, how well each seat stands is its score, and a low score
+    counts down (Switchback's penalty: the fewest points lead)."""
+    from cgl.interpreter.check.loader import load
+    from cgl.interpreter.play.game import Game
+    game = Game(load("examples/switchback.cgl"), 2, 1)
+    game.start()
+    for seat, points in enumerate((3, 9)):
+        game.state.player_vars[seat]["penalty"] = points
+    assert game.engine.estimates() == [-3, -9]

@@ -120,12 +120,15 @@ class Forks:
 
     def estimates(self) -> Optional[list]:
         """How well each player stands, bigger is better, for bots that cut a game short:
-        the ruleset's `estimate p: …`, else its `points` player variable; None without either."""
+        the ruleset's `estimate p: …`, else its score (`Ruleset.score`: a `low score` counts
+        down); None without either."""
         est = self.rs.estimate
         if est is not None:
             return [_num(self.ev(est.value, Env({est.var: p})), est.value, self) for p in self.players]
-        if "points" in self.player_var_names:
-            vals = [pv.get("points") for pv in self.state.player_vars]
+        score = self.rs.score
+        if score is not None:
+            name, way = score
+            vals = [pv.get(name) for pv in self.state.player_vars]
             if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
-                return vals
+                return vals if way == "high" else [-v for v in vals]
         return None

@@ -330,7 +330,7 @@ def _play(t: _Table, quiet: bool, log_path, save_path, resumed_from=None):
     res = game.result
     click.echo("")
     click.secho(res.summary(), bold=True)
-    _print_scores(res, score_only=T.score_var(rs) if people else None)
+    _print_scores(res, T.score_var(rs), score_only=bool(people))
     if t.seed_hidden:
         click.echo(f"  (seed {game.seed}" + (f"; the game is in {log_path}: `cgl replay {shlex.quote(log_path)}`"
                                              if log_path else "") + ")")
@@ -379,15 +379,14 @@ def _parse_decks(pairs) -> dict:
     return out
 
 
-def _print_scores(res, score_only=None):
-    """Each player's variables at the end (with people at the table: only the score,
-    `score_only`, when the ruleset has one; its other counters are its bookkeeping)."""
+def _print_scores(res, score=None, score_only=False):
+    """Each player's variables at the end, the ruleset's score (`Ruleset.score`) first; with
+    people at the table (`score_only`) only the score, when the ruleset has one: its other
+    counters are its bookkeeping."""
     for i, pv in enumerate(res.players, 1):
         shown = {k: v for k, v in pv.items() if isinstance(v, (int, bool)) or isinstance(v, str)}
-        if score_only is not None:
-            shown = {score_only: pv[score_only]}
-        if "points" in pv:
-            shown = {"points": pv["points"], **shown}
+        if score is not None and score in pv:
+            shown = {score: pv[score]} if score_only else {score: pv[score], **shown}
         parts = ", ".join(f"{k} {v}" for k, v in shown.items())
         click.echo(f"  P{i}: {parts}")
     click.echo(f"  ({res.rounds} round{'s' if res.rounds != 1 else ''}, {res.turns} turns, {res.decisions} decisions)")

@@ -580,12 +580,9 @@ class Expressions:
         inner = sc.child()
         inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
         src = self.iterable(e.source, sc, fn)
-        fn.inloop += 1
-        fn.comp_vars.add(v)
-        body = self.x(e.expr, inner, fn)
-        cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
-        fn.comp_vars.discard(v)
-        fn.inloop -= 1
+        with fn.looping(v):
+            body = self.x(e.expr, inner, fn)
+            cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
         return f"[{body} for {v} in {src}{cond}]"
 
     def x_BinOp(self, e, sc, fn):
@@ -672,11 +669,8 @@ class Expressions:
     def x_Where(self, e, sc, fn):
         src = self.iterable(e.source, sc, fn)
         v, inner = self._it_scope(e, sc, fn)
-        fn.inloop += 1
-        fn.comp_vars.add(v)
-        cond = self.x(e.cond, inner, fn)
-        fn.comp_vars.discard(v)
-        fn.inloop -= 1
+        with fn.looping(v):
+            cond = self.x(e.cond, inner, fn)
         return f"[{v} for {v} in {src} if {cond}]"
 
     def lambda_of(self, v, e, sc, fn) -> str:
@@ -706,11 +700,8 @@ class Expressions:
         if not self.only_id_reads([e.cond], inner, b):
             return None
         self._id_vars.add(v)
-        fn.inloop += 1
-        fn.comp_vars.add(v)
-        cond = self.x(e.cond, inner, fn)
-        fn.comp_vars.discard(v)
-        fn.inloop -= 1
+        with fn.looping(v):
+            cond = self.x(e.cond, inner, fn)
         return f"len([1 for {v} in {ids} if {cond}])"
 
     def x_GroupBy(self, e, sc, fn):

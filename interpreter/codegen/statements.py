@@ -162,18 +162,15 @@ class Statements:
             fn.emit(f"{out} = 0" if count else f"{out} = []")
             fn.emit(f"for {v} in {src}:")
         fn.ind += 1
-        fn.inloop += 1
-        fn.comp_vars.add(v)
         cond = e.cond
-        if cond is not None:
-            fn.emit(f"if {self.ev_into(fn, cond, inner)}:")
-            fn.ind += 1
-        value = v if isinstance(e, A.Where) else self.ev_into(fn, e.expr, inner)
-        fn.comp_vars.discard(v)
-        if count and value != v and not isinstance(value, Var):
-            fn.emit(value)   # evaluated all the same (it may fail), then counted
-        fn.emit(f"{out} += 1" if count else f"{out}.append({value})")
-        fn.inloop -= 1
+        with fn.looping(v):
+            if cond is not None:
+                fn.emit(f"if {self.ev_into(fn, cond, inner)}:")
+                fn.ind += 1
+            value = v if isinstance(e, A.Where) else self.ev_into(fn, e.expr, inner)
+            if count and value != v and not isinstance(value, Var):
+                fn.emit(value)   # evaluated all the same (it may fail), then counted
+            fn.emit(f"{out} += 1" if count else f"{out}.append({value})")
         fn.ind -= 2 if cond is not None else 1
         return out
 

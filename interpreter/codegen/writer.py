@@ -2,6 +2,7 @@
 once as it starts."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Optional
 
 # ---------------------------------------------------------------- what is written
@@ -80,6 +81,18 @@ class _Fn:
             return f"eng.state.{part}"
         f.fetch.add(part)
         return self._SHORT[part]
+
+    @contextmanager
+    def looping(self, var: str):
+        """Writing the inside of a comprehension or loop over `var`, which takes another value
+        each time round (nothing that reads it is remembered across turns: `memo_var`)."""
+        self.inloop += 1
+        self.comp_vars.add(var)
+        try:
+            yield
+        finally:
+            self.comp_vars.discard(var)
+            self.inloop -= 1
 
     def emit(self, line):
         self.lines.append("    " * self.ind + line)

@@ -44,9 +44,10 @@ class ContinuousRules:
         a trigger, reaction or check body is running (they settle when the outermost one
         ends) or a `then` block (after it), not before the game has begun (setup) and not
         once it is over."""
-        if self.state.event_chain or self.state.holding or not self.state.checks_on or self.state.finished:
+        st = self.state
+        if st.event_chain or st.holding or not st.checks_on or st.finished:
             return
-        if self.state.changes == self.state.settled and not force:
+        if st.changes == st.settled and not force:
             return   # nothing changed since the checks last found nothing to do
         fired = 0
         while True:
@@ -55,7 +56,7 @@ class ContinuousRules:
                 if env is not None:
                     break
             else:
-                self.state.settled = self.state.changes
+                st.settled = st.changes
                 return
             fired += 1
             if fired > MAX_SETTLE:

@@ -25,7 +25,7 @@ from ..walker.compiler import Env
 from ..walker.engine import Engine
 from ..base.files import found_in
 from .loader import Ruleset, load
-from .resolver import bound_names, facts
+from .resolver import facts
 from .typecheck import check_types
 
 _walk = A.walk
@@ -193,12 +193,17 @@ def _blocks(node):
             yield n
 
 
-def _referenced_names(items) -> set:
+def _referenced_names(rs, items) -> set:
+    """The names the declarations refer to; a bare name as the resolver pass decided (a local
+    named like a declaration does not use it)."""
+    uses = facts(rs).uses
     used = set()
     for item in items:
         for n in _walk(item):
             if isinstance(n, A.Name):
-                used.add(n.id)
+                u = uses.get(id(n))
+                if u is None or u.kind != "local":
+                    used.add(u.name if u is not None else n.id)
             elif isinstance(n, (A.Call, A.CallStmt)):
                 used.add(n.name)
             elif isinstance(n, A.Attr):
@@ -222,7 +227,7 @@ def _referenced_names(items) -> set:
 def unused_definitions(ctx):
     """A def, table, pattern, procedure, variable, zone, option or enum nothing uses."""
     rs = ctx.rs
-    used = _referenced_names(rs.items)
+    used = _referenced_names(rs, rs.items)
     for item in _own_items(ctx):
         kinds = {A.Def: "definition", A.Table: "table", A.Pattern: "pattern", A.Procedure: "procedure",
                  A.Var: "variable", A.Option: "option", A.Zone: "zone", A.Enum: "enum", A.Derive: "property"}
@@ -349,14 +354,14 @@ def conditions_no_card_meets(ctx):
     if not rs.cards:
         return
     props = set(rs.derives) | ({p.name for p in rs.cards_decl.props} if rs.cards_decl else set()) | {"name"}
+    uses = facts(rs).uses
     for item in _own_items(ctx):
-        local = bound_names(item)
         for n in _walk(item):
             if not (isinstance(n, A.Compare) and n.op in ("=", "!=")):
                 continue
             for side, other in ((n.left, n.right), (n.right, n.left)):
                 prop = None
-                if isinstance(side, A.Name) and side.id in props and side.id not in local:
+                if isinstance(side, A.Name) and side.id in props and uses[id(side)].kind in ("it", "global"):
                     prop = side.id
                 elif isinstance(side, A.Attr) and side.name in props and side.name not in ctx.rs.vars:
                     prop = side.name

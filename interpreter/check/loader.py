@@ -76,6 +76,8 @@ class Ruleset:
     # what the resolver decided about its names, and the caches both engines keep with it
     # (a resolve.Facts, made on first use by resolver.facts(rs); shared by every game)
     analysis: Optional[Any] = attrs.field(default=None, repr=False, eq=False)
+    # id(A.Name node) -> resolver.Use: what each use of a name means (check/names.py, once)
+    uses: Optional[dict] = attrs.field(default=None, repr=False, eq=False)
     checks: list = attrs.field(factory=list)   # A.Check, in declaration order
     estimate: Optional[A.Estimate] = None      # `estimate p: …` (for search bots)
     roots: tuple = ()                          # the project's folders (files.project_roots): what it may read

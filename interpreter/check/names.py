@@ -10,6 +10,7 @@ import attrs
 from ..base import ast as A
 from ..runtime import builtins as B
 from ..base.diagnostics import Diagnostic, did_you_mean
+from .resolver import Binder, Use, it_names, local_names, name_meaning
 
 #: Built-in names, from the one registry of built-ins (`builtins.py`).
 BUILTIN_FUNCTIONS = B.FUNCTIONS
@@ -18,36 +19,53 @@ BUILTIN_ATTRS = frozenset(B.ATTRS)
 
 
 class _Scope:
-    def __init__(self, names=(), parent=None, it_ok=False):
-        self.names = set(names)
+    """The local names visible at a point of a rule: name -> (its Binder, whether the engine
+    may leave it unbound there). A `dynamic` scope (an action, which sees the locals where `act` runs; a `forbid TAG` rule's condition, asked
+    where the tag is offered) may see more locals than it declares."""
+
+    def __init__(self, names=(), parent=None, it_ok=False, how="engine", node=None, maybe=(), dynamic=False):
+        self.names = {n: (Binder(n, how, node), n in maybe) for n in names}
         self.parent = parent
         self.it_ok = it_ok or (parent.it_ok if parent else False)
+        self.dynamic = dynamic or (parent.dynamic if parent else False)
 
-    def child(self, names=(), it_ok=False):
-        return _Scope(names, self, it_ok)
+    def child(self, names=(), it_ok=False, how="engine", node=None, maybe=(), dynamic=False):
+        return _Scope(names, self, it_ok, how, node, maybe, dynamic)
 
-    def has(self, name):
+    def bind(self, name, how, node):
+        self.names[name] = (Binder(name, how, node), False)
+
+    def find(self, name):
         s = self
         while s is not None:
-            if name in s.names:
-                return True
+            b = s.names.get(name)
+            if b is not None:
+                return b
             s = s.parent
-        return False
+        return None
+
+    def has(self, name):
+        return self.find(name) is not None
 
     def all(self):
         out, s = set(), self
         while s is not None:
-            out |= s.names
+            out |= set(s.names)
             s = s.parent
         return out
 
 
 class NameChecker:
-    """Walks a merged ruleset and reports the first unknown name."""
+    """The resolver pass: walks a merged ruleset with its scopes, records what each use of a
+    bare name means (`uses`: id(node) -> resolver.Use, read by both engines, lint and the
+    language server), and reports every unknown name and wrong call."""
 
     def __init__(self, rs):
         self.rs = rs
         self.found: list = []
+        self.uses: dict = {}
+        self.it_names = it_names(rs)
+        self.local_names = local_names(rs)
         self.card_attrs = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope == "card"}
         if rs.cards_decl:
             self.card_attrs |= {p.name for p in rs.cards_decl.props}
@@ -75,12 +93,29 @@ class NameChecker:
     def report(self, diag: Diagnostic):
         self.found.append(diag)
 
+    # ------------------------------------------------------------ what a name means
+    def record(self, node, name, scope: _Scope):
+        """Decide what this use of `name` means, once (see resolver.Use)."""
+        found = scope.find(name)
+        meaning = name_meaning(self.rs, name)
+        it_here = name in self.it_names and (scope.dynamic or scope.find("it") is not None)
+        if found is not None and not found[1]:
+            use = Use("local", name, meaning, found[0])
+        elif found is not None or (scope.dynamic and name in self.local_names):
+            use = Use("maybe", name, meaning, found[0] if found else None, it_here)
+        elif it_here:
+            use = Use("it", name, meaning)
+        else:
+            use = Use("global", name, meaning)
+        self.uses[id(node)] = use
+
     # ------------------------------------------------------------ expressions
     def expr(self, e, scope: _Scope):
         if e is None:
             return
         t = type(e)
         if t is A.Name:
+            self.record(e, e.id, scope)
             if scope.has(e.id) or e.id in self.values:
                 return
             if scope.it_ok and (e.id in self.card_attrs or e.id in self.player_attrs or e.id in self.event_fields
@@ -128,12 +163,12 @@ class NameChecker:
                 self.fail(f"no card, player or event has a property `{e.name}`", e.span, e.name, self.attrs)
         elif t is A.Comprehension:
             self.expr(e.source, scope)
-            inner = scope.child([e.name])
+            inner = scope.child([e.name], how="for", node=e)
             self.expr(e.expr, inner)
             self.expr(e.cond, inner)
         elif t in (A.Where, A.GroupBy, A.SortBy):
             self.expr(e.source, scope)
-            self.expr(e.cond if t is A.Where else e.key, scope.child(["it"], it_ok=True))
+            self.expr(e.cond if t is A.Where else e.key, scope.child(["it"], it_ok=True, how="it", node=e))
         elif t is A.Text:
             for p in e.parts:
                 if not isinstance(p, str):
@@ -159,18 +194,18 @@ class NameChecker:
         t = type(s)
         if t is A.Let:
             self.expr(s.value, scope)
-            scope.names.add(s.name)
+            scope.bind(s.name, "let", s)
         elif t is A.Choose:
             self.expr(s.domain, scope)
             self.expr(s.by, scope)
             self.expr(s.prompt, scope)
-            inner = scope.child([s.name, "it"])
-            self.expr(s.prefer, scope.child([s.name, "it"], it_ok=True))
+            inner = scope.child([s.name, "it"], how="choose", node=s)
+            self.expr(s.prefer, scope.child([s.name, "it"], it_ok=True, how="choose", node=s))
             self.block(s.body, inner)
             self.block(s.otherwise, scope)
         elif t is A.For:
             self.expr(s.source, scope)
-            self.block(s.body, scope.child([s.name]))
+            self.block(s.body, scope.child([s.name], how="for", node=s))
         elif t is A.CallStmt:
             if s.name not in self.rs.procedures:
                 hint_names = set(self.rs.procedures)
@@ -185,6 +220,7 @@ class NameChecker:
                 self.expr(a, scope)
         elif t is A.Set:
             if isinstance(s.target, A.Name):
+                self.record(s.target, s.target.id, scope)
                 if not (scope.has(s.target.id) or s.target.id in self.rs.vars):
                     if s.target.id in self.rs.options or s.target.id in self.rs.defs:
                         self.report(Diagnostic("E008", f"`{s.target.id}` cannot be changed: declare a `var` "
@@ -231,24 +267,24 @@ class NameChecker:
         """Derived properties, defs, tables, patterns and the variables' first values."""
         rs = self.rs
         for d in rs.derives.values():
-            self.expr(d.expr, root.child(["it"], it_ok=True))
+            self.expr(d.expr, root.child(["it"], it_ok=True, how="it", node=d))
         for d in rs.defs.values():
-            self.expr(d.expr, root.child(d.params or ()))
+            self.expr(d.expr, root.child(d.params or (), how="parameter", node=d))
         for t in rs.table_decls.values():
-            sc = root.child(t.params)
+            sc = root.child(t.params, how="parameter", node=t)
             for c, v in t.rows:
                 self.expr(c, sc)
                 self.expr(v, sc)
             self.expr(t.default, sc)
         for p in rs.patterns.values():
-            sc = root.child(p.params)
+            sc = root.child(p.params, how="parameter", node=p)
             self.expr(p.cards, sc)
-            self.expr(p.labels, sc.child(["it"], it_ok=True))
-            self.expr(p.fixed, sc.child(["it"], it_ok=True))
+            self.expr(p.labels, sc.child(["it"], it_ok=True, how="it", node=p))
+            self.expr(p.fixed, sc.child(["it"], it_ok=True, how="it", node=p))
             for shape in p.shapes:
                 for part in shape.parts:
-                    self.expr(part.cond, sc.child(["label"]))
-            self.expr(p.best, sc.child(["it"]))
+                    self.expr(part.cond, sc.child(["label"], node=p))
+            self.expr(p.best, sc.child(["it"], how="it", node=p))
         for v in rs.vars.values():
             self.expr(v.init, root)
 
@@ -256,7 +292,7 @@ class NameChecker:
         """Procedures, set-up, the match, rounds, turns and phases."""
         rs = self.rs
         for pr in rs.procedures.values():
-            self.block(pr.body, root.child(pr.params))
+            self.block(pr.body, root.child(pr.params, how="parameter", node=pr))
         if rs.setup:
             self.block(rs.setup.body, root)
         if rs.match:
@@ -278,6 +314,12 @@ class NameChecker:
     def event_names(self) -> list:
         return list(B.EVENT_BINDINGS) + sorted(self.event_fields)
 
+    def event_scope(self, root, decl):
+        """What a trigger's, reaction's or zone rule's pieces see: the event's names (always
+        bound), and the custom events' fields (bound when the event carries them)."""
+        return root.child(self.event_names(), it_ok=True, how="event", node=decl,
+                          maybe=self.event_fields - set(B.EVENT_BINDINGS))
+
     def check_events(self, root):
         """Triggers and reactions: their events, conditions and bodies."""
         rs = self.rs
@@ -288,17 +330,17 @@ class NameChecker:
                                        tr.event.span, hint="use it with move, draw, discard or deal"))
             if tr.instead and tr.optional:
                 self.report(Diagnostic("E008", "a replacement (`instead`) cannot be optional (`may`)", tr.span))
-            sc = root.child(self.event_names(), it_ok=True)
+            sc = self.event_scope(root, tr)
             self.expr(tr.cond, sc)
             self.expr(tr.ask_by, sc)
             self.expr(tr.prompt, sc)
             self.block(tr.body, sc)
         for r in rs.reactions:
             self._check_event(r.event)
-            sc = root.child(self.event_names(), it_ok=True)
+            sc = self.event_scope(root, r)
             self.expr(r.cond, sc)
             self.expr(r.responders, sc)
-            rsc = sc.child(["responder"])
+            rsc = sc.child(["responder"], node=r)
             self.expr(r.eligible, rsc)
             self.expr(r.ask, rsc)
             self.block(r.body, rsc)
@@ -307,18 +349,20 @@ class NameChecker:
         """Actions, continuous rules, invariants and deck-building rules."""
         rs = self.rs
         for a in rs.actions:
-            sc = root.child(([a.param] if a.param else []) + ["actor"])
-            self.expr(a.domain, root.child(["actor"]))
+            # an action sees the locals where `act` runs (dynamic), and its own first
+            dyn = root.child(dynamic=True)
+            sc = dyn.child(["actor"], node=a).child([a.param] if a.param else [], how="parameter", node=a)
+            self.expr(a.domain, dyn.child(["actor"], node=a))
             self.expr(a.label, sc)
             self.expr(a.when, sc)
-            self.expr(a.prefer, sc.child(["it"], it_ok=True))
+            self.expr(a.prefer, sc.child(["it"], it_ok=True, how="parameter", node=a))
             self.block(a.body, sc)
         tags = {a.name for a in rs.actions} | {r.name for r in rs.reactions} | self.choice_tags
         for rule in rs.rules:
             if rule.zone is not None:  # forbid enter|leave ZONE: the card event's names
                 if rule.zone not in rs.zones:
                     self.fail(f"unknown zone `{rule.zone}`", rule.span, rule.zone, rs.zones)
-                self.expr(rule.cond, root.child(self.event_names(), it_ok=True))
+                self.expr(rule.cond, self.event_scope(root, rule))
                 continue
             if rule.forbid not in tags:
                 self.report(Diagnostic(
@@ -328,24 +372,25 @@ class NameChecker:
                     or "name an action, a reaction, a `choose … as TAG`, or say `forbid enter ZONE` / "
                        "`forbid leave ZONE`"))
             params = [a.param for a in rs.actions if a.name == rule.forbid and a.param]
-            sc = root.child(self.event_names() + ["responder", "actor", "option"] + params, it_ok=True)
+            names = self.event_names() + ["responder", "actor", "option"] + params
+            sc = root.child(names, it_ok=True, node=rule, maybe=names, dynamic=True)
             self.expr(rule.cond, sc)
         for inv in rs.invariants:
             self.expr(inv.cond, root)
         if rs.estimate is not None:
-            self.expr(rs.estimate.value, root.child([rs.estimate.var]))
+            self.expr(rs.estimate.value, root.child([rs.estimate.var], how="parameter", node=rs.estimate))
         for chk in rs.checks:
             sc = root
             if chk.var is not None:
                 self.expr(chk.domain, root)
-                sc = root.child([chk.var])
+                sc = root.child([chk.var], how="for", node=chk)
             self.expr(chk.cond, sc)
             self.block(chk.body, sc)
         if rs.deck is not None:
-            self.expr(rs.deck.default, root.child(["player"]))
+            self.expr(rs.deck.default, root.child(["player"], node=rs.deck))
             for r in rs.deck.rules:
                 names = ["cards", "decklist"] + (["card", "copies", "it"] if r.per_entry else [])
-                self.expr(r.cond, root.child(names, it_ok=r.per_entry))
+                self.expr(r.cond, root.child(names, it_ok=r.per_entry, node=r))
 
     def _check_event(self, ev: A.EventPat):
         if ev.kind == "custom" and ev.name not in self.emitted:
@@ -378,4 +423,5 @@ def check_names(rs) -> list:
     """Every unknown name and wrong call of the ruleset, as diagnostics (in source order)."""
     checker = NameChecker(rs)
     checker.check()
+    rs.uses = checker.uses
     return sorted(checker.found, key=lambda d: (d.span.path, d.span.line, d.span.column) if d.span else ("", 0, 0))

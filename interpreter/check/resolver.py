@@ -117,6 +117,53 @@ def card_attr_meaning(rs, name: str) -> str:
     return "data"
 
 
+# ---------------------------------------------------------------- what each use of a name means
+
+@attrs.frozen(slots=True)
+class Binder:
+    """Where a local name is bound: how (`let`, `for`, `choose`, a parameter, an event's
+    name, the engine's `actor` …), the node that binds it and its span."""
+
+    name: str
+    how: str                                            # "let" | "for" | "choose" | "it" | "parameter" | "event" | "engine"
+    node: Any = attrs.field(eq=False, repr=False)       # the binding node (a Let, For, Def, Trigger …)
+
+    @property
+    def span(self):
+        return getattr(self.node, "span", None)
+
+
+@attrs.frozen(slots=True)
+class Use:
+    """What one use of a bare name means, decided once by the resolver pass (`check/names.py`
+    walks every declaration with its scopes and records one `Use` per `A.Name` node and per
+    `set NAME` target). The tree walker, the generator, lint and the language server read it;
+    none of them decides again.
+
+    - "local": a local the rules bind around this use (`binder`), always bound when it runs;
+    - "maybe": a local the engine may leave unbound here (a custom event's field, a name a
+      `forbid TAG` rule reads where the tag is offered): its value if bound, else as "it";
+    - "it": a property of the nearest `it` (a card's variable, derived property or data; a
+      player's variable), else `meaning`;
+    - "global": `meaning`, what `name_meaning` says (None: unknown)."""
+
+    kind: str
+    name: str
+    meaning: Optional[str] = None
+    binder: Optional[Binder] = None
+    it: bool = False            # ("maybe") whether the name may be a property of `it` when unbound
+
+
+def uses(rs) -> dict:
+    """id(name node) -> its `Use`, for every bare name and `set NAME` target of the ruleset."""
+    return facts(rs).uses
+
+
+def use_of(rs, node) -> Use:
+    """The recorded meaning of one `A.Name` node."""
+    return facts(rs).uses[id(node)]
+
+
 # ---------------------------------------------------------------- per-ruleset facts
 
 @attrs.define
@@ -145,6 +192,8 @@ class Facts:
     # Card names a log line can name (`statements.named_cards`): [(name, pattern)] longest
     # first, and name -> the ids of the cards with it. Made on first use.
     card_names: Optional[tuple] = None
+    # id(A.Name node) -> its Use: the resolver pass's record (`uses`, `check/names.py`)
+    uses: dict = attrs.field(factory=dict)
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)
@@ -161,17 +210,29 @@ def facts(rs) -> Facts:
     return f
 
 
-def _make_facts(rs) -> Facts:
-    emitted = frozenset().union(*rs.emits.values())
-    local = set(B.BOUND_BY_ENGINE) | emitted
+def local_names(rs) -> frozenset:
+    """The names the ruleset can bind locally anywhere (and the engine binds)."""
+    local = set(B.BOUND_BY_ENGINE) | frozenset().union(*rs.emits.values())
     for item in rs.items:
         local |= bound_names(item)
-    card_props = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope in ("card", "player")}
+    return frozenset(local)
+
+
+def it_names(rs) -> frozenset:
+    """The names a bare name may read from `it`: card and player variables, derived
+    properties, card data, the built-in attributes and custom events' fields."""
+    props = set(rs.derives) | {n for n, v in rs.vars.items() if v.scope in ("card", "player")}
     if rs.cards_decl:
-        card_props |= {p.name for p in rs.cards_decl.props}
+        props |= {p.name for p in rs.cards_decl.props}
+    return frozenset(props | B.IT_ATTRS | frozenset().union(*rs.emits.values()))
+
+
+def _make_facts(rs) -> Facts:
+    emitted = frozenset().union(*rs.emits.values())
     derive_kinds, static_defs = _lifetimes(rs)
     check_zones, check_vars = what_checks_read(rs)
-    return Facts(local_names=frozenset(local), it_names=frozenset(card_props | B.IT_ATTRS | emitted),
+    assert rs.uses is not None, "the loader's name pass (check/names.py) records what each name means"
+    return Facts(uses=rs.uses, local_names=local_names(rs), it_names=it_names(rs),
                  emitted_fields=emitted, derive_kinds=derive_kinds, static_defs=frozenset(static_defs),
                  decl_order={id(d): i for i, d in enumerate(rs.items)},
                  derives_reading=_derives_reading(rs, derive_kinds), check_zones=check_zones,

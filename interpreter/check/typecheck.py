@@ -22,7 +22,7 @@ from typing import Optional
 from ..base import ast as A
 from ..runtime import builtins as B
 from ..base.diagnostics import Diagnostic
-from .resolver import bound_names, call_meaning, card_attr_meaning, facts, name_meaning
+from .resolver import Use, bound_names, call_meaning, card_attr_meaning, facts
 
 LISTY = frozenset(("list", "cards", "players", "groups", "strs"))
 _ELEM = {"cards": "card", "zone": "card", "players": "player", "groups": "group", "strs": "str"}
@@ -97,6 +97,7 @@ class TypeChecker:
         self.rs = rs
         f = facts(rs)
         self.it_names = f.it_names
+        self.uses = f.uses      # what each use of a name means (the resolver pass's record)
         self.player_vars = set(rs.player_vars())
         self.emitted = f.emitted_fields
         # card properties every card has (others may be missing on some cards: unknown)
@@ -201,10 +202,11 @@ class TypeChecker:
             if "it" in s.names:
                 break   # another `it` from here in: the name may be its property, not the tested one
             s = s.parent
-        b = sc.find(name)
+        u = self.uses.get(id(e)) or Use("local", name)   # (or one of the generator's own placeholders)
+        b = sc.find(name) if u.kind in ("local", "maybe") else None
         if b is not None:
             return None if b.maybe else b.ty
-        if name in self.it_names:
+        if u.kind == "it" or u.kind == "maybe" and u.it:
             it = sc.find("it")
             if it is not None:
                 if it.maybe:
@@ -214,7 +216,7 @@ class TypeChecker:
                 if it.ty == "player" and name in self.player_vars:
                     return self.var_ty(name, "player")
                 return None
-        meaning = name_meaning(self.rs, name)
+        meaning = u.meaning if u.kind != "local" else None
         rs = self.rs
         if meaning == "option":
             return self.t_Const(A.Const(rs.option_values[name]), sc)

@@ -5,7 +5,7 @@ from typing import Optional
 
 from ..base import ast as A
 from ..runtime import builtins as B
-from ..check.resolver import call_meaning, card_attr_meaning, name_meaning
+from ..check.resolver import Use, call_meaning, card_attr_meaning
 from ..runtime.state import ZoneRef
 from ..check.typecheck import LISTY, Scope, elem_ty
 from ..check.typecheck import Binding as _Binding
@@ -87,7 +87,7 @@ class Expressions:
         expression's being written), or None: not remembered."""
         if memo is None or fn.iterable or fn.lambdas or not self.deterministic(d.name):
             return None
-        args = tuple(sc.find(a.id).var for a in e.args)
+        args = tuple(self.local_of(a, sc).var for a in e.args)
         if any(v in fn.comp_vars for v in args):
             return None   # (a comprehension's or loop's variable: another value each time round)
         key = (d.name, args)
@@ -121,9 +121,25 @@ class Expressions:
             return f"_dice(eng, {self.k(e)})"
         return "(" + " + ".join([f"eng.roll({e.sides})"] * e.count) + ")"
 
+    def meaning(self, e):
+        """What this use of a bare name means: the resolver pass's record (`resolver.Use`).
+        (The generator's own placeholder names, `\0left` …, are locals.)"""
+        u = self.facts.uses.get(id(e))
+        return u if u is not None else Use("local", e.id)
+
+    def local_of(self, e, sc):
+        """The binding of the local this name reads (None: it reads no local here)."""
+        u = self.meaning(e)
+        if u.kind not in ("local", "maybe"):
+            return None
+        b = sc.find(u.name)
+        if b is None and u.kind == "local":
+            raise AssertionError(f"cgl bug: the resolver says `{u.name}` is a local at {e.span}, "
+                                 "and the generator has not bound it there")
+        return b
+
     def x_Name(self, e, sc, fn):
-        name = e.id
-        b = sc.find(name)
+        b = self.local_of(e, sc)
         if b is not None:
             self.use(b, fn)
             v = self.ref(b)
@@ -155,9 +171,10 @@ class Expressions:
                 f = f.parent
 
     def it_or_global(self, e, sc, fn):
-        name = e.id
+        u = self.meaning(e)
+        name = u.name
         glob = self.glob(e, sc, fn)
-        if name in self.it_names:
+        if u.kind == "it" or u.kind == "maybe" and u.it:
             b = sc.find("it")
             if b is not None:
                 v = self.ref(b)
@@ -196,9 +213,9 @@ class Expressions:
 
     def glob(self, e, sc, fn) -> Optional[str]:
         """What a bare name means globally (None: nothing)."""
-        name = e.id
+        u = self.meaning(e)
+        name, meaning = u.name, u.meaning
         rs = self.rs
-        meaning = name_meaning(rs, name)
         if meaning == "option":
             v = rs.option_values[name]   # fixed once the ruleset is loaded
             return repr(v) if v is None or isinstance(v, (bool, int, str)) else f"eng.opts[{name!r}]"
@@ -292,7 +309,7 @@ class Expressions:
     def zone_named(self, e, sc) -> bool:
         """`stock`: a name that means a declared zone (not a local, such as a def's parameter,
         holding a zone: that is read as any value is), whose cards the state keeps under it."""
-        return isinstance(e, A.Name) and sc.find(e.id) is None and name_meaning(self.rs, e.id) == "zone" \
+        return isinstance(e, A.Name) and self.local_of(e, sc) is None and self.meaning(e).meaning == "zone" \
             and self.ty(e, sc) == "zone"
 
     def player_zone_call(self, e) -> bool:
@@ -543,7 +560,7 @@ class Expressions:
         if size > 40 or len(e.args) != len(d.params):
             return False
         for arg in e.args:
-            b = sc.find(arg.id) if isinstance(arg, A.Name) else None
+            b = self.local_of(arg, sc) if isinstance(arg, A.Name) else None
             if b is None or b.maybe:
                 return False
         return True
@@ -553,7 +570,7 @@ class Expressions:
         inner = Scope()
         inner.fn = fn
         for param, arg in zip(d.params, e.args):
-            inner.names[param] = sc.find(arg.id)
+            inner.names[param] = self.local_of(arg, sc)
         return inner
 
     def inline_def(self, d, e, sc, fn) -> Optional[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from attrs import evolve as attrs_evolve
 
 from ..base import ast as A
-from ..check.resolver import call_meaning, name_meaning
+from ..check.resolver import call_meaning
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope
 from ..base.protocol import MAX_NUMBER
@@ -185,10 +185,11 @@ class Statements:
             if isinstance(n, (list, tuple)):
                 return all(visit(x, sc) for x in n)
             if isinstance(n, A.Name):
-                found = sc.find(n.id)
+                u = self.meaning(n)
+                found = sc.find(u.name) if u.kind in ("local", "maybe") else None
                 if found is b:
                     return False                    # the card itself, not one of its properties
-                if found is None and n.id in self.it_names and sc.find("it") is b:
+                if found is None and (u.kind == "it" or u.kind == "maybe" and u.it) and sc.find("it") is b:
                     used.append(n)
                     return n.id in readable
                 return True
@@ -240,14 +241,15 @@ class Statements:
             return True
         if not isinstance(e, A.Name):
             return False
-        b = sc.find(e.id)
+        b = self.local_of(e, sc)
         if b is not None:
             return not b.maybe
-        if e.id in self.it_names and sc.find("it") is not None:
+        u = self.meaning(e)
+        if u.kind in ("it", "maybe"):
             return False
-        meaning = name_meaning(self.rs, e.id)
+        meaning = u.meaning
         if meaning == "option":
-            v = self.rs.option_values[e.id]
+            v = self.rs.option_values[u.name]
             return v is None or isinstance(v, (bool, int, str))
         return meaning in ("data", "zone", "enum")
 
@@ -334,7 +336,7 @@ class Statements:
             v = f"_big(eng, {v}, {ks})"   # (as `_apply` does for `=`: the limits of values)
         t = s.target
         if isinstance(t, A.Name):
-            b = sc.find(t.id)
+            b = self.local_of(t, sc)
             if b is not None and not b.maybe:
                 if s.op == "=":
                     self.assign(fn, sc, t.id, v)

@@ -33,6 +33,7 @@ from ..base.diagnostics import CglError, Diagnostic, _source_line
 from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
+from ..check.resolver import facts
 from ..check.loader import MarkedDict, Ruleset, load, read_yaml, resolve, ruleset_files, unsaved_text, unsaved_texts
 
 #: How long after the last keystroke a document is checked (seconds): typing a word is
@@ -342,7 +343,14 @@ class Session:
             return None, None
         if path.endswith(".cgl"):
             item = self._enclosing(rs, path, line)
-            local = self._local(item, word) if item is not None else None
+            if item is None:
+                return "name", word
+            use = _use_at(rs, item, line, char)
+            if use is not None:   # a use of a name: what the resolver pass recorded for it
+                if use.kind in ("local", "maybe") and use.binder is not None:
+                    return "local", (_binder_text(use.binder, item), use.binder.span)
+                return "name", use.name
+            local = self._local(item, word)   # (the name where it is bound)
             if local is not None:
                 return "local", local
         return "name", word
@@ -530,6 +538,31 @@ def _place_setup(path: str, item, rs: Ruleset) -> None:
                             f"players, not {players}", value=True)
     eng = Engine(rs, players, int(item.get("seed") or 0))
     scenario.setup_position(SimpleNamespace(engine=eng), path, item.get("setup") or MarkedDict())
+
+
+def _use_at(rs: Ruleset, item, line: int, char: int):
+    """The recorded meaning (resolver.Use) of the bare name under the cursor (0-based line
+    and character) in declaration `item`, or None when no use of a name is there."""
+    uses = facts(rs).uses
+    for n in A.walk(item):
+        if isinstance(n, A.Name) and n.span is not None and id(n) in uses:
+            (l0, c0), (l1, c1) = span_range(n.span)
+            if l0 == line == l1 and c0 <= char <= c1:
+                return uses[id(n)]
+    return None
+
+
+def _binder_text(b, item) -> str:
+    """How a local is bound, in the words of the rules: `let x`, `for x`, `f(… x …)` …"""
+    if b.how in ("let", "for", "choose"):
+        return f"{b.how} {b.name}"
+    if b.how == "parameter":
+        return f"{getattr(b.node, 'name', '') or getattr(item, 'name', '')}(… {b.name} …)"
+    if b.how == "it":
+        return "it (each card in turn)"
+    if b.how == "event":
+        return f"{b.name} (of the event)"
+    return f"{b.name} (the engine binds it)"
 
 
 def _unique(items: list) -> list:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 
 from ..runtime import builtins as B
-from ..check.resolver import call_meaning, facts, name_meaning
+from ..check.resolver import call_meaning, facts
 from ..runtime.state import Group, Player, ZoneRef
 from ..runtime.values import _add, _arith, _dice, _attr, _eq, _hashable, _in, _kind, _num, _order, _rememberable, _show
 
@@ -74,8 +74,7 @@ class Compiler:
         self.rs = rs
         self.cache: dict = {}
         self.facts = f = facts(rs)
-        self.local_names = f.local_names
-        self.it_names = f.it_names
+        self.uses = f.uses
 
     def __call__(self, e):
         entry = self.cache.get(id(e))
@@ -108,37 +107,48 @@ class Compiler:
         return lambda eng, env: _dice(eng, e)
 
     def c_Name(self, e):
-        name = e.id
-        glob = self.global_name(e)
-        can_be_local = name in self.local_names
-        can_be_it = name in self.it_names
-        if not can_be_local and not can_be_it:
+        """A bare name, as the resolver pass decided once (`resolver.Use`): a local, the
+        property of the nearest `it`, or its global meaning. Only a local is looked up in
+        the environment, by the name it was bound with."""
+        use = self.uses[id(e)]
+        kind, name = use.kind, use.name
+        glob = self.global_name(e, use)
+        if kind == "global":
             return glob
-        if not can_be_local:
-            def it_or_global(eng, env):
-                while env is not None:
+        if kind == "local":
+            def local(eng, env):
+                while True:
                     v = env.vars
-                    if "it" in v:
-                        it = v["it"]
-                        if it is not None:
-                            ok, val = eng.attr_of(it, name)
-                            if ok:
-                                return val
-                        break
+                    if name in v:
+                        return v[name]
                     env = env.parent
-                return glob(eng, None)
+            return local
+
+        def it_or_global(eng, env):
+            while env is not None:
+                v = env.vars
+                if "it" in v:
+                    it = v["it"]
+                    if it is not None:
+                        ok, val = eng.attr_of(it, name)
+                        if ok:
+                            return val
+                    break
+                env = env.parent
+            return glob(eng, None)
+        if kind == "it":
             return it_or_global
-        if not can_be_it:
-            def local_or_global(eng, env):
+        if not use.it:
+            def maybe_local(eng, env):
                 while env is not None:
                     v = env.vars
                     if name in v:
                         return v[name]
                     env = env.parent
                 return glob(eng, None)
-            return local_or_global
+            return maybe_local
 
-        def full(eng, env):
+        def maybe_local_or_it(eng, env):
             it = _MISSING
             e2 = env
             while e2 is not None:
@@ -153,13 +163,13 @@ class Compiler:
                 if ok:
                     return val
             return glob(eng, None)
-        return full
+        return maybe_local_or_it
 
-    def global_name(self, e):
+    def global_name(self, e, use):
         """What a bare name means when it is neither a local nor a property of `it`."""
-        name = e.id
+        name = use.name
         rs = self.rs
-        meaning = name_meaning(rs, name)
+        meaning = use.meaning
         if meaning == "option":
             return lambda eng, env: eng.opts[name]
         if meaning == "global":

@@ -346,14 +346,18 @@ class Statements:
         value = self.ev(s.value, env)
         t = s.target
         if isinstance(t, A.Name):
-            found, old = env.lookup(t.id)
+            use = self.uses[id(t)]      # a local (perhaps: "maybe"), else a global variable
+            name = use.name
+            found, old = env.lookup(name) if use.kind in ("local", "maybe") else (False, None)
             if not found:
-                if t.id not in self.state.globals:
-                    raise self.fail(t, f"`{t.id}` is not a variable")
-                old = self.state.globals[t.id]
+                if name not in self.state.globals:
+                    raise self.fail(t, f"`{name}` is not a variable")
+                old = self.state.globals[name]
             new = _apply(s.op, old, value, s, self)
-            if not env.assign(t.id, new):
-                self.state.globals[t.id] = new
+            if not found:
+                self.state.globals[name] = new
+            else:
+                env.assign(name, new)
         else:
             self.s_set_attr(s, self.ev(t.obj, env), value)
         if self._checks:

@@ -23,6 +23,7 @@ LINT_CASES = {
     "E008": ("turn { phase p { if count(deck) > hand(current) { draw 1 } } }\n", 6),
     "E009": ("def holding(p) = count(hand(p))\ndef mine = holding()\n", 7),
     "E015": ('round { start { deal 3 to hand } }\n', 6),
+    "E018": ("zone bag: per player, owner, hidden\n", 6),
     "W101": ("def bonus = 2\n", 6),
     "W102": ("turn { phase draw { end turn  draw 1 } }\n", 6),
     "W103": ('on discard as tidy { say "tidied" }\n', 6),

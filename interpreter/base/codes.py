@@ -126,6 +126,13 @@ _CODES = [
          "E011.) The limits are listed in docs/language.md, \"Limits\".",
          'repeat 40 { set x = x * x }',
          'repeat 40 { set x = min([x * 2, 1000000]) }'),
+    Code("E018", "error", "a declaration that contradicts itself",
+         "Two attributes of one zone say different things of the same: `shared`, `per player` and "
+         "`per card` (whose the zone is), `ordered` and `unordered`, `public`, `owner` and `hidden` "
+         "(who sees its cards), or two roles (`as …`). Attributes may come in any order, so neither "
+         "wins: keep the one you mean. The position is the second; the message names the first.",
+         'zone hand: per player, owner, hidden',
+         'zone hand: per player, owner'),
     Code("W101", "warning", "unused definition",
          "A definition (def, table, pattern, procedure, variable, zone, option, enum) that nothing "
          "refers to. Remove it, or use it.",

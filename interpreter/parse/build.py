@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+import attrs
+
 from lark import Token, Transformer, v_args
 from lark.exceptions import UnexpectedInput, VisitError
 
@@ -27,6 +29,24 @@ def _span(path, meta) -> A.Span:
 def _unquote(tok: str) -> str:
     body = tok[1:-1]
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
+
+
+@attrs.frozen
+class _ZoneAttr:
+    """One attribute of a zone declaration: which of the things a zone says it says
+    (`group`), in the designer's words, the AST field it sets, and where it is written."""
+    group: str
+    words: str
+    field: tuple
+    span: object
+
+
+_ZONE_GROUPS = {
+    "whose": "a zone is shared, one per player or one per card",
+    "order": "a zone's cards keep an order or not",
+    "sight": "one attribute says who sees a zone's cards",
+    "role": "a zone has one role",
+}
 
 
 class _Tagged:
@@ -407,38 +427,51 @@ class _Build(Transformer):
     def derive_decl(self, meta, c):
         return A.Derive(str(c[0]), c[1], span=self.sp(meta))
 
+    # A zone's attributes: each says one thing of three (whose the zone is, whether its cards
+    # keep an order, who sees them) or gives its role; two that say different things of the
+    # same are a contradiction (E018), never "the last one wins".
     def zone_shared(self, meta, c):
-        return ("per_player", False)
+        return _ZoneAttr("whose", "shared", ("per_player", False), self.sp(meta))
 
     def zone_per_player(self, meta, c):
-        return ("per_player", True)
+        return _ZoneAttr("whose", "per player", ("per_player", True), self.sp(meta))
 
     def zone_per_card(self, meta, c):
-        return ("per_card", True)
+        return _ZoneAttr("whose", "per card", ("per_card", True), self.sp(meta))
 
     def zone_ordered(self, meta, c):
-        return ("ordered", True)
+        return _ZoneAttr("order", "ordered", ("ordered", True), self.sp(meta))
 
     def zone_unordered(self, meta, c):
-        return ("ordered", False)
+        return _ZoneAttr("order", "unordered", ("ordered", False), self.sp(meta))
 
     def zone_public(self, meta, c):
-        return ("visibility", "public")
+        return _ZoneAttr("sight", "public", ("visibility", "public"), self.sp(meta))
 
     def zone_owner(self, meta, c):
-        return ("visibility", "owner")
+        return _ZoneAttr("sight", "owner", ("visibility", "owner"), self.sp(meta))
 
     def zone_hidden(self, meta, c):
-        return ("visibility", "hidden")
+        return _ZoneAttr("sight", "hidden", ("visibility", "hidden"), self.sp(meta))
 
     def zone_role(self, meta, c):
-        return ("role", str(c[0]))
+        return _ZoneAttr("role", f"as {c[0]}", ("role", str(c[0])), self.sp(meta))
 
     def zone_attr(self, meta, c):
         return c[0]
 
     def zone_decl(self, meta, c):
-        attrs_ = dict(c[1:])
+        said: dict = {}
+        for a in c[1:]:
+            first = said.setdefault(a.group, a)
+            if first.words != a.words:
+                raise CglError(Diagnostic(
+                    "E018", f"zone `{c[0]}` is both `{first.words}` and `{a.words}`: {_ZONE_GROUPS[a.group]}",
+                    a.span, hint=f"keep one of `{first.words}` and `{a.words}`"
+                    + (" (`owner`: each player sees the cards of their own zone; `hidden`: nobody sees "
+                       "them, only how many; `public`: everyone sees them)" if a.group == "sight" else ""),
+                    related=(f"`{first.words}` is said at {first.span}",)))
+        attrs_ = dict(a.field for a in c[1:])
         return A.Zone(str(c[0]), attrs_.get("per_player", False), attrs_.get("ordered", True),
                       attrs_.get("visibility", "public"), attrs_.get("role"), attrs_.get("per_card", False),
                       span=self.sp(meta))
@@ -712,7 +745,6 @@ def _shift(node, path, line, col_offset):
     return attrs.evolve(node, **changes)
 
 
-import attrs  # noqa: E402  (used by _shift)
 
 def parse(text: str, path: str = "<string>") -> A.Module:
     """Parse a whole CGL file, raising :class:`CglError` with a readable diagnostic."""

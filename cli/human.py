@@ -116,11 +116,10 @@ class HumanAgent:
         log = self.game.state.log
         upto = len(log) if upto is None else upto
         start = max(self.seen, self.public_seen) if public_only else self.seen
-        for entry in log[start:upto]:
-            if entry.get("hidden") or entry.get("quiet"):
-                continue
-            if "to" in entry and (public_only or self.seat not in entry["to"]):
-                continue
+        # (a veiled line, "P2 draws a card", is for the seats that did not see the card)
+        mine = [e for e in log[start:upto] if not e.get("quiet")
+                and not ("to" in e and (public_only or self.seat not in e["to"]))]
+        for entry in condensed(mine):
             self.show_entry(entry)
         if public_only:   # a screen every seat reads: this seat's own lines are still to come
             self.public_seen = max(self.public_seen, upto)
@@ -227,9 +226,8 @@ class HumanAgent:
         if self.game is not None:
             self.catch_up()
         else:
-            for entry in view.get("log", []):
-                if not entry.get("hidden") and not entry.get("quiet") and entry["step"] >= self.seen:
-                    self.show_entry(entry)
+            for entry in condensed([e for e in view.get("log", []) if not e.get("quiet") and e["step"] >= self.seen]):
+                self.show_entry(entry)
             if view.get("log"):
                 self.seen = view["log"][-1]["step"] + 1
         self.show_view(view)
@@ -380,6 +378,28 @@ class HumanAgent:
             any(c is card for c in T.visible_cards(self.eng, self.seat))
         for line in T.render_about(self.eng, card, self.seat, seen=seen):
             self.out(line)
+
+
+def condensed(entries: list) -> list:
+    """The log lines a seat reads, a deal's veiled lines told once per player: a run of
+    deal lines shows the cards this seat was dealt one by one, then "P2 is dealt 8 cards"
+    for each other player, as a table would say it."""
+    out: list = []
+    run: dict = {}            # player -> how many veiled cards, in a run of deal lines
+
+    def flush():
+        for who, n in run.items():
+            out.append({"type": "deal", "text": f"P{who} is dealt {n} card{'s' if n != 1 else ''}"})
+        run.clear()
+    for e in entries:
+        if e["type"] == "deal" and e.get("hidden") and "cause" not in e and e.get("player") is not None:
+            run[e["player"]] = run.get(e["player"], 0) + 1
+            continue
+        if e["type"] != "deal":
+            flush()
+        out.append(e)
+    flush()
+    return out
 
 
 def _card_of(option):

@@ -154,6 +154,18 @@ def agent_with(answers, game=None, save_path=None):
     return agent, out
 
 
+@pytest.mark.one_engine
+def test_a_deal_is_told_once_per_other_player():
+    from cgl.cli.human import condensed
+    log = [{"type": "deal", "text": "P1 is dealt Ace", "player": 1, "to": [0]},
+           {"type": "deal", "text": "P2 is dealt a card", "player": 2, "to": [0], "hidden": True},
+           {"type": "deal", "text": "P1 is dealt King", "player": 1, "to": [0]},
+           {"type": "deal", "text": "P2 is dealt a card", "player": 2, "to": [0], "hidden": True},
+           {"type": "draw", "text": "P2 draws a card", "player": 2, "to": [0], "hidden": True}]
+    assert [e["text"] for e in condensed(log)] == [
+        "P1 is dealt Ace", "P1 is dealt King", "P2 is dealt 2 cards", "P2 draws a card"]
+
+
 def test_quit_and_ctrl_c_ask_first():
     game, d = mgt_at_pile()
     agent, out = agent_with(["quit", "n", "1"], game)
@@ -254,6 +266,9 @@ def test_a_human_mgt_game_on_a_terminal():
         assert len(rows) > 1 and sum(row.count("(") for row in rows) == count
         t.type("1\n")                                   # discard; the others play
         screen = t.until(r"Your choice")
+        # what the others drew is told without naming it; their deals once each (issue 29)
+        assert "P2 draws a card" in screen and "P3 draws a card" in screen
+        assert "P2 is dealt 8 cards" in t.text and "P2 is dealt a card" not in t.text
         assert re.search(r"pile: top .+ \(\d+ cards; `look pile` for all\)", screen)
         t.type("about dullahan\n")
         about = t.until(r"Your choice")

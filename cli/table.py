@@ -88,6 +88,8 @@ def card_counters(eng, card) -> list:
     stands, …), as (name, value) pairs in declaration order."""
     out = []
     for name, decl in eng.rs.card_vars().items():
+        if decl.sight != "public":
+            continue   # (the rules' bookkeeping: no one at the table reads it)
         v = eng.state.card_vars[card.id].get(name)
         if v in (None, [], "") or v == _start_value(eng, decl):
             continue
@@ -275,8 +277,9 @@ def render_table(eng, seat: Optional[int], full: bool = False) -> list:
         for z in shown:
             out += render_zone(eng, z, full=full)
     out.append(render_players(eng, seat, full=full))
-    if full and st.globals:
-        out.append("  " + escape(", ".join(f"{k} {fmt(v)}" for k, v in st.globals.items())))
+    shared = {k: v for k, v in st.globals.items() if eng.may_read(k, seat)}
+    if full and shared:
+        out.append("  " + escape(", ".join(f"{k} {fmt(v)}" for k, v in shared.items())))
     return out
 
 
@@ -287,7 +290,7 @@ def render_players(eng, seat: Optional[int], full: bool = False) -> str:
     for p in range(eng.n):
         who = f"P{p + 1}" + (" (you)" if p == seat else "") + (" (out)" if p in st.out else "")
         if full:
-            vals = ", ".join(f"{k} {fmt(v)}" for k, v in st.player_vars[p].items())
+            vals = ", ".join(f"{k} {fmt(v)}" for k, v in st.player_vars[p].items() if eng.may_read(k, seat, p))
             parts.append(f"  {who}: {vals}")
         elif score is not None:
             parts.append(f"{who} {fmt(st.player_vars[p][score])}")

@@ -47,3 +47,71 @@ def test_contradicting_zone_attributes_are_an_error(make_rules, attrs, first, se
 def test_one_visibility_is_what_the_zone_has(make_rules, attrs, visibility):
     rs = make_rules(BODY.format(decl="hand: " + attrs), header=False)
     assert rs.zones["hand"].visibility == visibility
+
+
+# ---------------------------------------------------------------- who reads a variable
+
+VARS = """
+var open per player = 1
+private var seen per player = 2
+internal var tries per player = 3
+internal var step = 4
+var round_mark = 5
+round { until turn_no >= 1 }
+turn { phase p { choose c in [1, 2] by current "Pick" { set current.open += c } } }
+"""
+
+
+@pytest.mark.parametrize("decl,words", [
+    ("private var x = 0", "`x` is a global variable"),
+    ("private var x per card = 0", "`x` is a card variable"),
+    ("internal var x per player = 0 as score", "`x` is the score"),
+])
+def test_a_variables_sight_must_fit_it(make_rules, decl, words):
+    with pytest.raises(CglError) as e:
+        make_rules(decl + "\n")
+    d = e.value.diagnostics[0]
+    assert d.code == "E018" and words in d.message and d.hint
+
+
+@pytest.mark.both_engines
+def test_a_seat_is_shown_the_variables_it_may_read(make_rules):
+    from cgl.interpreter.play.game import Game
+    game = Game(make_rules(VARS), 2, 0)
+    d = game.start()
+    view = d.view()
+    assert view["you"] == "P1"
+    me, other = view["players"]
+    assert (me.get("open"), me.get("seen"), "tries" in me) == (1, 2, False)
+    assert (other.get("open"), "seen" in other, "tries" in other) == (1, False, False)
+    assert view["globals"] == {"round_mark": 5}
+    # the rules still read them all
+    assert game.state.player_vars[1]["seen"] == 2 and game.state.globals["step"] == 4
+
+
+@pytest.mark.one_engine
+def test_the_table_shows_no_bookkeeping():
+    """MGT's card-by-card bookkeeping (a rolled nature told to one player, which meld a
+    card lies in) and Unicorns' (a card's Neigh tries, who played it) stayed on the table
+    as `[meld_id 1]`, `[stopped yes · tries 1 · played_by P2]`."""
+    from cgl.cli import table as T
+    from cgl.interpreter.play.game import Game
+    from conftest import load_cached
+    for name, hidden in (("mgt", ("rolled", "meld_id", "rps_loser")),
+                         ("unicorns", ("tries", "played_by", "stopped", "end_now"))):
+        rs = load_cached(name)
+        game = Game(rs, 3, 1)
+        d = game.start()
+        for _ in range(40):
+            if d is None:
+                break
+            d = game.answer(False if d.kind == "may" else 0)
+        eng = game.engine
+        for c in eng.cards:            # set every bookkeeping card variable, as play would
+            for v in hidden:
+                if v in eng.state.card_vars[c.id]:
+                    eng.state.card_vars[c.id][v] = 7
+        text = "\n".join(T.plain(x) for seat in (0, None) for x in T.render_table(eng, seat, full=True))
+        shown = [v for v in hidden if f"{v} " in text]
+        assert not shown, f"{name}: {shown}"
+        assert all(not eng.may_read(v, 0, 0) for v in hidden if v in rs.vars)

@@ -522,11 +522,15 @@ class Zone(Decl):
 @attrs.frozen
 class Var(Decl):
     """`var points per player = 0`, `var meld per card = none`, `var round_winner = none`,
-    `var points per player = 0 as score`, `var penalty per player = 0 as low score`"""
+    `var points per player = 0 as score`, `var penalty per player = 0 as low score`,
+    `internal var tries per card = 0`, `private var seen per player = []`"""
     name: str
     scope: str  # global | player | card
     init: Expr
     role: Optional[tuple] = None   # the words after `as`: ("score",), ("low", "score")
+    # who at the table may read it: "public" (everyone), "private" (a player variable: its
+    # own player only), "internal" (the rules' bookkeeping: no seat, only the rules)
+    sight: str = "public"
 
 
 @attrs.frozen

@@ -130,7 +130,9 @@ _CODES = [
          "Two attributes of one zone say different things of the same: `shared`, `per player` and "
          "`per card` (whose the zone is), `ordered` and `unordered`, `public`, `owner` and `hidden` "
          "(who sees its cards), or two roles (`as …`). Attributes may come in any order, so neither "
-         "wins: keep the one you mean. The position is the second; the message names the first.",
+         "wins: keep the one you mean. The position is the second; the message names the first. Or a "
+         "variable's sight does not fit it: `private` on a global or card variable (no one player can be "
+         "the only one to read it), or a score that is not public.",
          'zone hand: per player, owner, hidden',
          'zone hand: per player, owner'),
     Code("W101", "warning", "unused definition",

@@ -154,6 +154,14 @@ def _check_roles(rs) -> None:
         taken[z.role] = z.name
     declared = None
     for v in rs.vars.values():
+        if v.sight == "private" and v.scope != "player":
+            raise error("E018", f"`{v.name}` is {'a card' if v.scope == 'card' else 'a global'} variable, so no "
+                        "one player can be the only one to read it", v.span,
+                        hint=f"`private` is for what each player knows alone: `private var {v.name} per player "
+                             "= …`; say `internal` for the rules' own bookkeeping")
+        if v.role is not None and v.sight != "public":
+            raise error("E018", f"`{v.name}` is the score, which every player reads, and `{v.sight}`", v.span,
+                        hint="leave the score public: drop `" + v.sight + "`")
         if v.role is None:
             continue
         words = " ".join(v.role)

@@ -484,7 +484,17 @@ class _Build(Transformer):
 
     def var_decl(self, meta, c):
         rest = [x for x in c if not isinstance(x, _Tagged)]
-        return A.Var(str(rest[0]), _tagged(c, "scope", "global"), rest[1], _tagged(c, "role"), span=self.sp(meta))
+        return A.Var(str(rest[0]), _tagged(c, "scope", "global"), rest[1], _tagged(c, "role"),
+                     _tagged(c, "sight", "public"), span=self.sp(meta))
+
+    def sight_public(self, meta, c):
+        return _Tagged("sight", "public")
+
+    def sight_private(self, meta, c):
+        return _Tagged("sight", "private")
+
+    def sight_internal(self, meta, c):
+        return _Tagged("sight", "internal")
 
     def var_role(self, meta, c):
         return _Tagged("role", tuple(str(x) for x in c))

@@ -79,9 +79,18 @@ class Views:
         self.state.last_seen[seat] = len(self.state.log)
         return lambda: self.view(seat, since)
 
+    def may_read(self, var: str, seat: Optional[int], owner: Optional[int] = None) -> bool:
+        """Whether player `seat` (None: a spectator) may read variable `var` (of player
+        `owner`, for a player variable), as its declaration says: `public` by everyone,
+        `private` by its own player only, `internal` by no one at the table."""
+        decl = self.rs.vars.get(var)
+        sight = decl.sight if decl is not None else "public"
+        return sight == "public" or (sight == "private" and seat is not None and seat == owner)
+
     def view(self, seat: int, since: Optional[int] = None) -> dict:
         """What player `seat` may see: public zones, their own zones, counts of the rest,
-        and the events they saw (since step `since`, else the last twelve)."""
+        the variables it may read (`may_read`), and the events they saw (since step
+        `since`, else the last twelve)."""
         st, rs = self.state, self.rs
         zones = {}
         for key, ids in st.zones.items():
@@ -98,14 +107,15 @@ class Views:
             zones[label] = [self.show_card(self.cards[i]) for i in reversed(ids)] if visible else len(ids)
         players = []
         for p in range(self.n):
-            players.append({"player": f"P{p + 1}", **{k: plain(v) for k, v in st.player_vars[p].items()},
+            players.append({"player": f"P{p + 1}",
+                            **{k: plain(v) for k, v in st.player_vars[p].items() if self.may_read(k, seat, p)},
                             **({"out": True} if p in st.out else {})})
         log = [e for e in st.log[since or 0:] if "to" not in e or seat in e["to"]]
         if since is None:
             log = log[-12:]
         return {"you": f"P{seat + 1}", "round": st.round_no, "turn": st.turn_no, "current": f"P{st.current + 1}",
                 "phase": st.phase, "zones": zones, "players": players,
-                "globals": {k: plain(v) for k, v in st.globals.items()}, "log": log}
+                "globals": {k: plain(v) for k, v in st.globals.items() if self.may_read(k, seat)}, "log": log}
 
     def check_card(self, ev: Event):
         """After a card moves: it is in the zone it is recorded in, once, and not where it was."""

@@ -23,6 +23,11 @@ from ..runtime.state import ZoneRef
 from ..runtime.values import _num
 
 
+# a class -> {the name of an attribute of an instance: whether the class has the name too},
+# as `clone` has found (a class's names do not change as games are played)
+_CLASS_NAMES: dict = {}
+
+
 def _weak_view(ref, seat: int) -> dict:
     """A decision's view in a game that keeps no log, its engine held weakly (see `_viewer`)."""
     eng = ref()
@@ -50,7 +55,14 @@ class Forks:
         this engine) is not carried over: the clone acts on its own game only."""
         cls = type(self)
         twin = object.__new__(cls)
-        twin.__dict__.update((k, v) for k, v in self.__dict__.items() if not hasattr(cls, k))
+        own = self.__dict__
+        names = _CLASS_NAMES.get(cls)
+        if names is None:
+            names = _CLASS_NAMES[cls] = {}
+        if not names.keys() >= own.keys():
+            for k in own.keys() - names.keys():
+                names[k] = hasattr(cls, k)
+        twin.__dict__.update({k: v for k, v in own.items() if not names[k]})
         twin._begin(snap["state"].copy())
         twin._derived_restore(snap["derived"])
         return twin
@@ -97,6 +109,23 @@ class Forks:
         """Whether player `seat` may look at the cards of zone `z`."""
         v = self._visibility.get(z.name, "public")
         return v == "public" or (v == "owner" and self.zone_owner(z) == seat)
+
+    def hidden_keys(self, zones: dict, seat: int) -> list:
+        """The keys of `zones` whose cards player `seat` may not look at, in key order.
+        Whether a seat sees a zone is remembered per zone key, as it never changes (save for a
+        zone under a card, whose owner is where its card lies: asked each time)."""
+        sight = self._sight
+        out = []
+        for key in sorted(zones):
+            seen = sight.get((key, seat))
+            if seen is None:
+                z = self.zone_ref(key)
+                seen = self.sees_zone(z, seat)
+                if z.card is None:
+                    sight[key, seat] = seen
+            if not seen:
+                out.append(key)
+        return out
 
     def _learn(self, cid: int, old: Optional[str], dest: ZoneRef) -> None:
         """Follow what each seat knows (`State.known`) as card `cid` moves from `old` to `dest`."""

@@ -7,8 +7,8 @@
   given since). A snapshot is kept where each turn begins and where each later phase of it
   begins, so a fork replays at most one phase of one turn.
 - what each seat knows (`State.known`): who sees a card move (`seers`, the one rule the log
-  uses too), who may look into a zone (`sees_zone`), followed as cards move (`_learn`);
-  `Game.determinised` deals the rest anew.
+  uses too), who may look into a zone (`sees_zone`; the keys of those it may not,
+  `hidden_keys`), followed as cards move (`_learn`); `Game.determinised` deals the rest anew.
 - the cached derived properties of cards: copied with a snapshot, forgotten when what
   they read changes (`forget`, `forget_all`, and `forget_place` when a card moves).
 - `estimates`: how well each player stands, for search bots that cut a game short.

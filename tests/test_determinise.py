@@ -190,3 +190,90 @@ def test_a_world_does_not_know_what_others_chose_in_secret(make_rules):
     game.start()
     game.answer(2)
     assert all(game.determinised(0, random.Random(k)).answers == [2] for k in range(4))   # its own answer it knows
+
+
+def _redealt_as_written(game, seat, rng):
+    """`determinised` as first written (issue 15), the straightforward way: every place of
+    a zone hidden from `seat` whose card it does not know, in zone key order, filled from
+    those cards sorted and shuffled. What `determinised` deals must stay exactly this."""
+    twin = game.fork(forkable=False, unseen_by=(seat, rng))
+    eng, st = twin.engine, twin.state
+    keep = set(game.state.known[seat])
+    if game.pending is not None:
+        keep.update(o.id for o in game.pending.options if hasattr(o, "props"))
+    slots, pool = [], []
+    for key in sorted(st.zones):
+        if eng.sees_zone(eng.zone_ref(key), seat):
+            continue
+        for i, cid in enumerate(st.zones[key]):
+            if cid not in keep:
+                slots.append((key, i))
+                pool.append(cid)
+    pool.sort()
+    rng.shuffle(pool)
+    for (key, i), cid in zip(slots, pool):
+        st.zones[key][i] = cid
+        st.where[cid] = key
+    st.rng = random.Random(rng.getrandbits(64))
+    return twin, len(pool) < sum(len(st.zones[k]) for k in {k for k, _ in slots})
+
+
+@pytest.mark.parametrize("name,players", [("mgt", 4), ("unicorns", 3), ("kozyablo", 2), ("monkic", 2)])
+def test_a_world_is_dealt_as_the_straightforward_redeal_deals_it(name, players):
+    """The redeal deals whole zones at once where the seat knows none of their cards: the
+    same worlds, card for card and draw for draw, as the redeal place by place."""
+    rs = load_cached(name)
+    agents = [RandomAgent(i, 2) for i in range(players)]
+    game = Game(rs, players, 2, forkable=True, record=False)
+    d = game.start()
+    partly_known = worlds = 0
+    while d is not None and len(game.answers) < 160:
+        if len(game.answers) % 9 == 4:
+            for k in range(2):
+                want, partly = _redealt_as_written(game, d.player, random.Random(k))
+                got = game.determinised(d.player, random.Random(k))
+                assert got.state.zones == want.state.zones and got.state.where == want.state.where
+                assert got.state.rng.getstate() == want.state.rng.getstate()
+                assert got.answers == want.answers
+                partly_known += partly
+                worlds += 1
+        d = game.answer(agents[d.player].decide(d))
+    assert worlds >= 6
+    if name == "mgt":
+        assert partly_known    # a hidden zone with cards the seat knows (a claimed discard in a hand)
+
+
+def test_whether_a_seat_sees_a_zone_under_a_card_follows_the_card(make_rules):
+    """Whether a seat may look into a zone is remembered per zone key, except for a zone
+    under a card: its owner is whoever holds the card, which moves."""
+    rs = make_rules("""
+        zone table: per player, public
+        zone under: per card, owner
+        match { rounds 1 }
+        round {
+          start {
+            deal 2 to hand
+            move first(deck) to table(seat(1))
+            move first(deck) to under(first(table(seat(1))))
+          }
+          until turn_no >= 2
+        }
+        turn { phase p {
+          choose c in hand(current) by current "Ready?" {
+            if count(table(seat(1))) > 0 { move first(table(seat(1))) to table(seat(2)) }
+          }
+        } }
+    """)
+    game = Game(rs, 2, 1, forkable=True)
+    game.start()
+    eng, st = game.engine, game.state
+    host = st.zones["table:0"][0]
+    key = f"under@{host}"
+    assert st.zones[key]
+    assert key not in eng.hidden_keys(st.zones, 0) and key in eng.hidden_keys(st.zones, 1)
+    game.answer(0)
+    assert st.zones["table:1"] == [host]
+    assert key in eng.hidden_keys(st.zones, 0) and key not in eng.hidden_keys(st.zones, 1)
+    for seat in (0, 1):
+        assert eng.hidden_keys(st.zones, seat) == [k for k in sorted(st.zones)
+                                                   if not eng.sees_zone(eng.zone_ref(k), seat)]

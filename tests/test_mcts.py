@@ -246,3 +246,32 @@ def test_a_search_still_sees_small_gains_when_one_player_leads_by_far(make_rules
         pick = make_agent("mcts:100", 0, seed).decide(d)
         picked.append((ranks[pick], max(ranks)))
     assert all(r == best for r, best in picked), picked   # it scores its best card
+
+
+@pytest.mark.one_engine
+def test_greedy_picks_as_a_stable_sort_by_score_then_a_draw_picks():
+    """The greedy agent (the search's playout policy) draws one number per option, in
+    order, and takes the best score, the lowest draw among equals: the answers and the
+    random stream of the sort it was first written as, ties and several picks included."""
+    from cgl.interpreter.base.protocol import Decision
+    from cgl.interpreter.play.bots import GreedyAgent
+
+    def as_written(d, rng):
+        n = len(d.options)
+        s = d.scores()
+        num = [float(v) if isinstance(v, (int, float)) else 0.0 for v in s]
+        keyed = sorted(range(n), key=lambda i: (-num[i], rng.random()))
+        return keyed[0] if d.hi == 1 else sorted(keyed[:max(d.lo, 1)])
+
+    src = random.Random(4)
+    for k in range(300):
+        n = src.randint(1, 7)
+        scores = [src.choice([0, 1, 2, True, False, 1.5, "x", None]) for _ in range(n)]
+        hi = src.choice([1, 1, n])
+        lo = src.randint(1, hi)
+        d = Decision(0, "choose", "pick", list(range(n)), None, lo, hi, scores=lambda s=scores: s)
+        bot = GreedyAgent(0, k)
+        ref = random.Random()
+        ref.setstate(bot.rng.getstate())
+        assert bot.decide(d) == as_written(d, ref)
+        assert bot.rng.getstate() == ref.getstate()

@@ -68,18 +68,17 @@ class GreedyAgent(Agent):
             if d.hi == 1:
                 return self.rng.randrange(n)
             return list(range(max(d.lo, 1)))
-        keyed = sorted(range(n), key=lambda i: (-_score(scores[i]), self.rng.random()))
+        # each option's key: its score, best first, then a random draw (one per option, in
+        # order); the first of equal keys wins, as a stable sort would pick it
+        rand = self.rng.random
+        keys = [(-_score(scores[i]), rand()) for i in range(n)]
         if d.hi == 1:
-            return keyed[0]
-        return sorted(keyed[:max(d.lo, 1)])
+            return keys.index(min(keys))
+        return sorted(sorted(range(n), key=keys.__getitem__)[:max(d.lo, 1)])
 
 
 def _score(v) -> float:
-    if isinstance(v, bool):
-        return float(v)
-    if isinstance(v, (int, float)):
-        return float(v)
-    return 0.0
+    return float(v) if isinstance(v, (int, float)) else 0.0   # (a bool too: 1.0 or 0.0)
 
 
 

@@ -244,24 +244,38 @@ class Game:
             raise ValueError("determinised() needs a Game(..., forkable=True)")
         twin = self.fork(forkable=False, unseen_by=(seat, rng))
         eng, st = twin.engine, twin.state
-        keep = set(self.state.known[seat])
+        zones, where = st.zones, st.where
+        known = self.state.known[seat]
         d = self.pending
-        if d is not None:
-            keep.update(o.id for o in d.options if hasattr(o, "props"))
-        slots, pool = [], []
-        for key in sorted(st.zones):
-            if eng.sees_zone(eng.zone_ref(key), seat):
-                continue
-            for i, cid in enumerate(st.zones[key]):
-                if cid not in keep:
-                    slots.append((key, i))
-                    pool.append(cid)
+        shown = {o.id for o in d.options if hasattr(o, "props")} if d is not None else ()
+        # the places to fill, in zone key order then place order: a whole zone where the
+        # seat knows none of its cards (`None`), else the places of those it does not know
+        places, pool = [], []
+        for key in eng.hidden_keys(zones, seat):
+            ids = zones[key]
+            if known.isdisjoint(ids) and (not shown or shown.isdisjoint(ids)):
+                places.append((ids, key, None))
+                pool += ids
+            else:
+                free = [i for i, cid in enumerate(ids) if cid not in known and cid not in shown]
+                if free:
+                    places.append((ids, key, free))
+                    pool += [ids[i] for i in free]
         pool.sort()
         rng.shuffle(pool)
-        zones, where = st.zones, st.where
-        for (key, i), cid in zip(slots, pool):
-            zones[key][i] = cid
-            where[cid] = key
+        at = 0
+        for ids, key, free in places:
+            if free is None:
+                n = len(ids)
+                ids[:] = dealt = pool[at:at + n]
+                at += n
+                for cid in dealt:
+                    where[cid] = key
+            else:
+                for i in free:
+                    ids[i] = cid = pool[at]
+                    at += 1
+                    where[cid] = key
         st.rng = random.Random(rng.getrandbits(64))
         # (the cached derived properties hold, a card's own data and variables going with
         # it, except those that read where it lies)

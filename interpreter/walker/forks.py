@@ -7,8 +7,8 @@
   given since). A snapshot is kept where each turn begins and where each later phase of it
   begins, so a fork replays at most one phase of one turn.
 - what each seat knows (`State.known`): who sees a card move (`seers`, the one rule the log
-  uses too), who may look into a zone (`sees_zone`), followed as cards move (`_learn`);
-  `Game.determinised` deals the rest anew.
+  uses too), who may look into a zone (`sees_zone`; the keys of those it may not,
+  `hidden_keys`), followed as cards move (`_learn`); `Game.determinised` deals the rest anew.
 - the cached derived properties of cards: copied with a snapshot, forgotten when what
   they read changes (`forget`, `forget_all`, and `forget_place` when a card moves).
 - `estimates`: how well each player stands, for search bots that cut a game short.
@@ -21,6 +21,11 @@ from .compiler import Env
 from ..base.protocol import _EndScope
 from ..runtime.state import ZoneRef
 from ..runtime.values import _num
+
+
+# a class -> {the name of an attribute of an instance: whether the class has the name too},
+# as `clone` has found (a class's names do not change as games are played)
+_CLASS_NAMES: dict = {}
 
 
 def _weak_view(ref, seat: int) -> dict:
@@ -50,7 +55,14 @@ class Forks:
         this engine) is not carried over: the clone acts on its own game only."""
         cls = type(self)
         twin = object.__new__(cls)
-        twin.__dict__.update((k, v) for k, v in self.__dict__.items() if not hasattr(cls, k))
+        own = self.__dict__
+        names = _CLASS_NAMES.get(cls)
+        if names is None:
+            names = _CLASS_NAMES[cls] = {}
+        if not names.keys() >= own.keys():
+            for k in own.keys() - names.keys():
+                names[k] = hasattr(cls, k)
+        twin.__dict__.update({k: v for k, v in own.items() if not names[k]})
         twin._begin(snap["state"].copy())
         twin._derived_restore(snap["derived"])
         return twin
@@ -97,6 +109,23 @@ class Forks:
         """Whether player `seat` may look at the cards of zone `z`."""
         v = self._visibility.get(z.name, "public")
         return v == "public" or (v == "owner" and self.zone_owner(z) == seat)
+
+    def hidden_keys(self, zones: dict, seat: int) -> list:
+        """The keys of `zones` whose cards player `seat` may not look at, in key order.
+        Whether a seat sees a zone is remembered per zone key, as it never changes (save for a
+        zone under a card, whose owner is where its card lies: asked each time)."""
+        sight = self._sight
+        out = []
+        for key in sorted(zones):
+            seen = sight.get((key, seat))
+            if seen is None:
+                z = self.zone_ref(key)
+                seen = self.sees_zone(z, seat)
+                if z.card is None:
+                    sight[key, seat] = seen
+            if not seen:
+                out.append(key)
+        return out
 
     def _learn(self, cid: int, old: Optional[str], dest: ZoneRef) -> None:
         """Follow what each seat knows (`State.known`) as card `cid` moves from `old` to `dest`."""

@@ -115,3 +115,44 @@ def test_the_table_shows_no_bookkeeping():
         shown = [v for v in hidden if f"{v} " in text]
         assert not shown, f"{name}: {shown}"
         assert all(not eng.may_read(v, 0, 0) for v in hidden if v in rs.vars)
+
+
+# ---------------------------------------------------------------- what one player alone knows
+
+@pytest.mark.both_engines
+def test_what_a_priest_shows_one_player_that_player_alone_is_shown_and_uses():
+    """examples/priest.cgl (Love Letter's Priest): the card a Priest shows is told to its
+    player only, remembered in a `private` variable no other seat is shown, and the
+    player's Guard names it (greedy follows the hint, which reads that memory)."""
+    from cgl.interpreter.check.loader import load
+    from cgl.interpreter.play.game import Game, make_agent
+    rs = load("examples/priest.cgl")
+    looked = guarded = 0
+    for seed in range(60):
+        game = Game(rs, 3, seed)
+        agents = [make_agent("greedy", s, seed) for s in range(3)]
+        d = game.start()
+        foe_seat = None
+        while d is not None:
+            st = game.state
+            view = d.view()
+            for i, p in enumerate(view["players"]):
+                assert ("seen" in p) == (i == d.player), "a player's memory is shown to it alone"
+            answer = agents[d.player].decide(d)
+            if d.prompt == "Guard: whose card do you name?":
+                foe_seat = int(d.labels[answer][1:]) - 1
+            elif d.kind == "action":
+                foe_seat = None
+            if d.prompt == "Guard: name a card":
+                if foe_seat is None:   # (one other player left: not asked)
+                    foe_seat = next(p for p in range(3) if p != d.player and p not in st.out)
+                memory = [x for x in st.player_vars[d.player]["seen"] if x[0].seat == foe_seat]
+                if memory and memory[0][1] != "Guard":
+                    assert d.labels[answer] == memory[0][1]
+                    guarded += 1
+            d = game.answer(answer)
+        for e in game.state.log:
+            if e["type"] == "reveal":
+                looked += 1
+                assert len(e["to"]) == 1, "a Priest's look is for its player alone"
+    assert looked >= 5 and guarded >= 1

@@ -93,7 +93,7 @@ def _trial_copy(st):
     """A copy of the state to try things on: the log left out (a trial writes none), marked
     `trying`, with no `then` block, bulk move or `simultaneously` open (the procedure runs
     on its own)."""
-    trial = st.copy(log=False)
+    trial = st.trial_copy()
     trial.trying = True
     trial.deferred, trial.holding, trial.quiet_moves = None, 0, 0
     return trial

@@ -219,7 +219,7 @@ class CompiledEngine(Engine):
         # the same for every game of the ruleset
         self._dispatch = cx.dispatch
         self._display = cx.derives.get("display") if "display" not in self.card_var_names else None
-        self._index_zone_rules()
+        self._index_rules()
 
     def zone_rule_test(self, r):
         """The zone rule's condition as the generator wrote it, a function of the card event."""

@@ -29,8 +29,8 @@ class ContinuousRules:
     # ------------------------------------------------------------ continuous rules
     def allowed(self, name: str, env: Env) -> bool:
         """False when a `rule …: forbid NAME if …` holds in this situation."""
-        for r in self.rs.rules:
-            if r.forbid == name and r.zone is None and (r.cond is None or _truth(self.ev(r.cond, env))):
+        for r in self._tag_rules.get(name, ()):
+            if r.cond is None or _truth(self.ev(r.cond, env)):
                 self.bump(f"rule:{r.name}")
                 return False
         return True
@@ -76,13 +76,17 @@ class ContinuousRules:
                 return env
         return None
 
-    def _index_zone_rules(self) -> None:
-        """`rule …: forbid enter|leave ZONE`, by (forbid, zone name), in declaration order,
-        each with the test of its condition on a card event (`zone_rule_test`)."""
+    def _index_rules(self) -> None:
+        """The continuous rules in declaration order: `rule …: forbid TAG` by tag, and `rule …:
+        forbid enter|leave ZONE` by (forbid, zone name), each with the test of its condition
+        on a card event (`zone_rule_test`)."""
+        self._tag_rules: dict = {}
         self._zone_rules: dict = {}
         for r in self.rs.rules:
             if r.zone is not None:
                 self._zone_rules.setdefault((r.forbid, r.zone), []).append((r, self.zone_rule_test(r)))
+            else:
+                self._tag_rules.setdefault(r.forbid, []).append(r)
 
     def zone_rule_test(self, r):
         """`holds(engine, event)`: whether zone rule `r`'s condition holds for a card event."""

@@ -86,7 +86,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
             self._watched = frozenset(k for name in facts.check_zones
                                       for k in ([f"{name}:{p}" for p in range(players)]
                                                 if rs.zones[name].per_player else [name]))
-        self._index_zone_rules()   # `rule …: forbid enter|leave ZONE` (continuous.py)
+        self._index_rules()   # `rule …: forbid …` (continuous.py)
         self._visibility = {name: z.visibility for name, z in rs.zones.items()}
         self._role_zones: dict = {}
         self._zone_refs: dict = {}

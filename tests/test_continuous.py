@@ -425,6 +425,29 @@ def test_a_trial_leaves_no_trace(make_rules):
     assert a.state.zones == b.state.zones and not any("blue effect" in t for t in texts(a))
 
 
+def test_what_a_trial_shares_with_the_game_stays_the_games(make_rules):
+    # a trial's state shares the zones' lists and the card variables with the game's until it
+    # changes them: the trial shuffles the stock and sets a card variable (and stops at its
+    # draw); the game's stock order, variables and random source are those of a game that
+    # never tried
+    body = """
+        var mark per card = 0
+        procedure effect(p, c) { set c.mark = 7  shuffle deck  set c.mark += d6  draw 1 to hand(p) }
+        action play(c in hand(actor)) "Play {c.name}" when possible(effect(actor, c)) { say "mark {c.mark}" }
+        action rest "Rest" { pass }
+        match { rounds 1 }
+        round { start { move first(all_cards where name = "A1") to hand(current) } until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """
+    tried = make_rules(body)
+    plain = make_rules(body.replace("when possible(effect(actor, c))", ""), name="plain.cgl")
+    a, asked = run_script(tried, [0], seed=5)
+    b, _ = run_script(plain, [0], seed=5)
+    assert asked[0].labels[0] == "Play A1" and "mark 0" in texts(a)
+    assert a.state.zones == b.state.zones and a.state.card_vars == b.state.card_vars
+    assert a.state.rng.getstate() == b.state.rng.getstate()
+
+
 def test_a_later_choice_can_make_an_effect_possible(make_rules):
     # P2's table is empty, P3's is not: the first option changes nothing, the second does
     rs = make_rules(POSSIBLE.replace(

@@ -171,6 +171,26 @@ def test_state_copy_is_complete_and_independent():
     assert st.copy(log=False).log == []
 
 
+@pytest.mark.one_engine
+def test_a_trial_copy_shares_until_it_writes_and_draws_as_the_game_would():
+    rs = load_cached("unicorns")
+    game, _ = _play_to(rs, 4, 9, 40)
+    st = game.state
+    deep = st.deep_copy()
+    trial = st.trial_copy()
+    assert trial.zones == st.zones and trial.card_vars == st.card_vars and trial.log == [] and trial.stats == {}
+    assert trial.card_vars[3] is st.card_vars[3]                          # shared until written
+    var = next(iter(st.card_vars[3]))
+    trial.card_store(3)[var] = "tried"
+    assert trial.card_vars[3] is not st.card_vars[3] and trial.card_store(3) is trial.card_vars[3]
+    twin = st.copy()
+    assert [trial.rng.random() for _ in range(3)] == [twin.rng.random() for _ in range(3)]
+    assert st.card_vars == deep.card_vars and st.rng.getstate() == deep.rng.getstate()
+    again = trial.copy()                                                  # a copy of a trial's copy owns it all
+    assert again.own_cards is None and again.card_vars[3][var] == "tried"
+    assert again.rng.getstate() == trial.rng.getstate()
+
+
 def test_a_fork_runs_into_the_turn_limit_where_its_game_does(make_rules, monkeypatch):
     """A round that never ends stops at MAX_TURNS turns (E011): a fork from a later turn's
     or phase's snapshot counts the round's turns from its start, as its game does."""

@@ -219,6 +219,12 @@ class CompiledEngine(Engine):
         # the same for every game of the ruleset
         self._dispatch = cx.dispatch
         self._display = cx.derives.get("display") if "display" not in self.card_var_names else None
+        self._index_rules()
+
+    def zone_rule_test(self, r):
+        """The zone rule's condition as the generator wrote it, a function of the card event."""
+        fn = self.cx.zone_rules.get(id(r))
+        return Engine.zone_rule_test(self, r) if fn is None else fn
 
     def block_fn(self, block):
         fn = self.cx.blocks.get(id(block)) if block is not None else None

@@ -369,7 +369,8 @@ class Expressions:
         if name == "id":
             return oid
         if name == "zone" and not self.zone_in_data:
-            return f"_zone_name(eng, {oid})"   # (B.zone_name_of, in place)
+            # (B.zone_name_of, in place: the name of the zone key, known after its first time)
+            return f"(_ZONE_NAMES.get(eng.state.where[{oid}]) or _zone_name(eng, {oid}))"
         return None
 
     def cached(self, cache, dv, oid, card, fn) -> str:

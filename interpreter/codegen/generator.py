@@ -51,6 +51,7 @@ class CodeGen(Expressions, Statements):
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
         self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}
+        self.zone_rules: dict = {}      # id(zone rule) -> python name of its condition, a function of the event
 
     # ------------------------------------------------------------ names
     def fresh(self, base="t") -> str:
@@ -253,8 +254,8 @@ class CodeGen(Expressions, Statements):
         if rs.estimate is not None:   # (Engine.estimates evaluates it with `ev`)
             self.entry_expr(rs.estimate.value, sure=[rs.estimate.var])
         for r in rs.rules:
-            if r.zone is not None:   # a zone rule's condition (Engine.refusing_rule)
-                self.entry_expr(r.cond, sure=list(B.EVENT_BINDINGS))
+            if r.zone is not None:   # a zone rule's condition, of a card event (Engine.refusing_rule)
+                self.zone_rules[id(r)] = self.event_fn("expr", r.cond, False, fields, event="move")
             elif r.cond is not None:
                 # a `forbid TAG` rule's (Engine.allowed), asked where the tag is offered: what
                 # is bound there differs by site (an action's parameter, `option`, `responder`

@@ -210,10 +210,18 @@ def _last(items):
 
 
 def _zone_name(eng, cid):
-    """The name of the zone card `cid` lies in (`zone`: builtins.zone_name_of)."""
+    """The name of the zone card `cid` lies in (`zone`: builtins.zone_name_of); remembered
+    per zone key in `_ZONE_NAMES`, which the generated code reads first."""
     key = eng.state.where[cid]
     ref = eng._zone_refs.get(key)   # (what `zone_ref` finds, without the call)
-    return (ref if ref is not None else eng.zone_ref(key)).name
+    name = (ref if ref is not None else eng.zone_ref(key)).name
+    if key is not None:
+        _ZONE_NAMES[key] = name
+    return name
+
+
+#: zone key ("hand:0", "under@12") -> its zone's name: the same in every game
+_ZONE_NAMES: dict = {}
 
 
 def _in_list(a, b):
@@ -271,7 +279,7 @@ RUNTIME = {
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
-    "_pz_ids": _pz_ids, "_first": _first, "_zone_name": _zone_name, "_last": _last, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_pz_ids": _pz_ids, "_first": _first, "_zone_name": _zone_name, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,

@@ -361,13 +361,15 @@ class Statements:
                 sure = oty == "card"
                 if not sure:
                     fn.emit(f"if {o}.__class__ is Card:")
-                store = f"st.card_vars[{o}.id]"
+                store = self.fresh("store")
             else:
                 sure = oty == "player"
                 if not sure:
                     fn.emit(f"if {o}.__class__ is Player:")
                 store = f"st.player_vars[{o}.seat]"
             fn.ind += not sure
+            if name in self.card_vars:   # (`State.card_store`: the one way card variables are written)
+                fn.emit(f"{store} = st.card_store({o}.id)")
             new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
             reading = self.facts.derives_reading.get(name, ())
             if reading:

@@ -388,7 +388,7 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
             if k not in eng.card_var_names:
                 raise _bad(path, values, k, f"no card variable `{k}`", hint=did_you_mean(str(k), eng.card_var_names))
             for c in cards:
-                st.card_vars[c.id][k] = _value(eng, v, path, values, k)
+                st.card_store(c.id)[k] = _value(eng, v, path, values, k)
     for k, v in (setup.get("globals") or {}).items():
         if k not in st.globals:
             raise _bad(path, setup.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))

@@ -14,24 +14,60 @@ import attrs
 
 def _kept(how: str, **kw):
     """A field of `State`, with how `State.copy` copies it: "value" (immutable, shared),
-    "list", "dict", "each" (a list of dicts or sets: each copied), "zones" (a dict of
-    lists), "maybe list" (None or a list), "rng" (the random source), "log"."""
+    "list", "dict", "each" (a list of dicts or sets: each copied), "cards" (the card
+    variables: each copied, or shared by a trial until written), "zones" (a dict of lists),
+    "maybe list" (None or a list), "rng" (the random source), "log", "counters" (a dict a
+    trial starts afresh), "owned" (what a trial's copy has made its own)."""
     return attrs.field(metadata={"copy": how}, **kw)
 
 
 #: How each kind of field is copied (the source of one argument of the copy).
 _COPY = {
     "value": "s.{0}", "list": "s.{0}[:]", "dict": "s.{0}.copy()", "each": "[x.copy() for x in s.{0}]",
+    "cards": "[x.copy() for x in s.{0}]", "counters": "s.{0}.copy()", "owned": "None",
     "zones": "{{k: v[:] for k, v in s.{0}.items()}}", "maybe list": "None if s.{0} is None else s.{0}[:]",
     "maybe each": "None if s.{0} is None else [x.copy() for x in s.{0}]", "rng": "_rng_copy(s.{0})",
     "log": "s.{0}[:] if log else []",
 }
 
+#: How `State.trial_copy` copies a kind of field, where it differs from `copy`. A trial
+#: (`walker/trial.py`) never moves a card (the first move ends it), so it shares the zones'
+#: lists (a shuffle, the one other change to a zone's order, puts a new list in its place);
+#: it writes few card variables, so it shares their dicts until it writes one
+#: (`card_store`); it seldom draws a random number, so it copies the random source when it
+#: first does (`_DrawnRandom`); it writes no log and keeps no counters that outlive it.
+_TRIAL_COPY = {
+    "cards": "s.{0}[:]", "owned": "set()", "zones": "s.{0}.copy()", "rng": "_DrawnRandom(s.{0})",
+    "log": "[]", "counters": "{{}}",
+}
+
 
 def _rng_copy(rng: random.Random) -> random.Random:
-    twin = random.Random(0)
+    """A random source in the same state (what `Random(0)` and a seed would set is all replaced)."""
+    twin = random.Random.__new__(random.Random)
     twin.setstate(rng.getstate())
     return twin
+
+
+class _DrawnRandom:
+    """A trial's random source: a copy of the game's, made when the trial first draws from it
+    (most draw nothing, and a copy of a Mersenne Twister is the dearest part of a state's).
+    The game's own source does not move while the trial runs (only the trial's state is
+    played on), so the copy made then is the copy made at the start."""
+
+    __slots__ = ("_of", "_own")
+
+    def __init__(self, of):
+        self._of = of
+        self._own = None
+
+    def __getattr__(self, name):   # (only the Random's own attributes come here)
+        if name in _DrawnRandom.__slots__:
+            raise AttributeError(name)   # (an instance made without __init__)
+        own = self._own
+        if own is None:
+            own = self._own = _rng_copy(self._of)
+        return getattr(own, name)
 
 
 @attrs.define
@@ -44,7 +80,7 @@ class State:
 
     zones: dict = _kept("zones")                 # zone key ("stock", "hand:0") -> card ids, bottom first, top last
     where: list = _kept("list")                  # card id -> zone key
-    card_vars: list = _kept("each")              # card id -> {var: value}
+    card_vars: list = _kept("cards")             # card id -> {var: value} (written through `card_store`)
     player_vars: list = _kept("each")            # seat -> {var: value}
     globals: dict = _kept("dict")                # global variables
     rng: random.Random = _kept("rng")
@@ -75,7 +111,7 @@ class State:
     end_reason: Optional[str] = _kept("value", default=None)
     log: list = _kept("log", factory=list)
     steps: int = _kept("value", default=0)                 # the game's budget of steps used
-    stats: dict = _kept("dict", factory=dict)              # counters: trigger fires, cards played, …
+    stats: dict = _kept("counters", factory=dict)          # counters: trigger fires, cards played, …
     # What each seat knows of the cards it cannot see: per seat, the ids of the cards in
     # zones hidden from it whose place it saw them take (a public move, a move into or out
     # of its own zone, a reveal to it) and has not lost (a move it did not see, a shuffle).
@@ -104,6 +140,9 @@ class State:
     deferred: Optional[list] = _kept("maybe list", default=None)
     quiet_moves: int = _kept("value", default=0)
     trying: bool = _kept("value", default=False)
+    # A trial's copy (`trial_copy`): the ids of the cards whose variables it has made its
+    # own (`card_store`); None in any other state, whose card variables are all its own.
+    own_cards: Optional[set] = _kept("owned", default=None)
 
     def copy(self, log: bool = True) -> "State":
         """An independent copy (the random source included; the log left out with `log=False`).
@@ -113,6 +152,22 @@ class State:
         once written, so containers are copied and the values in them shared. (Written
         once, from the fields' `_kept` declarations: see `_make_copy`.)"""
         raise NotImplementedError   # replaced by _make_copy below
+
+    def trial_copy(self) -> "State":
+        """A copy for `possible` to try a procedure on, while this state waits unchanged:
+        what a trial does not change is shared with this state (`_TRIAL_COPY`); the log
+        left out."""
+        raise NotImplementedError   # replaced by _make_copy below
+
+    def card_store(self, cid: int) -> dict:
+        """Card `cid`'s variables, to change: the one way they are written (a trial's copy
+        shares them with the game's state until then)."""
+        d = self.card_vars[cid]
+        own = self.own_cards
+        if own is not None and cid not in own:
+            own.add(cid)
+            d = self.card_vars[cid] = d.copy()
+        return d
 
     def deep_copy(self) -> "State":
         """A copy sharing nothing with this state (what `copy` is checked against)."""
@@ -141,13 +196,15 @@ class State:
 
 
 def _make_copy(cls):
-    """`cls.copy`, written once from how each field is kept (faster than a loop over fields)."""
-    args = ", ".join(f"{f.name}={_COPY[f.metadata['copy']].format(f.name)}" for f in attrs.fields(cls))
-    src = f"def copy(s, log=True):\n    return State({args})\n"
-    ns = {"State": cls, "_rng_copy": _rng_copy}
-    exec(compile(src, "<State.copy>", "exec"), ns)
-    ns["copy"].__doc__ = cls.copy.__doc__
-    cls.copy = ns["copy"]
+    """`cls.copy` and `cls.trial_copy`, written once from how each field is kept (faster
+    than a loop over fields)."""
+    for name, how in (("copy", _COPY), ("trial_copy", {**_COPY, **_TRIAL_COPY})):
+        args = ", ".join(f"{f.name}={how[f.metadata['copy']].format(f.name)}" for f in attrs.fields(cls))
+        src = f"def {name}(s{', log=True' if name == 'copy' else ''}):\n    return State({args})\n"
+        ns = {"State": cls, "_rng_copy": _rng_copy, "_DrawnRandom": _DrawnRandom}
+        exec(compile(src, f"<State.{name}>", "exec"), ns)
+        ns[name].__doc__ = getattr(cls, name).__doc__
+        setattr(cls, name, ns[name])
 
 
 _make_copy(State)

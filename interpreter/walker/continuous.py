@@ -29,8 +29,8 @@ class ContinuousRules:
     # ------------------------------------------------------------ continuous rules
     def allowed(self, name: str, env: Env) -> bool:
         """False when a `rule …: forbid NAME if …` holds in this situation."""
-        for r in self.rs.rules:
-            if r.forbid == name and r.zone is None and (r.cond is None or _truth(self.ev(r.cond, env))):
+        for r in self._tag_rules.get(name, ()):
+            if r.cond is None or _truth(self.ev(r.cond, env)):
                 self.bump(f"rule:{r.name}")
                 return False
         return True
@@ -76,6 +76,25 @@ class ContinuousRules:
                 return env
         return None
 
+    def _index_rules(self) -> None:
+        """The continuous rules in declaration order: `rule …: forbid TAG` by tag, and `rule …:
+        forbid enter|leave ZONE` by (forbid, zone name), each with the test of its condition
+        on a card event (`zone_rule_test`)."""
+        self._tag_rules: dict = {}
+        self._zone_rules: dict = {}
+        for r in self.rs.rules:
+            if r.zone is not None:
+                self._zone_rules.setdefault((r.forbid, r.zone), []).append((r, self.zone_rule_test(r)))
+            else:
+                self._tag_rules.setdefault(r.forbid, []).append(r)
+
+    def zone_rule_test(self, r):
+        """`holds(engine, event)`: whether zone rule `r`'s condition holds for a card event."""
+        if r.cond is None:
+            return lambda eng, ev: True
+        cond = r.cond
+        return lambda eng, ev: _truth(eng.ev(cond, event_env(ev)))
+
     def refused(self, ev: Event) -> bool:
         """True when a `rule …: forbid leave|enter ZONE if …` refuses this card event (a
         move, draw, deal or discard about to happen): the card stays where it is, and the
@@ -91,13 +110,10 @@ class ContinuousRules:
         """The first `forbid leave` rule of the card's zone, then `forbid enter` rule of the
         zone it would go to, that holds for this card event; None if none does."""
         src, dest = ev.source, ev.dest
+        by_zone = self._zone_rules
         for key in (("leave", src.name if src is not None else None), ("enter", dest.name)):
-            rules = self._zone_rules.get(key)
-            if not rules:
-                continue
-            env = event_env(ev)
-            for r in rules:
-                if r.cond is None or _truth(self.ev(r.cond, env)):
+            for r, holds in by_zone.get(key, ()):
+                if holds(self, ev):
                     return r
         return None
 

@@ -87,11 +87,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
             self._watched = frozenset(k for name in facts.check_zones
                                       for k in ([f"{name}:{p}" for p in range(players)]
                                                 if rs.zones[name].per_player else [name]))
-        # `rule …: forbid enter|leave ZONE`: by (forbid, zone name), in declaration order
-        self._zone_rules: dict = {}
-        for r in rs.rules:
-            if r.zone is not None:
-                self._zone_rules.setdefault((r.forbid, r.zone), []).append(r)
+        self._index_rules()   # `rule …: forbid …` (continuous.py)
         self._visibility = {name: z.visibility for name, z in rs.zones.items()}
         self._role_zones: dict = {}
         self._zone_refs: dict = {}

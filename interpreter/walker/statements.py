@@ -307,8 +307,9 @@ class Statements:
 
     def s_shuffle(self, s, z):
         z = self.as_zone(z, s.zone)
-        ids = self.state.zones.setdefault(z.key, [])
+        ids = self.state.zones.get(z.key, [])[:]   # a new list: a trial's copy shares the zones' lists
         self.state.rng.shuffle(ids)
+        self.state.zones[z.key] = ids
         known = self.state.known
         if known is not None:   # who cannot look into the zone no longer knows where its cards lie
             for seat, k in enumerate(known):
@@ -370,7 +371,7 @@ class Statements:
         t = s.target
         card = hasattr(obj, "props") and t.name in self.card_var_names
         if card:
-            store = self.state.card_vars[obj.id]
+            store = self.state.card_store(obj.id)
         elif isinstance(obj, Player) and t.name in self.player_var_names:
             store = self.state.player_vars[obj.seat]
         else:

@@ -10,7 +10,8 @@ changes the game — a card moves (the trial stops there), or it ends with a var
 is out or the turn order changed — or ends the turn or the game. `possible` is false when no way through changes anything (every choice
 it needs has nothing to choose from, every draw finds an empty stock …). The real game is
 untouched: its state (random source and scripted dice included) is never tried on, only
-copies of it, and the caches are as before the trial.
+copies of it (`State.trial_copy`, which shares with it what a trial does not change), and
+the caches are as before the trial.
 Limits: `MAX_TRIALS` ways through per `possible` (past it, it counts as possible: better to
 offer a card that may fizzle than to forbid one that works), and no trial inside a trial
 (a `possible` met while trying counts as true).
@@ -90,10 +91,10 @@ def _answers(d):
 
 
 def _trial_copy(st):
-    """A copy of the state to try things on: the log left out (a trial writes none), marked
-    `trying`, with no `then` block, bulk move or `simultaneously` open (the procedure runs
-    on its own)."""
-    trial = st.copy(log=False)
+    """A copy of the state to try things on (`State.trial_copy`: the log left out, what a
+    trial does not change shared), marked `trying`, with no `then` block, bulk move or
+    `simultaneously` open (the procedure runs on its own)."""
+    trial = st.trial_copy()
     trial.trying = True
     trial.deferred, trial.holding, trial.quiet_moves = None, 0, 0
     return trial

@@ -889,3 +889,98 @@ def test_a_derive_that_reads_where_its_card_lies_follows_it_on_every_route(make_
     assert said == ["1: hand of P1 / hand of P2", "2: table of P1", "3: hand of P2 / table of P1",
                     "4: under of P1", "5: under of P2 / table of P2", "6: pile of none",
                     "7: table of P2"]
+
+
+# ---------------------------------------------------------------- cut
+
+def _cut_rules(make_rules, body: str, zones: str = ""):
+    return make_rules(zones + """
+        def names(z) = text([c.name for c in z])
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+    """ + body + "\n} }\n")
+
+
+def test_cut_at_n_puts_the_top_n_cards_under_the_rest(make_rules):
+    rs = _cut_rules(make_rules, """
+        say "{names(deck)}"
+        cut deck at 3
+        say "{names(deck)}"
+        cut deck at 0
+        cut deck at count(deck)
+        cut pile at 0
+        say "{names(deck)}"
+    """)
+    g, _ = run_script(rs, [])
+    said = [t for t in texts(g) if t.startswith("[")]
+    assert said == ["[C1, C1, B3, B2, B1, A3, A2, A1]", "[B2, B1, A3, A2, A1, C1, C1, B3]",
+                    "[B2, B1, A3, A2, A1, C1, C1, B3]"]
+    # one short public line, for the cut that changed the order; it names no card
+    cuts = [e for e in g.state.log if e["type"] == "cut"]
+    assert cuts == [{"step": cuts[0]["step"], "type": "cut", "text": "deck is cut", "zone": "deck"}]
+
+
+def test_a_random_cut_leaves_at_least_one_card_in_each_part(make_rules):
+    rs = _cut_rules(make_rules, """
+        move top(deck) to pile
+        cut pile
+        cut hand(current)
+        cut deck
+        say "{names(deck)}"
+    """)
+    before = ["C1", "B3", "B2", "B1", "A3", "A2", "A1"]      # the deck, top first, after one card went
+    rotations = {", ".join(before[k:] + before[:k]): k for k in range(len(before))}
+    lifted = set()
+    for seed in range(30):
+        g, _ = run_script(rs, [], seed=seed)
+        (order,) = [t[1:-1] for t in texts(g) if t.startswith("[")]
+        lifted.add(rotations[order])
+        # a zone of one card (pile) or none (the hand) is left alone: not logged
+        assert [e["zone"] for e in g.state.log if e["type"] == "cut"] == ["deck"]
+    assert 0 not in lifted and len(lifted) > 3
+
+
+def test_cutting_a_zone_of_one_card_or_none_draws_nothing_from_the_random_source(make_rules):
+    def deck_after(extra):
+        rs = _cut_rules(make_rules, "move top(deck) to pile\n" + extra + "\nshuffle deck\nsay \"{names(deck)}\"")
+        return [t for t in texts(run_script(rs, [], seed=5)[0]) if t.startswith("[")]
+    assert deck_after("cut pile  cut hand(current)") == deck_after("")
+
+
+@pytest.mark.parametrize("stmt, message", [
+    ("cut deck at 9", "cannot cut 9 cards off the top of deck: it holds 8"),
+    ("cut deck at 0 - 1", "cannot cut -1 cards off the top of deck: it holds 8"),
+    ("let z = bag\ncut z", "`bag` is unordered: its cards lie in no order, so there is nothing to cut"),
+])
+def test_a_cut_that_cannot_be_made_is_a_located_error(make_rules, stmt, message):
+    rs = _cut_rules(make_rules, stmt, zones="zone bag: shared, unordered, public\n")
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    d = e.value.diagnostics[0]
+    assert d.code == "E010" and d.message == message and d.hint and d.span.line > 1
+
+
+def test_a_cut_reveals_no_card_and_those_who_cannot_look_lose_track(make_rules):
+    rs = _cut_rules(make_rules, """
+        move top(deck) to pile
+        move top(pile) to deck
+        cut deck
+    """)
+    game = Game(rs, 2, 1, forkable=True)
+    top = game.state.zones["deck"][-1]
+    game.start()
+    st = game.state
+    assert top in st.zones["deck"] and not any(top in k for k in st.known)   # the public move was seen, then cut
+    cut = [e for e in st.log if e["type"] == "cut"]
+    assert len(cut) == 1 and "to" not in cut[0] and not set(cut[0]) & {"cards", "card"}
+
+
+@pytest.mark.one_engine
+def test_a_random_cut_draws_the_same_randomness_on_both_engines(make_rules):
+    rs = _cut_rules(make_rules, "cut deck\ncut deck\nsay \"{names(deck)} {d6}\"")
+    games = [Game(rs, 2, 11, engine=e) for e in ("compiled", "tree")]
+    for g in games:
+        assert g.start() is None
+    assert texts(games[0]) == texts(games[1])
+    assert games[0].state.rng.getstate() == games[1].state.rng.getstate()

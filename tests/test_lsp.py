@@ -312,3 +312,29 @@ def test_cgl_lsp_help_says_how_an_editor_starts_it():
     from cgl.cli.main import main
     out = CliRunner().invoke(main, ["lsp", "--help"])
     assert out.exit_code == 0 and "stdin/stdout" in out.output and "cmd = { 'cgl', 'lsp' }" in out.output
+
+
+def test_statement_keywords_complete_where_a_statement_starts_and_hover_shows_their_doc(tmp_path):
+    """The keywords come from the grammar and what they say from the AST's docstrings, so
+    a new statement (`cut`) is offered and explained with nothing else to edit."""
+    from cgl.interpreter.tools.lsp import CK
+    session, path, _ = _session_files(tmp_path)
+    text = RULESET.replace("  shuffle deck\n", "  shuffle deck\n  cut deck at 3\n  cu\n")
+    (tmp_path / "tiny.cgl").write_text(text)
+    lines = text.splitlines()
+    at = lines.index("  cu")
+    got = {label: (kind, detail) for label, kind, detail in session.complete(path, at, len("  cu"))}
+    assert got["cut"][0] == CK["keyword"] and "`cut stock at 3`" in got["cut"][1]
+    assert {"move", "shuffle", "give", "if"} <= set(got)
+    assert "`give extra turn to current`" in got["give"][1]
+    # not where an expression goes
+    mid = lines.index("def strength(p) = sum([c.power for c in hand(p)] + [0])")
+    assert "cut" not in {label for label, _, _ in session.complete(path, mid, len("def strength(p) = su"))}
+    text = text.replace("  cu\n", "")
+    (tmp_path / "tiny.cgl").write_text(text)
+    session, lines = type(session)(), text.splitlines()
+    cut = lines.index("  cut deck at 3")
+    assert session.hover(path, cut, 3).startswith("`cut stock`, `cut stock at 3`")
+    draw = lines.index("    draw 1")
+    assert session.hover(path, draw, 5).startswith("`draw 1`")   # the statement, not the event
+    assert "deck" in session.hover(path, cut, 7) and "cut" not in session.hover(path, cut, 7)   # the zone

@@ -6,6 +6,14 @@ and a generator emitter, `CodeGen.x_<Name>` (interpreter/codegen/expressions.py)
 subclass of `ast.Stmt`) needs a tree-walker handler in the `_EXEC` table of engine.py and
 a generator emitter, `CodeGen.s_<Name>` (interpreter/codegen/statements.py; without one,
 the generator quietly hands the statement to the tree walker). A node added to the grammar without both fails here, named.
+
+The rest of architecture.md's checklist for adding a construct, where it is mechanical:
+every statement rule of the grammar has its case in build.py; every node class has an
+example in its docstring; every statement has a type check (`Checks.c_<Name>`) or says
+here why it needs none; every statement keyword heads a section of the reference's
+chapter 4 and is completed and explained by the language server. (The TextMate grammar's
+keywords: tests/test_textmate.py; `ast.CHANGES` and the reference's section 3.20:
+tests/test_settle.py.)
 """
 from __future__ import annotations
 
@@ -92,3 +100,91 @@ def test_a_missing_handler_is_named(monkeypatch, where, name):
         expected = f"`_EXEC` (engine.py) for ast.{name}"
     missing = missing_handlers()
     assert len(missing) == 1 and expected in missing[0], missing
+
+
+# ---------------------------------------------------------------- the rest of the checklist
+
+def _statement_rules() -> list:
+    """The grammar's statement rules (the alternatives of `_stmt`), with the name each of
+    their alternatives is built by (its `-> alias`, or the rule's own name)."""
+    from cgl.grammar import parser
+    p = parser()
+    heads = [r.expansion[0].name for r in p.rules if r.origin.name == "_stmt"]
+    return sorted({(h, r.alias or h) for h in heads for r in p.rules if r.origin.name == h})
+
+
+def test_every_statement_rule_of_the_grammar_has_its_case_in_build():
+    from cgl.interpreter.parse.build import _Build
+    rules = _statement_rules()
+    assert {"move_stmt", "cut_stmt", "reverse_stmt"} <= {h for h, _ in rules}
+    missing = [f"{h}: `_Build.{m}`" for h, m in rules if not callable(getattr(_Build, m, None))]
+    assert not missing, "grammar rules that build.py does not turn into AST nodes: " + ", ".join(missing)
+
+
+def test_every_node_class_shows_its_cgl_in_its_docstring():
+    """(ast.py's promise, and what the language server shows on hover for a statement.)"""
+    classes = EXPRESSIONS + STATEMENTS + _node_classes(A.Decl)
+    bare = [c.__name__ for c in classes if not (c.__doc__ or "").strip().startswith("`")]
+    assert not bare, "node classes whose docstring does not begin with a `cgl example`: " + ", ".join(bare)
+
+
+#: The statements with no type check of their own (`Checks.c_<Name>` in typecheck.py), and
+#: why. A new statement is either checked or listed here, so the question is asked.
+NO_TYPE_CHECK = {
+    "Act": "its player is not checked yet",
+    "CallStmt": "the resolver pass checks the procedure and its arguments' count (E004, E009)",
+    "Choose": "its domain and prompt are not checked yet; its body is visited",
+    "Discard": "its cards and destination are not checked yet",
+    "Emit": "an event's fields take any value",
+    "End": "a keyword only",
+    "For": "its list is not checked yet; the loop variable's type is bound (v_For)",
+    "Give": "its player is not checked yet",
+    "Let": "any value",
+    "Lose": "its players are not checked yet",
+    "May": "its player and prompt are not checked yet",
+    "Pass": "nothing to check",
+    "Reveal": "its cards and players are not checked yet",
+    "ReverseOrder": "nothing to check",
+    "Say": "a text; its player is not checked yet",
+    "Shuffle": "its zone is not checked yet",
+    "Simultaneously": "only a block",
+    "Win": "its players are not checked yet",
+}
+
+
+def test_every_statement_has_a_type_check_or_says_why_not():
+    from cgl.interpreter.check.typecheck import Checks
+    names = {c.__name__ for c in STATEMENTS}
+    checked = {n for n in names if callable(getattr(Checks, f"c_{n}", None))}
+    assert {"Move", "Swap", "Cut"} <= checked
+    undecided = sorted(names - checked - set(NO_TYPE_CHECK))
+    assert not undecided, ("statements with neither a `Checks.c_<Name>` in typecheck.py nor a reason in "
+                           "NO_TYPE_CHECK: " + ", ".join(undecided))
+    stale = sorted(set(NO_TYPE_CHECK) & checked) + sorted(set(NO_TYPE_CHECK) - names)
+    assert not stale, "NO_TYPE_CHECK lists statements that are checked, or gone: " + ", ".join(stale)
+
+
+def _statement_keywords() -> list:
+    from cgl.interpreter.parse.syntax import _STATEMENT_KEYWORDS
+    return [k for k in _STATEMENT_KEYWORDS if k not in ("elif", "else")]   # (parts of `if`)
+
+
+def test_every_statement_keyword_heads_a_section_of_the_reference():
+    import pathlib
+    import re
+    doc = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    chapter = doc.split("\n## 4. Statements", 1)[1].split("\n## 5.", 1)[0]
+    heads = re.findall(r"^#{3,4} .*$", chapter, re.M)
+    missing = [k for k in _statement_keywords() if not any(re.search(rf"`(… )?{k}\b", h) for h in heads)]
+    assert not missing, "statements with no heading of their own in docs/language.md, chapter 4: " + ", ".join(missing)
+
+
+def test_every_statement_keyword_is_completed_and_explained_by_the_language_server():
+    """The language server reads the keywords from the grammar and what they do from the
+    docstrings of the AST classes their examples begin with: each keyword finds one, and
+    each statement class (but a procedure call, which has no keyword) is found."""
+    from cgl.interpreter.tools.lsp import statement_classes
+    found = statement_classes()
+    assert sorted(found) == sorted(_statement_keywords())
+    reached = {c for cs in found.values() for c in cs}
+    assert set(STATEMENTS) - reached == {A.CallStmt}

@@ -2,7 +2,7 @@
 (issue 28, "one choke point for change"), on both engines.
 
 One ruleset changes the position by every kind of statement a state check can see the
-effect of: a card's move, draw, deal, discard, swap and shuffle; a global, player and
+effect of: a card's move, draw, deal, discard, swap, shuffle and cut; a global, player and
 card variable set; the turn order reversed; a player out; an `emit` whose trigger sets a
 variable; and statements nested in an `if` and a `for`. A check remembers the position it
 last saw (`seen`) and counts how often it fired. After each statement a `say` reads both:
@@ -50,6 +50,8 @@ turn {
     say "swap {seen = now} {fires}"
     shuffle deck
     say "shuffle {seen = now} {fires}"
+    cut deck
+    say "cut {seen = now} {fires}"
     set g = 1
     say "set global {seen = now} {fires}"
     set seat(1).pv = 1
@@ -76,7 +78,7 @@ def test_every_statement_that_changes_the_position_settles_the_game(make_rules):
     g, _ = run_script(rs, [], players=3, seed=0)
     said = [t for t in texts(g) if re.match(r"^[a-z ]+ (true|false) \d+$", t)]
     kinds = [t.rsplit(" ", 2)[0] for t in said]
-    assert kinds == ["start", "move", "draw", "deal", "discard", "swap", "shuffle", "set global", "set player",
+    assert kinds == ["start", "move", "draw", "deal", "discard", "swap", "shuffle", "cut", "set global", "set player",
                      "set card", "reverse", "lose", "emit", "nested if", "nested for"]
     not_settled = [t for t in said if " false " in t]
     assert not_settled == []
@@ -87,7 +89,7 @@ def test_every_statement_that_changes_the_position_settles_the_game(make_rules):
 
 #: How docs/language.md names each statement after which the game settles.
 SETTLING_WORDS = {"Move": "move", "Swap": "swap", "Draw": "draw", "Deal": "deal", "Discard": "discard",
-                  "Shuffle": "shuffle", "Set": "set", "Lose": "lose", "Give": "give turn to",
+                  "Shuffle": "shuffle", "Cut": "cut", "Set": "set", "Lose": "lose", "Give": "give turn to",
                   "GiveExtra": "give extra turn to", "ReverseOrder": "reverse turn order", "Emit": "emit"}
 
 

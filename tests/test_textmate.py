@@ -193,6 +193,10 @@ def scope_of(tokenizer, text: str, word: str, nth: int = 0) -> list:
     ("  phase draw {", "draw", "entity.name.section.cgl"),
     ("on end of phase discard if x {", "discard", "entity.name.section.cgl"),
     ("zone hand: per player, owner, as hand", "per", "keyword.other.cgl"),
+    ("cut deck at 3", "cut", "keyword.other.statement.cgl"),
+    ("cut deck at count(deck) / 2", "at", "keyword.other.statement.cgl"),
+    ("def mine_in(s) = field where at = s and side = p", "at", "variable.other.cgl"),
+    ("set c.at = s", "at", "variable.other.property.cgl"),
 ])
 def test_scopes_of_small_snippets(tokenizer, text, word, scope):
     assert scope in scope_of(tokenizer, text, word)

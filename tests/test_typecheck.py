@@ -35,6 +35,9 @@ MISTAKES = [
     # always true (a list, a zone): the brackets of `(xs sort by k) = ys` forgotten, or a zone tested
     ('if hand(current) sort by rank = [] { pass }', "a condition must be true or false, and this is a list"),
     ('while deck { draw 1 }', "a condition must be true or false, and this is a zone"),
+    ('cut hand', "`cut` cuts one zone, and `hand` is a zone of each player"),
+    ('cut 3', "`cut` cuts a zone, and this is a number"),
+    ('cut deck at note', "`cut … at` takes a number of cards off the top, and this is a text"),
 ]
 
 
@@ -68,6 +71,7 @@ CORRECT = [
     'for p in players { let q = p.points + 1  say "{q}" }',
     'if (hand(current) sort by rank) = [] { pass }',
     'while exists(deck) and count(hand(current)) < 3 { draw 1 }',
+    'cut deck  cut hand(current) at count(hand(current)) / 2',
 ]
 
 
@@ -76,6 +80,26 @@ def test_correct_rules_are_not_reported(make_rules, stmt):
     rs = make_rules(PLAYED.format(stmt=stmt))
     assert [d.message for d in lint_ruleset(rs) if d.code == "E008"] == []
     run_script(rs, [])
+
+
+@pytest.mark.parametrize("stmt, message, hint", [
+    ("cut hand", "`hand` is a zone of each player", "name whose: `cut hand(current)`"),
+    ("cut bag", "`bag` is unordered: its cards lie in no order, so there is nothing to cut",
+     "declare `zone bag: …, ordered` to cut it, or `shuffle` it"),
+])
+@pytest.mark.parametrize("engine", ["compiled", "tree"])
+def test_a_zone_that_cannot_be_cut_is_located_with_a_help_line(make_rules, monkeypatch, stmt, message, hint, engine):
+    """Lint says it, where and what to write instead; played anyway, the game stops there."""
+    monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+    rs = make_rules("zone bag: shared, unordered, public\n" + PLAYED.format(stmt=stmt))
+    (d,) = [d for d in lint_ruleset(rs) if d.code == "E008"]
+    assert message in d.message and d.hint == hint
+    assert (d.span.line, d.span.column) == (12, 22)     # the zone, after `cut `
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    played = e.value.diagnostics[0]
+    assert played.code == "E010" and message in played.message and played.hint == hint
+    assert (played.span.line, played.span.column) == (12, 22)
 
 
 def test_locals_rebound_in_a_rule_are_not_given_a_type(make_rules):

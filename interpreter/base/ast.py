@@ -253,6 +253,14 @@ class Shuffle(Stmt):
 
 
 @attrs.frozen
+class Cut(Stmt):
+    """`cut stock`, `cut stock at 3` — the top part of an ordered zone goes under the rest:
+    a random number of cards (at least one left in each part), or the given number."""
+    zone: Expr
+    at: Optional[Expr] = None
+
+
+@attrs.frozen
 class Reveal(Stmt):
     """`reveal top(stock, 3) to player` (private) or `reveal card` (to everyone)."""
     what: Expr
@@ -415,7 +423,7 @@ class Pass(Stmt):
 #: each one that is not inside a trigger's, reaction's or check's body or a `then` block,
 #: on both engines (`Engine.run`, the generator's `stmt`); a statement holding others (`if`,
 #: `for`, `choose` …) settles through them. docs/language.md, section 3.20, lists them.
-CHANGES = frozenset((Move, Swap, Draw, Deal, Discard, Shuffle, Set, Lose, Give, GiveExtra, ReverseOrder, Emit))
+CHANGES = frozenset((Move, Swap, Draw, Deal, Discard, Shuffle, Cut, Set, Lose, Give, GiveExtra, ReverseOrder, Emit))
 
 
 # ---------------------------------------------------------------- declarations

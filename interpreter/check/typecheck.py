@@ -588,6 +588,31 @@ class Checks:
             if t is not None and t != "card":
                 self.report(side, f"`swap` trades one card for another, and this is {describe(t)}")
 
+    def c_Cut(self, s, sc):
+        if s.at is not None:
+            t = self.ty(s.at, sc)
+            if t is not None and t != "int":
+                self.report(s.at, f"`cut … at` takes a number of cards off the top, and this is {describe(t)}")
+        e, decl = s.zone, None
+        if isinstance(e, A.Name):
+            u = self.types.uses.get(id(e))
+            if u is not None and u.kind == "global" and u.meaning == "zone":
+                decl = self.rs.zones[e.id]
+                if decl.per_player or decl.per_card:
+                    whose = "player" if decl.per_player else "card"
+                    self.report(e, f"`cut` cuts one zone, and `{e.id}` is a zone of each {whose}",
+                                hint=f"name whose: `cut {e.id}({'current' if whose == 'player' else 'c'})`")
+                    return
+        elif isinstance(e, A.Call) and call_meaning(self.rs, e.name) in ("player_zone", "card_zone"):
+            decl = self.rs.zones[e.name]
+        if decl is not None and not decl.ordered:
+            self.report(e, f"`{decl.name}` is unordered: its cards lie in no order, so there is nothing to cut",
+                        hint=f"declare `zone {decl.name}: …, ordered` to cut it, or `shuffle` it")
+            return
+        t = self.ty(e, sc)
+        if t is not None and t != "zone":
+            self.report(e, f"`cut` cuts a zone, and this is {describe(t)}")
+
     def c_Move(self, s, sc):
         dest = getattr(s, "dest", None)
         t = self.ty(dest, sc) if dest is not None else None

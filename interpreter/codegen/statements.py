@@ -523,6 +523,11 @@ class Statements:
         z = self.guard(fn, s.zone, sc)
         self.call(fn, s, f"eng.s_shuffle({ks}, {z})")
 
+    def s_Cut(self, fn, s, sc, ks):
+        z = self.guard(fn, s.zone, sc)
+        at = self.guard(fn, s.at, sc) if s.at is not None else "None"
+        self.call(fn, s, f"eng.s_cut({ks}, {z}, {at})")
+
     def s_Reveal(self, fn, s, sc, ks):
         w = self.guard(fn, s.what, sc)
         cards = self.fresh()

@@ -256,6 +256,9 @@ class _Build(Transformer):
     def shuffle_stmt(self, meta, c):
         return A.Shuffle(c[0], span=self.sp(meta))
 
+    def cut_stmt(self, meta, c):
+        return A.Cut(c[0], c[1] if len(c) > 1 else None, span=self.sp(meta))
+
     def reveal_stmt(self, meta, c):
         return A.Reveal(c[0], c[1] if len(c) > 1 else None, span=self.sp(meta))
 

@@ -6,11 +6,13 @@ What an editor gets, for `.cgl` rulesets, their card data (YAML) and scenario fi
   file on disk); a change of a card file checks again the rulesets that read it; a
   scenario file is checked by the scenario reader;
 - hover: a card's data and the rules that name it, a built-in's signature and doc, a
-  declaration's source and the comment above it;
+  declaration's source and the comment above it, a statement's keyword what its AST
+  class's docstring says;
 - go to definition: defs, procedures, tables, patterns, zones, variables, options,
   derived and card properties, enum members, locals; a card name to its line of the
   card file;
-- completion of names, events, zones, card properties and card names;
+- completion of names, events, zones, card properties and card names, and of the
+  statements' keywords (the grammar's) where a statement may start;
 - document symbols: the top-level declarations.
 
 :class:`Session` is the analysis, plain Python over the loader's Ruleset and the parser's
@@ -29,6 +31,7 @@ from ..base import ast as A
 from ..runtime import builtins as B
 from ..play import scenario
 from ..parse.build import parse
+from ..parse.syntax import _STATEMENT_KEYWORDS
 from ..base.diagnostics import CglError, Diagnostic, _source_line
 from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
@@ -324,12 +327,28 @@ class Session:
         if rs is None:
             word = self.word_at(path, line, char)
             return _builtin_doc(word) if word else None
+        if path.endswith(".cgl"):
+            stmt = self._statement_at(rs, path, line, char)
+            if stmt is not None:
+                return _statement_doc(stmt.__class__)
         kind, what = self._target(rs, path, line, char)
         if kind == "card":
             return self.card_doc(rs, what)
         if kind == "local":
             return f"```cgl\n{what[0]}\n```\n(local name)"
         return self.name_doc(rs, what) if kind == "name" else None
+
+    def _statement_at(self, rs: Ruleset, path: str, line: int, char: int):
+        """The statement whose first word is under the cursor, or None."""
+        item = self._enclosing(rs, path, line)
+        word = next((m for m in _WORD.finditer(self.line(path, line)) if m.start() <= char <= m.end()), None)
+        if item is None or word is None:
+            return None
+        for n in A.walk(item):
+            if isinstance(n, A.Stmt) and not isinstance(n, A.CallStmt) and n.span is not None \
+                    and span_range(n.span)[0] == (line, word.start()):
+                return n
+        return None
 
     def _target(self, rs: Ruleset, path: str, line: int, char: int) -> tuple:
         """What is under the cursor: ("card", its name), ("local", (source, span)) for a name
@@ -496,7 +515,11 @@ class Session:
                         if v.scope != "global"]
             out += [(a, CK["field"], f"{kinds}: {doc}") for a, (kinds, doc) in B.ATTRS.items()]
             return _unique(out)
-        out = [(f.name, CK["function"], f"{f.signature}: {f.doc}") for f in B.FUNCTIONS.values()]
+        out = []
+        if re.search(r"(^|[{}])\s*\w*$", before):   # where a statement may start: its keywords first
+            out += [(k, CK["keyword"], " ".join(_statement_doc(c) for c in cs))
+                    for k, cs in statement_classes().items()]
+        out += [(f.name, CK["function"], f"{f.signature}: {f.doc}") for f in B.FUNCTIONS.values()]
         out += [(v.name, CK["value"], v.doc) for v in B.VALUES.values()]
         if rs is not None:
             for table, kind_, what in ((rs.defs, "function", "def"), (rs.procedures, "function", "procedure"),
@@ -593,6 +616,26 @@ def _find_decl(rs: Ruleset, word: str) -> tuple:
             if ph.name == word:
                 return ph, "phase"
     return None, None
+
+
+def statement_classes() -> dict:
+    """Each statement keyword of the grammar and the AST classes of the statements it
+    begins: those whose docstring's first example starts with it (`ast.Cut`: "`cut stock`…")."""
+    out: dict = {}
+    for cls in _subclasses(A.Stmt):
+        m = re.match(r"`(\w+)", (cls.__doc__ or "").strip())
+        if m and m.group(1) in _STATEMENT_KEYWORDS:
+            out.setdefault(m.group(1), []).append(cls)
+    return {k: sorted(out[k], key=lambda c: c.__name__) for k in _STATEMENT_KEYWORDS if k in out}
+
+
+def _subclasses(cls) -> list:
+    return [c for sub in cls.__subclasses__() for c in [sub] + _subclasses(sub)]
+
+
+def _statement_doc(cls) -> str:
+    """What hover shows for a statement: its AST class's docstring, as one paragraph."""
+    return " ".join((cls.__doc__ or "").split())
 
 
 def _builtin_doc(word: str) -> Optional[str]:

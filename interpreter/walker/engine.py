@@ -460,7 +460,7 @@ _CHANGES = A.CHANGES
 
 _EXEC = {
     A.Move: Engine.x_move, A.Swap: Engine.x_swap, A.Draw: Engine.x_draw, A.Deal: Engine.x_deal, A.Discard: Engine.x_discard,
-    A.Shuffle: Engine.x_shuffle, A.Reveal: Engine.x_reveal, A.Set: Engine.x_set, A.Let: Engine.x_let,
+    A.Shuffle: Engine.x_shuffle, A.Cut: Engine.x_cut, A.Reveal: Engine.x_reveal, A.Set: Engine.x_set, A.Let: Engine.x_let,
     A.Choose: Engine.x_choose, A.May: Engine.x_may, A.Simultaneously: Engine.x_simul, A.If: Engine.x_if,
     A.For: Engine.x_for, A.Repeat: Engine.x_repeat, A.While: Engine.x_while, A.End: Engine.x_end,
     A.Win: Engine.x_win, A.Lose: Engine.x_lose, A.Say: Engine.x_say, A.Emit: Engine.x_emit,

@@ -309,6 +309,14 @@ class Statements:
         z = self.as_zone(z, s.zone)
         ids = self.state.zones.get(z.key, [])[:]   # a new list: a trial's copy shares the zones' lists
         self.state.rng.shuffle(ids)
+        self._reordered(z, ids)
+        self.log("shuffle", f"{z} is shuffled", zone=z.name)
+        return
+        yield
+
+    def _reordered(self, z, ids):
+        """Zone `z`'s cards lie in a new order, `ids` (a shuffle, a cut): a new list, never the
+        old one changed in place, for a trial's copy shares the zones' lists."""
         self.state.zones[z.key] = ids
         known = self.state.known
         if known is not None:   # who cannot look into the zone no longer knows where its cards lie
@@ -316,7 +324,42 @@ class Statements:
                 if not self.sees_zone(z, seat):
                     k.difference_update(ids)
         self.state.changes += 1
-        self.log("shuffle", f"{z} is shuffled", zone=z.name)
+
+    def x_cut(self, s, env):
+        return self.s_cut(s, self.ev(s.zone, env), self.ev(s.at, env) if s.at is not None else None)
+
+    # `cut ZONE [at N]`: the top part of an ordered zone goes under the rest, as a deck is
+    # cut. Its size is N, from 0 to the zone's count (0 and the count leave the order as
+    # it is), or a random pick from 1 to count - 1 (at least one card in each part; a
+    # scenario scripts it as `random: [N]`). A zone of 0 or 1 cards: nothing happens, and
+    # a cut that leaves the order as it is is not logged. The log says the zone is cut,
+    # not where: like a shuffle, who cannot look into the zone loses the places of its cards.
+    def s_cut(self, s, z, at):
+        z = self.as_zone(z, s.zone)
+        decl = self.rs.zones[z.name]
+        if decl.per_player and z.owner is None or decl.per_card and z.card is None:
+            whose = "player" if decl.per_player else "card"
+            raise self.fail(s.zone, f"`cut` cuts one zone, and `{z.name}` is a zone of each {whose}",
+                            hint=f"name whose: `cut {z.name}({'current' if whose == 'player' else 'c'})`")
+        if not decl.ordered:
+            raise self.fail(s.zone, f"`{z.name}` is unordered: its cards lie in no order, so there is nothing to cut",
+                            hint=f"declare `zone {z.name}: …, ordered` to cut it, or `shuffle` it")
+        ids = self.state.zones.get(z.key, [])
+        n = len(ids)
+        if at is None:
+            if n < 2:
+                return
+            k = self.pick(list(range(1, n)))
+        else:
+            k = _num(at, s.at, self)
+            if not 0 <= k <= n:
+                raise self.fail(s.at, f"cannot cut {k} cards off the top of {z}: it holds {n}",
+                                hint=f"cut at a number from 0 to `count({z})`")
+            if k in (0, n):
+                return
+        ids = ids[n - k:] + ids[:n - k]     # (bottom first: the top k cards go to the bottom)
+        self._reordered(z, ids)
+        self.log("cut", f"{z} is cut", zone=z.name)
         return
         yield
 

@@ -448,6 +448,23 @@ def test_what_a_trial_shares_with_the_game_stays_the_games(make_rules):
     assert a.state.rng.getstate() == b.state.rng.getstate()
 
 
+def test_a_cut_while_trying_leaves_the_games_zone_as_it_was(make_rules):
+    # (a cut is a new order of a zone whose list a trial's state shares with the game's)
+    body = """
+        procedure effect(p) { cut deck at 2  draw 1 to hand(p) }
+        action play "Play" when possible(effect(actor)) { pass }
+        action rest "Rest" { pass }
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """
+    tried = make_rules(body)
+    plain = make_rules(body.replace("when possible(effect(actor))", ""), name="plain.cgl")
+    a, _ = run_script(tried, [1], seed=5)
+    b, _ = run_script(plain, [1], seed=5)
+    assert a.state.zones == b.state.zones
+
+
 def test_a_later_choice_can_make_an_effect_possible(make_rules):
     # P2's table is empty, P3's is not: the first option changes nothing, the second does
     rs = make_rules(POSSIBLE.replace(

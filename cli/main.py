@@ -443,12 +443,17 @@ def test_cmd(paths, verbose, pattern, jobs, max_steps):
     Failures are printed as they happen; the summary at the end lists them in file order.
     """
     from cgl.interpreter.play import scenario
+    skipped: list = []
     try:
-        files = scenario.collect(paths)
+        files = scenario.collect(paths, skipped)
     except CglError as e:
         _report(e, EXIT_USAGE)
+    if skipped:
+        click.echo(f"Skipped {len(skipped)} YAML file{'s' if len(skipped) != 1 else ''} with no `scenario:` or "
+                   f"`scenarios:` key (card data, deck lists): {', '.join(sorted(skipped)[:3])}"
+                   + (" …" if len(skipped) > 3 else ""), err=True)
     if not files:
-        click.echo("No scenario files (*.yaml) found.", err=True)
+        click.echo("No scenario files (*.yaml with a `scenario:` or `scenarios:` key) found.", err=True)
         sys.exit(EXIT_USAGE)
     jobs = min(jobs or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()) or 1,
                len(files))

@@ -43,6 +43,10 @@ def test_new_writes_a_ruleset_that_lints_runs_and_tests_green(tmp_path):
     assert r.exit_code == 0 and "Winner" in r.output, r.output
     r = cli("test", folder / "scenarios", "-j", "1")
     assert r.exit_code == 0 and "2 passed, 0 failed" in r.output, r.output
+    # the whole folder, as `cgl lint` takes it: the card data is not a scenario (issue 33)
+    r = cli("test", folder, "-j", "1")
+    assert r.exit_code == 0 and "2 passed, 0 failed" in r.output, r.output
+    assert "Skipped 1 YAML file with no `scenario:` or `scenarios:` key" in r.output
 
 
 def test_new_never_overwrites(tmp_path):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import Any, Callable, Optional
 
 import attrs
@@ -616,13 +617,36 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
     return out
 
 
-def collect(paths) -> list:
-    """Scenario files under the given files and folders, sorted."""
+_SCENARIO_KEY = re.compile(r"^scenarios?\s*:", re.M)
+
+
+def is_scenario_file(path: str) -> bool:
+    """Whether a YAML file in a folder is a scenario file: a mapping with a top-level
+    `scenario:` or `scenarios:` key (card data and deck lists have neither). A file that
+    cannot be read counts as one, so that reading it says why."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 20).decode("utf-8", errors="replace")
+    except OSError:
+        return True
+    return bool(_SCENARIO_KEY.search(head))
+
+
+def collect(paths, skipped: Optional[list] = None) -> list:
+    """Scenario files under the given files and folders, sorted. In a folder, YAML files
+    that are not scenario files (card data, deck lists: `is_scenario_file`) are left out,
+    and listed in `skipped` if given; a file named on its own is always read."""
     files = []
     for p in paths:
         if os.path.isdir(p):
             for root, _, names in os.walk(p):
-                files += [found_in(p, os.path.join(root, n)) for n in names if n.endswith((".yaml", ".yml"))]
+                for n in names:
+                    if n.endswith((".yaml", ".yml")):
+                        f = found_in(p, os.path.join(root, n))
+                        if is_scenario_file(f):
+                            files.append(f)
+                        elif skipped is not None:
+                            skipped.append(f)
         elif os.path.lexists(p):   # a special file is refused, with its reason, when it is read
             files.append(p)
         else:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -155,7 +156,9 @@ def test_human_seat_sees_only_its_own_hand_and_a_typo_asks_again():
     first_view = r.output.split("You are P1")[1].split("\n\n")[0]
     assert "Your hand (" in first_view and "hand P2" not in first_view
     assert "`banana` is not a number" in r.output or "`banana` is not an answer" in r.output
-    assert "P2 draws" not in r.output  # the other player's draws are never named
+    # the other player's draws are told, never named (section 8: "P2 draws a card")
+    draws = re.findall(r"P2 draws (.*?)(?:  ← .*)?$", r.output, re.M)
+    assert draws and set(draws) == {"a card"}
 
 
 def test_human_can_quit_and_end_of_input_is_not_a_traceback():

@@ -97,7 +97,9 @@ class _Context:
         raise self.fail(node, f"expected a player, got {_kind(value)}")
 
     def attr_of(self, obj, name):
-        """(found, value) for `obj.name`, as `Engine.attr_of` reads it."""
+        """(found, value) for `obj.name`, as `Engine.attr_of` reads it. (A card's is the
+        evaluator's `card_attr`; the rest is written again from `Engine._other_attr`, whose
+        reads of the game's state become NotStatic here.)"""
         if type(obj) is Card:
             return self._statics.card_attr(obj, name)
         if isinstance(obj, Player):

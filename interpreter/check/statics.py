@@ -145,8 +145,7 @@ class Statics:
         # what the card data alone decides: "static" derives ((card id, name) -> value, or _NOT)
         # and static defs (name -> {arguments: value}); the same in every game and at its start
         self._data: dict = {} if _data is None else _data
-        self._card_attrs: dict = {}  # name -> card_attr_meaning
-        self._names: dict = {}       # name -> name_meaning
+        self._meanings: dict = {of: {} for of in (name_meaning, call_meaning, card_attr_meaning)}
 
     def at_start(self) -> "Statics":
         """The evaluator of the start of a game, sharing what the card data alone decides."""
@@ -173,12 +172,19 @@ class Statics:
         """The value of `e`; raises NotStatic, or the CglError the engines would raise."""
         return _EVALUATE[type(e)](self, e, env)
 
+    def _meaning(self, of, name: str):
+        """What the resolver's `of(rs, name)` says of a name, asked once."""
+        known = self._meanings[of]
+        try:
+            return known[name]
+        except KeyError:
+            meaning = known[name] = of(self.rs, name)
+            return meaning
+
     # ------------------------------------------------------------ what cards, players and variables hold
     def card_attr(self, c, name):
         """(found, value) for `c.name`, as the engines read it (`card_attr_meaning`)."""
-        meaning = self._card_attrs.get(name)
-        if meaning is None:
-            meaning = self._card_attrs[name] = card_attr_meaning(self.rs, name)
+        meaning = self._meaning(card_attr_meaning, name)
         if meaning == "data":
             if name in c.props:
                 return True, c.props[name]
@@ -201,7 +207,10 @@ class Statics:
         """A variable's value at the start of a game (known only with `start`)."""
         if not self.start:
             raise NotStatic("a variable")
-        return self._once(self._known, ("var", var), lambda: self.evaluate(self.rs.vars[var].init, {}))
+        v = self._known.get(("var", var), _NOT)
+        if v is _NOT:
+            v = self._once(self._known, ("var", var), lambda: self.evaluate(self.rs.vars[var].init, {}))
+        return v
 
     @staticmethod
     def _once(known: dict, key, compute):
@@ -226,7 +235,10 @@ class Statics:
         return e.value
 
     def v_Text(self, e, env):
-        return "".join(p if isinstance(p, str) else _show(self.evaluate(p, env)) for p in e.parts)
+        parts = e.parts
+        if len(parts) == 1 and type(parts[0]) is str:   # (the commonest: a constant)
+            return parts[0]
+        return "".join(p if isinstance(p, str) else _show(self.evaluate(p, env)) for p in parts)
 
     def v_Dice(self, e, env):
         return _dice(self.context, e)
@@ -248,9 +260,7 @@ class Statics:
     def global_name(self, e):
         """A bare name that is neither a local nor a property of `it` (`name_meaning`)."""
         name = e.id
-        meaning = self._names.get(name, _MISSING)
-        if meaning is _MISSING:
-            meaning = self._names[name] = name_meaning(self.rs, name)
+        meaning = self._meaning(name_meaning, name)
         if meaning == "option":
             return self.rs.option_values[name]
         if meaning == "global":
@@ -269,7 +279,7 @@ class Statics:
 
     # ------------------------------------------------------------ calls
     def v_Call(self, e, env):
-        meaning = call_meaning(self.rs, e.name)
+        meaning = self._meaning(call_meaning, e.name)
         if meaning is None:
             raise self.context.fail(e, f"unknown function `{e.name}`")
         if meaning == "pattern":
@@ -361,29 +371,31 @@ class Statics:
         return self.evaluate(e.then if self.evaluate(e.cond, env) else e.otherwise, env)
 
     # ------------------------------------------------------------ over lists
-    def _items(self, e, env):
-        return self.context.as_list(self.evaluate(e.source, env), e.source)
+    def _each(self, e, env, name="it"):
+        """Each item of `e.source`, with the locals that name it (one dict, bound anew to each:
+        nothing keeps the locals of an evaluation)."""
+        inner = dict(env)
+        for x in self.context.as_list(self.evaluate(e.source, env), e.source):
+            inner[name] = x
+            yield x, inner
 
     def v_Comprehension(self, e, env):
-        out = []
-        for x in self._items(e, env):
-            inner = {**env, e.name: x}
-            if e.cond is None or self.evaluate(e.cond, inner):
-                out.append(self.evaluate(e.expr, inner))
-        return out
+        return [self.evaluate(e.expr, inner) for _, inner in self._each(e, env, e.name)
+                if e.cond is None or self.evaluate(e.cond, inner)]
 
     def v_Where(self, e, env):
-        return [x for x in self._items(e, env) if self.evaluate(e.cond, {**env, "it": x})]
+        cond, holds = e.cond, _EVALUATE[type(e.cond)]   # (found once for all the items)
+        return [x for x, inner in self._each(e, env) if holds(self, cond, inner)]
 
     def v_GroupBy(self, e, env):
         groups: dict = {}
-        for x in self._items(e, env):
-            k = self.evaluate(e.key, {**env, "it": x})
+        for x, inner in self._each(e, env):
+            k = self.evaluate(e.key, inner)
             groups.setdefault(_hashable(k), (k, []))[1].append(x)
         return [Group(k, tuple(xs)) for k, xs in groups.values()]
 
     def v_SortBy(self, e, env):
-        keyed = [(self.evaluate(e.key, {**env, "it": x}), i, x) for i, x in enumerate(self._items(e, env))]
+        keyed = [(self.evaluate(e.key, inner), i, x) for i, (x, inner) in enumerate(self._each(e, env))]
         try:
             keyed.sort(key=lambda t: (t[0] is None, t[0] if t[0] is not None else 0, t[1]))
         except TypeError:

@@ -66,6 +66,8 @@ class _Context:
             self.players = [Player(i) for i in range(self.n)]
 
     def __getattr__(self, name):   # (only for what __init__ did not set: a game's parts)
+        if name.startswith("__"):   # (Python's own questions: copy, pickle, a debugger)
+            raise AttributeError(name)
         raise NotStatic(name)
 
     def fail(self, node, message, code="E010", hint=None):

@@ -20,14 +20,7 @@ MAX_MODULES = 12
 
 # (importer, imported): why the import goes up. An entry no longer found fails
 # test_the_known_upward_imports_are_still_there, so the list only shrinks.
-KNOWN_UPWARD = {
-    ("cgl.interpreter.check.lint", "cgl.interpreter.walker.compiler"):
-        "lint evaluates those expressions (the entry below) in the tree walker's `Env`, its chain of locals",
-    ("cgl.interpreter.check.lint", "cgl.interpreter.walker.engine"):
-        "lint builds an Engine (a game set up for the fewest players, never played) to evaluate the "
-        "expressions it judges statically: an `all_cards where` choice's size, a pattern's labels, a `deal` "
-        "count; a static evaluator in check/ would remove it",
-}
+KNOWN_UPWARD: dict = {}
 
 
 def _rank(module):

@@ -191,3 +191,11 @@ def test_an_event_the_ruleset_emits_is_known_and_a_far_one_gets_a_hint(tmp_path)
     far = _write(tmp_path, 'turn { phase p { pass } }\non jackpot as cheer { say "won" }\n')
     (d,) = lint_file(far)
     assert d.code == "E004" and "raise it with `emit jackpot(…)`" in d.hint
+
+
+def test_a_choice_judged_through_a_def_it_calls(tmp_path):
+    """The static evaluator knows a def called with known arguments: a filter that calls one
+    is judged too (lint once judged only filters of properties, options and constants)."""
+    body = 'def cap(n) = n + 1\nturn { phase p { choose c in all_cards where rank > cap(5) { discard c } } }\n'
+    found = lint_file(_write(tmp_path, body))
+    assert [(d.code, d.span.line) for d in found] == [("W105", 7)]

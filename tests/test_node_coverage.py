@@ -2,7 +2,9 @@
 
 The classes of interpreter/base/ast.py are found by introspection: each expression class (a
 subclass of `ast.Expr`) needs a tree-walker handler, `Compiler.c_<Name>` in compiler.py,
-and a generator emitter, `CodeGen.x_<Name>` (interpreter/codegen/expressions.py); each statement class (a
+a generator emitter, `CodeGen.x_<Name>` (interpreter/codegen/expressions.py), and its meaning
+without playing, `Statics.v_<Name>` (interpreter/check/statics.py, which lint and the language
+server judge with); each statement class (a
 subclass of `ast.Stmt`) needs a tree-walker handler in the `_EXEC` table of engine.py and
 a generator emitter, `CodeGen.s_<Name>` (interpreter/codegen/statements.py; without one,
 the generator quietly hands the statement to the tree walker). A node added to the grammar without both fails here, named.
@@ -23,6 +25,7 @@ import pytest
 
 from cgl.interpreter.base import ast as A
 from cgl.interpreter import codegen
+from cgl.interpreter.check import statics
 from cgl.interpreter.walker import compiler, engine
 
 
@@ -46,6 +49,8 @@ def missing_handlers() -> list[str]:
             missing.append(f"expression ast.{name}: no tree-walker handler `Compiler.c_{name}` in compiler.py")
         if not callable(getattr(codegen.CodeGen, f"x_{name}", None)):
             missing.append(f"expression ast.{name}: no generator emitter `CodeGen.x_{name}` in the code generator")
+        if cls not in statics._EVALUATE:
+            missing.append(f"expression ast.{name}: no static evaluation `Statics.v_{name}` in statics.py")
     for cls in STATEMENTS:
         name = cls.__name__
         if not callable(engine._EXEC.get(cls)):
@@ -78,6 +83,7 @@ def test_no_handler_is_left_for_a_node_that_is_gone():
              and m[2:] not in exprs]
     stale += [f"CodeGen.{m}" for m in dir(codegen.CodeGen) if m[:2] == "x_" and m[2:3].isupper()
               and m[2:] not in exprs]
+    stale += [f"Statics.{m}" for m in dir(statics.Statics) if m[:2] == "v_" and m[2:] not in exprs]
     stale += [f"CodeGen.{m}" for m in dir(codegen.CodeGen) if m[:2] == "s_" and m[2:3].isupper()
               and m[2:] not in stmts]
     stale += [f"_EXEC[{c.__name__}]" for c in engine._EXEC if c not in set(STATEMENTS)]
@@ -86,6 +92,7 @@ def test_no_handler_is_left_for_a_node_that_is_gone():
 
 @pytest.mark.parametrize("where, name", [
     ("compiler", "c_Where"), ("codegen", "x_Dice"), ("codegen", "s_Reveal"), ("exec", "Shuffle"),
+    ("statics", "SortBy"),
 ])
 def test_a_missing_handler_is_named(monkeypatch, where, name):
     """The check can fail, and says which handler is missing."""
@@ -95,6 +102,9 @@ def test_a_missing_handler_is_named(monkeypatch, where, name):
     elif where == "codegen":
         monkeypatch.setattr(codegen.CodeGen, name, None)   # (the method lives on a mixin of CodeGen)
         expected = f"`CodeGen.{name}`"
+    elif where == "statics":
+        monkeypatch.delitem(statics._EVALUATE, getattr(A, name))
+        expected = f"`Statics.v_{name}`"
     else:
         monkeypatch.delitem(engine._EXEC, getattr(A, name))
         expected = f"`_EXEC` (engine.py) for ast.{name}"

@@ -21,11 +21,10 @@ import attrs
 from ..base import ast as A
 from ..base.codes import CODES
 from ..base.diagnostics import CglError, Diagnostic, did_you_mean
-from ..walker.compiler import Env
-from ..walker.engine import Engine
 from ..base.files import found_in
 from .loader import Ruleset, load
 from .resolver import facts
+from .statics import UNKNOWN, Statics
 from .typecheck import check_types
 
 _walk = A.walk
@@ -49,7 +48,10 @@ class Context:
 
     rs: Ruleset
     own_paths: set            # the files of this ruleset (its `extends` bases are checked on their own)
-    engine: Optional[Engine] = None
+    # what expressions are worth without playing: in every game, and at the start of a game
+    # for the fewest players (the variables' initial values: a pattern's labels)
+    statics: Statics = attrs.field(default=attrs.Factory(lambda self: Statics(self.rs), takes_self=True))
+    at_start: Statics = attrs.field(default=attrs.Factory(lambda self: self.statics.at_start(), takes_self=True))
     _values: dict = attrs.Factory(dict)
 
     def mine(self, node) -> bool:
@@ -62,15 +64,14 @@ class Context:
         rs = self.rs
         values: Optional[set] = None
         static_props = {p.name for p in rs.cards_decl.props} if rs.cards_decl else set()
-        if self.engine is not None and rs.cards and (prop in static_props or prop == "name" or
-                                                     facts(rs).derive_kinds.get(prop) == "static"):
+        if rs.cards and (prop in static_props or prop == "name" or facts(rs).derive_kinds.get(prop) == "static"):
             values = set()
-            try:
-                for c in rs.cards:
-                    v = self.engine.attr_of(c, prop)[1]
-                    values |= set(_flat(v))
-            except CglError:
-                values = None
+            for c in rs.cards:
+                v = self.statics.attr(c, prop)
+                if v is UNKNOWN:
+                    values = None
+                    break
+                values |= set(_flat(v))
         self._values[prop] = values
         return values
 
@@ -85,11 +86,7 @@ def _flat(v):
 
 def lint_ruleset(rs: Ruleset, select: Optional[set] = None) -> list:
     """Run every registered rule over a loaded ruleset."""
-    try:
-        engine = Engine(rs, max(rs.game.min_players, 1), 0)
-    except CglError:
-        engine = None
-    ctx = Context(rs, {os.path.abspath(rs.path), rs.path}, engine)
+    ctx = Context(rs, {os.path.abspath(rs.path), rs.path})
     found = []
     for code, fn in RULES.items():
         if not select or code in select:
@@ -381,7 +378,6 @@ def conditions_no_card_meets(ctx):
 @rule("W105")
 def choices_without_options(ctx):
     """`choose` over a literal list that is too short, or over cards no card can be."""
-    rs = ctx.rs
     for item in _own_items(ctx):
         for n in _walk(item):
             if not isinstance(n, A.Choose):
@@ -391,29 +387,11 @@ def choices_without_options(ctx):
                 yield Diagnostic("W105", f"this choice needs {need} option(s) but its list has "
                                  f"{len(n.domain.items)}", n.domain.span)
             elif isinstance(n.domain, A.Where) and isinstance(n.domain.source, A.Name) \
-                    and n.domain.source.id == "all_cards" and ctx.engine is not None and _static(n.domain.cond, rs):
-                try:
-                    count = len(ctx.engine.ev(n.domain, Env()))
-                except CglError:
-                    continue
-                if count < need:
+                    and n.domain.source.id == "all_cards":
+                passing = ctx.statics.value(n.domain)
+                if passing is not UNKNOWN and len(passing) < need:
                     yield Diagnostic("W105", "no card passes this filter, so the choice never has an option",
                                      n.domain.span)
-
-
-def _static(expr, rs, seen=frozenset()) -> bool:
-    """True when the expression depends only on the card data, options and constants."""
-    kinds = facts(rs).derive_kinds
-    static_names = ({p.name for p in rs.cards_decl.props} if rs.cards_decl else set()) | {
-        n for n, k in kinds.items() if k == "static"} | set(rs.enum_members) | set(rs.options) | {"it", "name"}
-    for n in _walk(expr):
-        if isinstance(n, A.Name) and n.id not in static_names:
-            d = rs.defs.get(n.id)
-            if d is None or d.params is not None or n.id in seen or not _static(d.expr, rs, seen | {n.id}):
-                return False
-        if isinstance(n, (A.Call, A.Dice)):
-            return False
-    return True
 
 
 @rule("W106")
@@ -460,22 +438,22 @@ def locals_hiding_properties(ctx):
 @rule("W108")
 def patterns_the_deck_cannot_make(ctx):
     """A pattern shape needing more cards of one label than the whole deck has."""
-    rs, eng = ctx.rs, ctx.engine
-    if eng is None or not rs.cards:
+    rs, st = ctx.rs, ctx.at_start
+    if not rs.cards:
         return
     for p in rs.patterns.values():
         if not ctx.mine(p):
             continue
-        counts = _pattern_label_counts(eng, rs, p)
+        counts = _pattern_label_counts(st, p)
         if counts is None:
             continue
-        env = Env({name: eng.players[0] for name in p.params})
+        env = _first_player(st, p)
         for shape in p.shapes:
             for part in shape.parts:
                 if part.any:
                     continue
                 ok = [n for lab, n in counts.items()
-                      if part.cond is None or _holds(eng, part.cond, env, lab)]
+                      if part.cond is None or _may_hold(st.value(part.cond, {**env, "label": lab}))]
                 if max(ok, default=0) < part.size:
                     yield Diagnostic("W108", f"shape `{shape.name}` can never be made: no label has "
                                      f"{part.size} cards in the deck (the most is {max(ok, default=0)})",
@@ -483,36 +461,38 @@ def patterns_the_deck_cannot_make(ctx):
                     break
 
 
-def _holds(eng, cond, env, label) -> bool:
-    try:
-        return bool(eng.ev(cond, env.child({"label": label})))
-    except CglError:
-        return True
+def _may_hold(v) -> bool:
+    """A condition that holds, or that cannot be judged without playing."""
+    return v is UNKNOWN or bool(v)
 
 
-def _pattern_label_counts(eng, rs, p) -> Optional[dict]:
+def _first_player(st: Statics, p) -> dict:
+    """A pattern's parameters, each the first player."""
+    return {name: st.context.players[0] for name in p.params}
+
+
+def _pattern_label_counts(st: Statics, p) -> Optional[dict]:
     """How many cards of the deck carry each label of pattern `p`, at the start of a game
     (for the first player); None when the labels cannot be judged without playing."""
-    env = Env({name: eng.players[0] for name in p.params})
+    env = _first_player(st, p)
     counts: dict = {}
-    try:
-        for c in rs.cards:
-            labs = eng.ev(p.labels, env.child({"it": c}))
-            for lab in set(_flat(labs if isinstance(labs, list) else [labs])):
-                counts[lab] = counts.get(lab, 0) + 1
-    except CglError:
-        return None
+    for c in st.rs.cards:
+        labs = st.value(p.labels, {**env, "it": c})
+        if labs is UNKNOWN:
+            return None
+        for lab in set(_flat(labs if isinstance(labs, list) else [labs])):
+            counts[lab] = counts.get(lab, 0) + 1
     return counts
 
 
 def _deck_label_counts(ctx) -> Optional[dict]:
     """The most cards of the deck carrying each label, over all the ruleset's patterns."""
-    rs, eng = ctx.rs, ctx.engine
-    if eng is None or not rs.cards or not rs.patterns:
+    rs = ctx.rs
+    if not rs.cards or not rs.patterns:
         return None
     counts: dict = {}
     for p in rs.patterns.values():
-        for lab, n in (_pattern_label_counts(eng, rs, p) or {}).items():
+        for lab, n in (_pattern_label_counts(ctx.at_start, p) or {}).items():
             counts[lab] = max(counts.get(lab, 0), n)
     return counts
 
@@ -542,10 +522,9 @@ def table_rows_no_group_satisfies(ctx):
                         and atom.left.name == "size" and isinstance(atom.right, A.Int):
                     need = atom.right.value + 1
                 elif isinstance(atom, A.In) and not atom.negated and isinstance(atom.left, A.Attr) \
-                        and atom.left.name == "label" and ctx.engine is not None and _static(atom.right, ctx.rs):
-                    try:
-                        value = ctx.engine.ev(atom.right, Env())
-                    except CglError:
+                        and atom.left.name == "label":
+                    value = ctx.statics.value(atom.right)
+                    if value is UNKNOWN:
                         continue
                     labels = list(_flat(value)) if isinstance(value, list) else None
                 elif isinstance(atom, A.Compare) and atom.op == "=" and isinstance(atom.left, A.Attr) \
@@ -586,7 +565,7 @@ def turn_given_where_no_turn_follows(ctx):
 def deck_too_small_for_the_deal(ctx):
     """`deal N to zone` at set-up needing more cards than the deck has for the most players."""
     rs = ctx.rs
-    if not rs.cards or ctx.engine is None:
+    if not rs.cards:
         return
     blocks = [b for b in (rs.setup.body if rs.setup else None, rs.match.start if rs.match else None,
                           rs.round.start if rs.round else None) if b is not None]
@@ -594,11 +573,8 @@ def deck_too_small_for_the_deal(ctx):
     first = None
     for b in blocks:
         for s in b.stmts:
-            if isinstance(s, A.Deal) and _static(s.count, rs):
-                try:
-                    n = ctx.engine.ev(s.count, Env())
-                except CglError:
-                    continue
+            if isinstance(s, A.Deal):
+                n = ctx.statics.value(s.count)
                 if isinstance(n, int):
                     total += n
                     first = first or s

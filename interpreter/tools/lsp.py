@@ -37,6 +37,7 @@ from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
 from ..check.resolver import facts
+from ..check.statics import UNKNOWN, Statics
 from ..check.loader import MarkedDict, Ruleset, load, read_yaml, resolve, ruleset_files, unsaved_text, unsaved_texts
 
 #: How long after the last keystroke a document is checked (seconds): typing a word is
@@ -89,7 +90,7 @@ class Session:
     def __init__(self):
         self.texts: dict = {}          # path -> unsaved text of the open documents
         self.good: dict = {}           # .cgl path -> the last Ruleset that loaded from it
-        self._engines: dict = {}       # id(Ruleset) -> (Ruleset, Engine or None)
+        self._statics: dict = {}       # id(Ruleset) -> (Ruleset, Statics)
         self._loaded: dict = {}        # (path, options) -> (its files' texts, Ruleset): for scenarios
 
     # ------------------------------------------------------------ text
@@ -272,17 +273,14 @@ class Session:
                         return self.good[rs_path]
         return None
 
-    def engine(self, rs: Ruleset):
-        """An engine of the ruleset, to work out the cards' derived properties (None if none can be made)."""
-        got = self._engines.get(id(rs))
+    def statics(self, rs: Ruleset) -> Statics:
+        """What the ruleset's expressions are worth at the start of a game, to work out the
+        cards' derived properties (those that need a game being played are not shown)."""
+        got = self._statics.get(id(rs))
         if got is None or got[0] is not rs:
-            try:
-                eng = Engine(rs, max(rs.game.min_players, 1), 0)
-            except Exception:   # a ruleset that loads but cannot start: hover shows the data only
-                eng = None
-            if len(self._engines) > 16:
-                self._engines.clear()
-            got = self._engines[id(rs)] = (rs, eng)
+            if len(self._statics) > 16:
+                self._statics.clear()
+            got = self._statics[id(rs)] = (rs, Statics(rs, start=True))
         return got[1]
 
     # ------------------------------------------------------------ what is under the cursor
@@ -401,17 +399,15 @@ class Session:
         head = f"**{name}**: card" + (f" ({len(copies)} copies)" if len(copies) > 1 else "")
         rows = [f"- `{k}`: {v!r}" if isinstance(v, str) else f"- `{k}`: {v}"
                 for k, v in card.props.items() if k != "name"]
-        eng = self.engine(rs)
+        statics = self.statics(rs)
         values = dict(card.props)
-        if eng is not None:
-            for d in rs.derives:
-                try:
-                    v = eng.attr_of(card, d)[1]
-                except Exception:   # a property that needs a game in play: not shown
-                    continue
-                values[d] = v
-                if d != "display":
-                    rows.append(f"- `{d}` (derived): {v!r}" if isinstance(v, str) else f"- `{d}` (derived): {v}")
+        for d in rs.derives:
+            v = statics.attr(card, d)
+            if v is UNKNOWN:   # a property that needs a game in play: not shown
+                continue
+            values[d] = v
+            if d != "display":
+                rows.append(f"- `{d}` (derived): {v!r}" if isinstance(v, str) else f"- `{d}` (derived): {v}")
         parts = [head, "\n".join(rows)]
         rules = rules_about(rs, values)
         if rules:

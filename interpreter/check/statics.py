@@ -1,0 +1,411 @@
+"""What an expression is worth without playing: the static evaluator lint and the
+language server judge with.
+
+:class:`Statics` evaluates an expression of a checked `Ruleset` from what is known before
+any game: constants, options, the card data (`all_cards`, card properties, `where`,
+`count`, `sum` …), data tables, enum members, defs and tables called with known
+arguments, derived properties. Whatever reads a game being played (a zone's cards, a
+variable, dice, `random`, the current player, a pattern, `possible` …) is "not known":
+:data:`UNKNOWN`.
+
+With `start=True` it also knows the start of a game for the fewest players, as lint
+assumes of a pattern's labels and the language server of a card's derived properties:
+the variables hold their initial values, and the players are the seats of
+`game.min_players`. Where the cards lie stays unknown.
+
+It means exactly what the engines mean, because it is made of the same parts: a name
+and a call resolve by `resolver.name_meaning`, `call_meaning` and `card_attr_meaning`;
+the operators are those of `runtime/values.py`; a built-in is its entry's `run` of
+`runtime/builtins.py`, given a read-only :class:`_Context` in place of an engine. What
+is its own is the walk over the expression's nodes (the tree walker's `Compiler` turns
+the same nodes into closures over a game). `tests/test_statics.py` holds the two
+against each other on every shipped ruleset.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Optional
+
+from ..base import ast as A
+from ..base.diagnostics import CglError, Diagnostic
+from ..runtime import builtins as B
+from ..runtime.state import Group, Match, Player, ZoneRef
+from ..runtime.values import _add, _arith, _attr, _dice, _eq, _hashable, _in, _kind, _num, _order, _rememberable, _show
+from .loader import Card
+from .resolver import call_meaning, card_attr_meaning, facts, name_meaning
+
+
+class NotStatic(Exception):
+    """Raised inside the evaluator where a value needs a game being played."""
+
+
+class _Unknown:
+    def __repr__(self):
+        return "UNKNOWN"
+
+
+#: What :meth:`Statics.value` answers for an expression it cannot know without playing.
+UNKNOWN = _Unknown()
+
+_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+class _Context:
+    """What the built-ins and the operations of `values.py` are given instead of an
+    engine: the ruleset's cards, options and seats, read-only. Anything else an engine
+    has (its `state`, its dice, the zones' contents, who plays next …) belongs to a game
+    being played: asking for it raises NotStatic."""
+
+    def __init__(self, statics: "Statics"):
+        self._statics = statics
+        rs = statics.rs
+        self.cards = rs.cards
+        self.opts = rs.option_values
+        if statics.start:   # (the seats of a game for the fewest players)
+            self.n = max(rs.game.min_players, 1)
+            self.players = [Player(i) for i in range(self.n)]
+
+    def __getattr__(self, name):   # (only for what __init__ did not set: a game's parts)
+        if name.startswith("__"):   # (Python's own questions: copy, pickle, a debugger)
+            raise AttributeError(name)
+        raise NotStatic(name)
+
+    def fail(self, node, message, code="E010", hint=None):
+        return CglError(Diagnostic(code, message, node.span if node is not None else None, hint=hint))
+
+    def as_list(self, value, node=None) -> list:
+        if isinstance(value, list):
+            return value
+        if isinstance(value, (tuple, set)):
+            return list(value)
+        if isinstance(value, ZoneRef):
+            raise NotStatic("the cards of a zone")
+        raise self.fail(node, f"expected a list or a zone, got {_kind(value)}")
+
+    def cards_of(self, value, node=None) -> list:
+        if value is None:
+            return []
+        if isinstance(value, list):
+            return value
+        if hasattr(value, "props"):
+            return [value]
+        if isinstance(value, ZoneRef):
+            raise NotStatic("the cards of a zone")
+        raise self.fail(node, f"expected cards or a zone, got {_kind(value)}")
+
+    def as_player(self, value, node) -> Player:
+        if isinstance(value, Player):
+            return value
+        raise self.fail(node, f"expected a player, got {_kind(value)}")
+
+    def attr_of(self, obj, name):
+        """(found, value) for `obj.name`, as `Engine.attr_of` reads it. (A card's is the
+        evaluator's `card_attr`; the rest is written again from `Engine._other_attr`, whose
+        reads of the game's state become NotStatic here.)"""
+        if type(obj) is Card:
+            return self._statics.card_attr(obj, name)
+        if isinstance(obj, Player):
+            if name in self._statics.player_vars:
+                return True, self._statics.initial(name)
+            if name == "name":
+                return True, obj.name
+            if name == "seat":
+                return True, obj.seat + 1
+            return False, None
+        if isinstance(obj, (Match, Group)):
+            if name in ("shape", "groups", "label", "size", "cards") and hasattr(obj, name):
+                v = getattr(obj, name)
+                return True, list(v) if isinstance(v, tuple) else v
+            return False, None
+        if isinstance(obj, ZoneRef):
+            if name == "name":
+                return True, obj.name
+            if name == "owner":
+                return True, None if obj.owner is None else self.players[obj.owner]
+            if name == "size":
+                raise NotStatic("the cards of a zone")
+            return False, None
+        if isinstance(obj, dict):
+            return (True, obj[name]) if name in obj else (False, None)
+        return False, None
+
+
+class Statics:
+    """The static evaluator of one ruleset (strict, or at the start of a game: `start`)."""
+
+    def __init__(self, rs, start: bool = False, _data: Optional[dict] = None):
+        self.rs = rs
+        self.start = start
+        f = facts(rs)
+        self.local_names = f.local_names
+        self.it_names = f.it_names
+        self.static_defs = f.static_defs
+        self.derive_kinds = f.derive_kinds
+        self.player_vars = set(rs.player_vars())
+        self.context = _Context(self)
+        self._known: dict = {}       # (card id, derive), ("def"|"var", name) -> value, or _NOT
+        # what the card data alone decides: "static" derives ((card id, name) -> value, or _NOT)
+        # and static defs (name -> {arguments: value}); the same in every game and at its start
+        self._data: dict = {} if _data is None else _data
+        self._meanings: dict = {of: {} for of in (name_meaning, call_meaning, card_attr_meaning)}
+
+    def at_start(self) -> "Statics":
+        """The evaluator of the start of a game, sharing what the card data alone decides."""
+        return Statics(self.rs, start=True, _data=self._data)
+
+    # ------------------------------------------------------------ the answers
+    def value(self, expr, env: Optional[dict] = None):
+        """The value of `expr` with these locals, or UNKNOWN (it needs a game being played,
+        or it fails: a rule's mistake, which the engines report when it is played)."""
+        try:
+            return self.evaluate(expr, env or {})
+        except (NotStatic, CglError, RecursionError):
+            return UNKNOWN
+
+    def attr(self, card, name):
+        """`card.name` (a data or derived property), or UNKNOWN."""
+        try:
+            found, v = self.card_attr(card, name)
+        except (NotStatic, CglError, RecursionError):
+            return UNKNOWN
+        return v if found else UNKNOWN
+
+    def evaluate(self, e, env: dict):
+        """The value of `e`; raises NotStatic, or the CglError the engines would raise."""
+        return _EVALUATE[type(e)](self, e, env)
+
+    def _meaning(self, of, name: str):
+        """What the resolver's `of(rs, name)` says of a name, asked once."""
+        known = self._meanings[of]
+        try:
+            return known[name]
+        except KeyError:
+            meaning = known[name] = of(self.rs, name)
+            return meaning
+
+    # ------------------------------------------------------------ what cards, players and variables hold
+    def card_attr(self, c, name):
+        """(found, value) for `c.name`, as the engines read it (`card_attr_meaning`)."""
+        meaning = self._meaning(card_attr_meaning, name)
+        if meaning == "data":
+            if name in c.props:
+                return True, c.props[name]
+            if name == "name":
+                return True, c.name
+            if name == "id":
+                return True, c.id
+            if name in ("zone", "owner"):
+                raise NotStatic("where a card lies")
+            return False, None
+        if meaning == "derive":
+            known = self._data if self.derive_kinds[name] == "static" else self._known
+            v = known.get((c.id, name), _NOT)
+            if v is _NOT:
+                v = self._once(known, (c.id, name), lambda: self.evaluate(self.rs.derives[name].expr, {"it": c}))
+            return True, v
+        return True, self.initial(name)
+
+    def initial(self, var: str):
+        """A variable's value at the start of a game (known only with `start`)."""
+        if not self.start:
+            raise NotStatic("a variable")
+        v = self._known.get(("var", var), _NOT)
+        if v is _NOT:
+            v = self._once(self._known, ("var", var), lambda: self.evaluate(self.rs.vars[var].init, {}))
+        return v
+
+    @staticmethod
+    def _once(known: dict, key, compute):
+        """A value worked out once (a derive of a card, a constant def, a variable's
+        initial value): each is the same wherever it is read."""
+        v = known.get(key, _MISSING)
+        if v is _MISSING:
+            try:
+                v = compute()
+            except NotStatic:
+                v = _NOT
+            known[key] = v
+        if v is _NOT:
+            raise NotStatic(key)
+        return v
+
+    # ------------------------------------------------------------ leaves
+    def v_Int(self, e, env):
+        return e.value
+
+    def v_Const(self, e, env):
+        return e.value
+
+    def v_Text(self, e, env):
+        parts = e.parts
+        if len(parts) == 1 and type(parts[0]) is str:   # (the commonest: a constant)
+            return parts[0]
+        return "".join(p if isinstance(p, str) else _show(self.evaluate(p, env)) for p in parts)
+
+    def v_Dice(self, e, env):
+        return _dice(self.context, e)
+
+    def v_Possible(self, e, env):
+        raise NotStatic("possible")
+
+    def v_Name(self, e, env):
+        name = e.id
+        if name in env and name in self.local_names:
+            return env[name]
+        it = env.get("it")
+        if it is not None and name in self.it_names:
+            found, v = self.card_attr(it, name) if type(it) is Card else self.context.attr_of(it, name)
+            if found:
+                return v
+        return self.global_name(e)
+
+    def global_name(self, e):
+        """A bare name that is neither a local nor a property of `it` (`name_meaning`)."""
+        name = e.id
+        meaning = self._meaning(name_meaning, name)
+        if meaning == "option":
+            return self.rs.option_values[name]
+        if meaning == "global":
+            return self.initial(name)
+        if meaning == "def":
+            return self._once(self._known, ("def", name), lambda: self.evaluate(self.rs.defs[name].expr, {}))
+        if meaning == "data":
+            return self.rs.tables[name]
+        if meaning == "zone":
+            return ZoneRef(name, None)
+        if meaning == "enum":
+            return name
+        if meaning == "builtin":
+            return B.VALUES[name].run(self.context)
+        raise self.context.fail(e, f"unknown name `{name}`")
+
+    # ------------------------------------------------------------ calls
+    def v_Call(self, e, env):
+        meaning = self._meaning(call_meaning, e.name)
+        if meaning is None:
+            raise self.context.fail(e, f"unknown function `{e.name}`")
+        if meaning == "pattern":
+            raise NotStatic("a pattern")
+        args = [self.evaluate(a, env) for a in e.args]
+        return getattr(self, "call_" + meaning)(e, args)
+
+    def call_def(self, e, args):
+        d = self.rs.defs[e.name]
+        values = tuple(args)
+        if e.name not in self.static_defs or not _rememberable(values):
+            return self.evaluate(d.expr, dict(zip(d.params, values)))
+        memo = self._data.setdefault(e.name, {})   # (remembered as the engines remember it)
+        try:
+            return memo[values]
+        except KeyError:
+            pass
+        except TypeError:   # a list argument: nothing to remember it by
+            return self.evaluate(d.expr, dict(zip(d.params, values)))
+        memo[values] = v = self.evaluate(d.expr, dict(zip(d.params, values)))
+        return v
+
+    def call_table(self, e, args):
+        t = self.rs.table_decls[e.name]
+        local = dict(zip(t.params, args))
+        for cond, val in t.rows:
+            if self.evaluate(cond, local):
+                return self.evaluate(val, local)
+        if t.default is not None:
+            return self.evaluate(t.default, local)
+        raise self.context.fail(e, f"no row of table `{e.name}` holds, and it has no `| else ->` row")
+
+    def call_card_zone(self, e, args):
+        if not args:
+            raise self.context.fail(e, f"`{e.name}` is a zone of each card: say which, `{e.name}(c)`")
+        c = args[0]
+        if not hasattr(c, "props"):
+            raise self.context.fail(e.args[0], f"`{e.name}(…)` takes a card, got {_kind(c)}")
+        return ZoneRef(e.name, None, c.id, c.name)
+
+    def call_player_zone(self, e, args):
+        if not args:
+            raise self.context.fail(e, f"`{e.name}` is a zone of each player: say whose, `{e.name}(p)`")
+        if not isinstance(args[0], Player):
+            raise self.context.fail(e.args[0], f"expected a player, got {_kind(args[0])}")
+        return ZoneRef(e.name, args[0].seat)
+
+    def call_builtin(self, e, args):
+        return B.FUNCTIONS[e.name].run(self.context, e, args)
+
+    # ------------------------------------------------------------ operators
+    def v_Attr(self, e, env):
+        return _attr(self.context, self.evaluate(e.obj, env), e.name, e)
+
+    def v_ListLit(self, e, env):
+        return [self.evaluate(i, env) for i in e.items]
+
+    def v_BinOp(self, e, env):
+        a, b = self.evaluate(e.left, env), self.evaluate(e.right, env)
+        if e.op == "+":
+            return _add(self.context, a, b, e)
+        return _arith(self.context, a, b, e)
+
+    def v_Compare(self, e, env):
+        a, b = self.evaluate(e.left, env), self.evaluate(e.right, env)
+        if e.op == "=":
+            return a == b if type(a) is str and type(b) is str else _eq(a, b)
+        if e.op == "!=":
+            return a != b if type(a) is str and type(b) is str else not _eq(a, b)
+        return _order(self.context, a, b, e, _ORDER[e.op])
+
+    def v_In(self, e, env):
+        found = _in(self.context, self.evaluate(e.left, env), self.evaluate(e.right, env), e)
+        return not found if e.negated else found
+
+    def v_And(self, e, env):
+        return bool(self.evaluate(e.left, env)) and bool(self.evaluate(e.right, env))
+
+    def v_Or(self, e, env):
+        return bool(self.evaluate(e.left, env)) or bool(self.evaluate(e.right, env))
+
+    def v_Not(self, e, env):
+        return not self.evaluate(e.operand, env)
+
+    def v_Neg(self, e, env):
+        return -_num(self.evaluate(e.operand, env), e.operand, self.context)
+
+    def v_IfExpr(self, e, env):
+        return self.evaluate(e.then if self.evaluate(e.cond, env) else e.otherwise, env)
+
+    # ------------------------------------------------------------ over lists
+    def _each(self, e, env, name="it"):
+        """Each item of `e.source`, with the locals that name it (one dict, bound anew to each:
+        nothing keeps the locals of an evaluation)."""
+        inner = dict(env)
+        for x in self.context.as_list(self.evaluate(e.source, env), e.source):
+            inner[name] = x
+            yield x, inner
+
+    def v_Comprehension(self, e, env):
+        return [self.evaluate(e.expr, inner) for _, inner in self._each(e, env, e.name)
+                if e.cond is None or self.evaluate(e.cond, inner)]
+
+    def v_Where(self, e, env):
+        cond, holds = e.cond, _EVALUATE[type(e.cond)]   # (found once for all the items)
+        return [x for x, inner in self._each(e, env) if holds(self, cond, inner)]
+
+    def v_GroupBy(self, e, env):
+        groups: dict = {}
+        for x, inner in self._each(e, env):
+            k = self.evaluate(e.key, inner)
+            groups.setdefault(_hashable(k), (k, []))[1].append(x)
+        return [Group(k, tuple(xs)) for k, xs in groups.values()]
+
+    def v_SortBy(self, e, env):
+        keyed = [(self.evaluate(e.key, inner), i, x) for i, (x, inner) in enumerate(self._each(e, env))]
+        try:
+            keyed.sort(key=lambda t: (t[0] is None, t[0] if t[0] is not None else 0, t[1]))
+        except TypeError:
+            raise self.context.fail(e, "these values cannot be put in order") from None
+        return [x for _, _, x in keyed]
+
+
+_MISSING = object()
+_NOT = object()   # (remembered: it is not known)
+#: node class -> its `Statics.v_…` method
+_EVALUATE = {getattr(A, name[2:]): fn for name, fn in vars(Statics).items() if name.startswith("v_")}

@@ -160,8 +160,17 @@ def uses(rs) -> dict:
 
 
 def use_of(rs, node) -> Use:
-    """The recorded meaning of one `A.Name` node."""
-    return facts(rs).uses[id(node)]
+    """The recorded meaning of one `A.Name` node; for a name of an expression that is not
+    part of the ruleset's declarations (a test's, a tool's), `free_use`."""
+    u = facts(rs).uses.get(id(node))
+    return u if u is not None else free_use(rs, node)
+
+
+def free_use(rs, node) -> Use:
+    """What a bare name means in an expression read outside the ruleset's declarations, whose
+    scopes are unknown: a local if one is bound where it is evaluated, else a property of
+    `it`, else its global meaning."""
+    return Use("maybe", node.id, name_meaning(rs, node.id), None, node.id in facts(rs).it_names)
 
 
 # ---------------------------------------------------------------- per-ruleset facts

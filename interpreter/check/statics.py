@@ -14,7 +14,7 @@ the variables hold their initial values, and the players are the seats of
 `game.min_players`. Where the cards lie stays unknown.
 
 It means exactly what the engines mean, because it is made of the same parts: a name
-and a call resolve by `resolver.name_meaning`, `call_meaning` and `card_attr_meaning`;
+and a call resolve as the resolver pass recorded (`resolver.Use`), `call_meaning` and `card_attr_meaning`;
 the operators are those of `runtime/values.py`; a built-in is its entry's `run` of
 `runtime/builtins.py`, given a read-only :class:`_Context` in place of an engine. What
 is its own is the walk over the expression's nodes (the tree walker's `Compiler` turns
@@ -32,7 +32,7 @@ from ..runtime import builtins as B
 from ..runtime.state import Group, Match, Player, ZoneRef
 from ..runtime.values import _add, _arith, _attr, _dice, _eq, _hashable, _in, _kind, _num, _order, _rememberable, _show
 from .loader import Card
-from .resolver import call_meaning, card_attr_meaning, facts, name_meaning
+from .resolver import call_meaning, card_attr_meaning, facts, use_of
 
 
 class NotStatic(Exception):
@@ -137,8 +137,6 @@ class Statics:
         self.rs = rs
         self.start = start
         f = facts(rs)
-        self.local_names = f.local_names
-        self.it_names = f.it_names
         self.static_defs = f.static_defs
         self.derive_kinds = f.derive_kinds
         self.player_vars = set(rs.player_vars())
@@ -147,7 +145,7 @@ class Statics:
         # what the card data alone decides: "static" derives ((card id, name) -> value, or _NOT)
         # and static defs (name -> {arguments: value}); the same in every game and at its start
         self._data: dict = {} if _data is None else _data
-        self._meanings: dict = {of: {} for of in (name_meaning, call_meaning, card_attr_meaning)}
+        self._meanings: dict = {of: {} for of in (call_meaning, card_attr_meaning)}
 
     def at_start(self) -> "Statics":
         """The evaluator of the start of a game, sharing what the card data alone decides."""
@@ -249,20 +247,24 @@ class Statics:
         raise NotStatic("possible")
 
     def v_Name(self, e, env):
-        name = e.id
-        if name in env and name in self.local_names:
+        """A bare name, as the resolver pass recorded it (`resolver.Use`), as the engines read it."""
+        u = use_of(self.rs, e)
+        name = u.name
+        if u.kind in ("local", "maybe") and name in env:
             return env[name]
-        it = env.get("it")
-        if it is not None and name in self.it_names:
-            found, v = self.card_attr(it, name) if type(it) is Card else self.context.attr_of(it, name)
-            if found:
-                return v
-        return self.global_name(e)
+        if u.kind == "local":
+            raise NotStatic(f"`{name}`, a local with no value here")
+        if u.kind == "it" or u.kind == "maybe" and u.it:
+            it = env.get("it")
+            if it is not None:
+                found, v = self.card_attr(it, name) if type(it) is Card else self.context.attr_of(it, name)
+                if found:
+                    return v
+        return self.global_name(e, u)
 
-    def global_name(self, e):
-        """A bare name that is neither a local nor a property of `it` (`name_meaning`)."""
-        name = e.id
-        meaning = self._meaning(name_meaning, name)
+    def global_name(self, e, u):
+        """A bare name that is neither a local nor a property of `it` (its `meaning`)."""
+        name, meaning = u.name, u.meaning
         if meaning == "option":
             return self.rs.option_values[name]
         if meaning == "global":

@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 
 from ..runtime import builtins as B
-from ..check.resolver import call_meaning, facts
+from ..check.resolver import call_meaning, facts, use_of
 from ..runtime.state import Group, Player, ZoneRef
 from ..runtime.values import _add, _arith, _dice, _attr, _eq, _hashable, _in, _kind, _num, _order, _rememberable, _show
 
@@ -73,8 +73,7 @@ class Compiler:
     def __init__(self, rs):
         self.rs = rs
         self.cache: dict = {}
-        self.facts = f = facts(rs)
-        self.uses = f.uses
+        self.facts = facts(rs)
 
     def __call__(self, e):
         entry = self.cache.get(id(e))
@@ -110,18 +109,22 @@ class Compiler:
         """A bare name, as the resolver pass decided once (`resolver.Use`): a local, the
         property of the nearest `it`, or its global meaning. Only a local is looked up in
         the environment, by the name it was bound with."""
-        use = self.uses[id(e)]
+        use = use_of(self.rs, e)
         kind, name = use.kind, use.name
         glob = self.global_name(e, use)
         if kind == "global":
             return glob
         if kind == "local":
             def local(eng, env):
-                while True:
+                while env is not None:
                     v = env.vars
                     if name in v:
                         return v[name]
                     env = env.parent
+                # (never in play, where the resolver pass saw it bound: an expression read out of its place)
+                raise eng.fail(e, f"`{name}` has no value here: it is bound by {use.binder.how} "
+                               f"at {use.binder.span}" if use.binder and use.binder.span else
+                               f"`{name}` has no value here")
             return local
 
         def it_or_global(eng, env):

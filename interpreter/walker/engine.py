@@ -74,7 +74,6 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self.max_steps: Optional[int] = max_steps
         self.decks: dict = {}                  # seat -> DeckList, when the ruleset has a `deck` block
         self.decl_order = facts.decl_order
-        self.uses = facts.uses    # what each use of a name means (the resolver pass's record)
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
         self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
         self._reactions_by_kind = _index_by_kind(rs.reactions)

@@ -17,7 +17,7 @@ from ..check.loader import Card
 from ..base.diagnostics import CglError, Diagnostic
 from ..base.protocol import (MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision, _EndScope,
                        _GameOver, _TrialMoved)
-from ..check.resolver import facts
+from ..check.resolver import facts, use_of
 from ..runtime.state import Event, Player, ZoneRef
 from ..runtime.values import _apply, _kind, _num, _show, _truth
 
@@ -390,7 +390,7 @@ class Statements:
         value = self.ev(s.value, env)
         t = s.target
         if isinstance(t, A.Name):
-            use = self.uses[id(t)]      # a local (perhaps: "maybe"), else a global variable
+            use = use_of(self.rs, t)    # a local (perhaps: "maybe"), else a global variable
             name = use.name
             found, old = env.lookup(name) if use.kind in ("local", "maybe") else (False, None)
             if not found:

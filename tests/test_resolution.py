@@ -98,3 +98,14 @@ def test_the_language_server_reads_the_record(make_rules):
     target = session.definition(path, line, char)
     assert target == session.ruleset(path).vars["other"].span
     assert "var other" in session.hover(path, line, char)
+
+
+@pytest.mark.one_engine
+def test_the_static_evaluator_reads_the_record(make_rules):
+    from cgl.interpreter.check.statics import Statics
+    rs = make_rules(RULES)
+    node, _ = _the_use(rs)
+    assert Statics(rs).at_start().value(node, {"x": 3}) == 3
+    renamed = _renamed(make_rules(RULES, name="renamed.cgl"))
+    node, _ = _the_use(renamed)
+    assert Statics(renamed).at_start().value(node, {"x": 3}) == 7

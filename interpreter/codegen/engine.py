@@ -145,23 +145,15 @@ class CompiledEngine(Engine):
         return hit(self, ev)   # the runner `_runner` made for this kind of event
 
     def _may(self, tr, c, ev: Event):
-        """Ask whether an optional (`may`) trigger is used."""
+        """The question whether an optional (`may`) trigger is used (its answer goes to
+        `yes_no_took`)."""
         if c.ask_by is not None:
             seat = self.as_player(c.ask_by(self, ev), tr.ask_by).seat
         else:
             p = self._event_player(ev)
             seat = p.seat if isinstance(p, Player) else self.state.current
         prompt = c.prompt(self, ev) if c.prompt is not None else f"Use {tr.name}?"
-        return (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name))
-
-    def _fire_compiled(self, key, name, body):
-        stats = self.state.stats
-        stats[key] = stats.get(key, 0) + 1
-        self.state.event_chain.append(name)
-        try:
-            yield from body
-        finally:
-            self.state.event_chain.pop()
+        return self.yes_no(seat, prompt, tr.span, tag=tr.name)
 
     def _responders(self, c, ev: Event) -> list:
         """Who may respond to `ev` with the reaction `c`, in order (as `open_window`)."""

@@ -38,9 +38,10 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
             lines += pre
             conds.append(cond)
         if tr.optional:
-            conds.append(f"(yield from eng._may(_rT{i}, _rP{i}, ev))")
+            # (`_may` then `yes_no_took`: `ask_yes_no`'s halves, no generator between)
+            conds.append(f"eng.yes_no_took((_d := eng._may(_rT{i}, _rP{i}, ev)), (yield _d))")
         lines.append(f"    if {' and '.join(conds) or 'True'}:")
-        lines += ["        stats = eng.state.stats",                     # as `_fire_compiled`
+        lines += ["        stats = eng.state.stats",                     # as `Engine._fire`
                   f"        stats[_rK{i}] = stats.get(_rK{i}, 0) + 1",
                   f"        eng.state.event_chain.append(_rN{i})",
                   "        try:",
@@ -64,10 +65,16 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
             lines.append(f"            if not {ok}: continue")
         lines += [f"            if _ruled and not eng.allowed(_rRN{i}, eng._event_env(ev).child({{'responder': e_responder}})):",
                   "                continue",
-                  f"            _yes = yield from eng.ask_yes_no(e_responder.seat, "
+                  f"            _d = eng.yes_no(e_responder.seat, "
                   f"{f'_rA{i}(eng, ev, e_responder)' if c.ask is not None else f'_rS{i}'}, _rR{i}.span, tag=_rRN{i})",
-                  "            if not _yes: continue",
-                  f"            yield from eng._fire_compiled(_rRK{i}, _rRN{i}, _rW{i}(eng, ev, e_responder))"]
+                  "            if not eng.yes_no_took(_d, (yield _d)): continue",
+                  "            stats = eng.state.stats",                     # as `Engine._fire`
+                  f"            stats[_rRK{i}] = stats.get(_rRK{i}, 0) + 1",
+                  f"            eng.state.event_chain.append(_rRN{i})",
+                  "            try:",
+                  f"                yield from _rW{i}(eng, ev, e_responder)",
+                  "            finally:",
+                  "                eng.state.event_chain.pop()"]
         if r.once:
             lines.append("            break")
     source = "\n".join(head + list(entry.values()) + lines)

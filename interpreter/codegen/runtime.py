@@ -7,7 +7,7 @@ from itertools import chain
 
 from ..runtime import builtins as B
 from ..walker.compiler import Env
-from ..base.protocol import MAX_LOOP, OTHERWISE, _EndScope, _GameOver
+from ..base.protocol import MAX_LOOP, OTHERWISE, Decision, _EndScope, _GameOver
 from ..check.loader import Card
 from ..runtime.state import Event, Group, Match, Player, ZoneRef
 from ..runtime.values import (
@@ -275,6 +275,6 @@ RUNTIME = {
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
-    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()},
+    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "Decision": Decision, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()},
     "_Match": Match, "_Group": Group, "_hashable": _hashable,
 }

@@ -251,10 +251,15 @@ class Statements:
             return v is None or isinstance(v, (bool, int, str))
         return meaning in ("data", "zone", "enum")
 
-    def call(self, fn: _Fn, s, line: str, gen=True):
-        """A call into the engine, with errors pointing at statement `s` (as `Engine.run` does)."""
+    def call(self, fn: _Fn, s, line, gen=True):
+        """A call into the engine, with errors pointing at statement `s` (as `Engine.run` does);
+        `line` may be a list of lines (not with `gen`)."""
         fn.emit("try:")
-        fn.emit(("    yield from " if gen else "    ") + line)
+        if isinstance(line, list):
+            for ln in line:
+                fn.emit("    " + ln)
+        else:
+            fn.emit(("    yield from " if gen else "    ") + line)
         fn.emit(f"except _PE as _x: raise _runerr(eng, {self.k(s)}, _x) from None")
 
     def block(self, fn: _Fn, blk, sc: Scope):
@@ -633,7 +638,9 @@ class Statements:
                 fn.emit(f"{seat} = _asker_seat(eng, {pv})")
         prompt = self.guard(fn, s.prompt, sc) if s.prompt else repr("Do it?")
         yes = self.fresh()
-        self.call(fn, s, f"{yes} = yield from eng.ask_yes_no({seat}, {prompt}, {self.k(s.span)})", gen=False)
+        # (`ask_yes_no`'s two halves written in: one generator fewer for the decision)
+        self.call(fn, s, [f"{yes} = eng.yes_no({seat}, {prompt}, {self.k(s.span)})",
+                          f"{yes} = eng.yes_no_took({yes}, (yield {yes}))"], gen=False)
         fn.emit(f"if {yes}:")
         fn.ind += 1
         self.block(fn, s.body, sc)
@@ -693,7 +700,10 @@ class Statements:
             fn.lines += f2.source()
             scores = sf
         val = self.fresh("c")
-        self.call(fn, s, f"{val} = yield from eng.c_decide({ks}, {opts}, {chooser}, {prompt}, {scores})", gen=False)
+        # (`c_decide`'s two halves written in: one generator fewer for the decision)
+        self.call(fn, s, [f"{val} = eng.c_ask({ks}, {opts}, {chooser}, {prompt}, {scores})",
+                          f"if {val}.__class__ is Decision: {val} = eng.c_took({ks}, {val}, (yield {val}))"],
+                  gen=False)
         fn.emit(f"if {val} is OTHERWISE:")
         fn.ind += 1
         self.block(fn, s.otherwise, sc)

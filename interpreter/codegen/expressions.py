@@ -352,7 +352,7 @@ class Expressions:
         if name == "id":
             return oid
         if name == "zone" and not self.zone_in_data:
-            return f"_zone_name(eng, {oid})"   # (B.zone_name_of, in place)
+            return f"_ZONE_NAMES[{self.state(fn, 'where')}[{oid}]]"   # (B.zone_name_of, in place)
         return None
 
     def cached(self, cache, dv, oid, card, fn) -> str:
@@ -516,7 +516,7 @@ class Expressions:
             return on_list.format(args[0])
         if on_card is not None and len(args) == 1 and isinstance(args[0], Var) and args[0] not in self._id_vars \
                 and self.ty(e.args[0], sc) == "card":
-            return on_card.format(args[0])
+            return on_card.format(args[0], where=self.state(fn, "where"))
         if name == "count" and len(args) == 1:
             return f"_count(eng, {args[0]}, {self.k(e)})"
         return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"

@@ -253,7 +253,7 @@ class Statements:
 
     def call(self, fn: _Fn, s, line, gen=True):
         """A call into the engine, with errors pointing at statement `s` (as `Engine.run` does);
-        `line` may be a list of lines (not with `gen`)."""
+        `line` may be a list of lines, written as they are (the decision's halves, say)."""
         fn.emit("try:")
         if isinstance(line, list):
             for ln in line:
@@ -371,8 +371,12 @@ class Statements:
                     fn.emit(f"if {o}.__class__ is Player:")
                 store = f"st.player_vars[{o}.seat]"
             fn.ind += not sure
-            new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
             reading = self.facts.derives_reading.get(name, ())
+            if reading or s.op != "=":   # (the object's variables, looked up once)
+                vars_of = self.fresh("vs")
+                fn.emit(f"{vars_of} = {store}")
+                store = vars_of
+            new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
             if reading:
                 old_v = self.fresh("old")
                 fn.emit(f"{old_v} = {store}[{name!r}]")
@@ -638,9 +642,8 @@ class Statements:
                 fn.emit(f"{seat} = _asker_seat(eng, {pv})")
         prompt = self.guard(fn, s.prompt, sc) if s.prompt else repr("Do it?")
         yes = self.fresh()
-        # (`ask_yes_no`'s two halves written in: one generator fewer for the decision)
-        self.call(fn, s, [f"{yes} = eng.yes_no({seat}, {prompt}, {self.k(s.span)})",
-                          f"{yes} = eng.yes_no_took({yes}, (yield {yes}))"], gen=False)
+        self.call(fn, s, [f"{yes} = eng.yes_no({seat}, {prompt}, {self.k(s.span)})",  # (ask_yes_no's halves)
+                          f"{yes} = eng.yes_no_took({yes}, (yield {yes}))"])
         fn.emit(f"if {yes}:")
         fn.ind += 1
         self.block(fn, s.body, sc)
@@ -700,10 +703,8 @@ class Statements:
             fn.lines += f2.source()
             scores = sf
         val = self.fresh("c")
-        # (`c_decide`'s two halves written in: one generator fewer for the decision)
-        self.call(fn, s, [f"{val} = eng.c_ask({ks}, {opts}, {chooser}, {prompt}, {scores})",
-                          f"if {val}.__class__ is Decision: {val} = eng.c_took({ks}, {val}, (yield {val}))"],
-                  gen=False)
+        self.call(fn, s, [f"{val} = eng.c_ask({ks}, {opts}, {chooser}, {prompt}, {scores})",  # (c_decide's
+                          f"if {val}.__class__ is Decision: {val} = eng.c_took({ks}, {val}, (yield {val}))"])  # halves)
         fn.emit(f"if {val} is OTHERWISE:")
         fn.ind += 1
         self.block(fn, s.otherwise, sc)

@@ -46,7 +46,8 @@ class Function:
     # calls it on `it` is remembered until the card moves (resolver._lifetimes).
     reads_place: bool = False
     # The generator's shortcut when the (single) argument is statically a card: a Python
-    # expression with `{0}` for the argument's source; None: the generic call of `run`.
+    # expression with `{0}` for the argument's source (`{where}` for the state's card id ->
+    # zone key list); None: the generic call of `run`.
     on_card: Optional[str] = None
     # How the generator may write a call whose argument is a loop it writes as statements (a
     # comprehension, a `where`): "count" (the loop only counts; `on_count` gives the result,
@@ -255,7 +256,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("owner", 1, 1, "owner(CARD)", "the player whose zone holds the card (`none` in a shared zone)", _owner,
         reads_game=True, reads_place=True),
     _fn("zone_of", 1, 1, "zone_of(CARD)", "the name of the zone holding the card", _zone_of, "str",
-        reads_game=True, args=("card",), reads_place=True, on_card="_zone_name(eng, {0}.id)"),
+        reads_game=True, args=("card",), reads_place=True, on_card="_ZONE_NAMES[{where}[{0}.id]]"),
     _fn("can_move", 2, 2, "can_move(CARD, ZONE)",
         "true when no continuous rule (`forbid leave`/`forbid enter`, section 3.19) would refuse moving the "
         "card to the zone now: offer only what can happen",

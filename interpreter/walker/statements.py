@@ -64,7 +64,7 @@ class Statements:
             raise self.fail(s.dest, f"`{dest.name}` is a zone of each card: say which, `{dest.name}(c)`")
         cards = list(cards)
         bulk = len(cards) > 3
-        if bulk and not self._zone_rules:  # one line for the log instead of one per card
+        if bulk and not self._zone_rules and (self.record or self.listeners):  # one line for the log, not one per card
             moved = sum(1 for c in cards if self.state.where[c.id] != dest.key)
             if moved:
                 self.log("move", f"{moved} card{'s' if moved != 1 else ''} move to {dest}", count=moved)

@@ -285,6 +285,6 @@ RUNTIME = {
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
-    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "Decision": Decision, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()},
+    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "Decision": Decision, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()}, "_builtins": B,
     "_Match": Match, "_Group": Group, "_hashable": _hashable,
 }

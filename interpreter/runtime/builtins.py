@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import attrs
 
 from ..base.diagnostics import did_you_mean
-from .state import ZoneRef
+from .state import Player, ZoneRef
 from .values import _eq, _kind, _num, _show
 
 
@@ -49,6 +49,8 @@ class Function:
     # expression with `{0}` for the argument's source (`{where}` for the state's card id ->
     # zone key list); None: the generic call of `run`.
     on_card: Optional[str] = None
+    # The same when the argument is statically a player (`{node}` for the call's node).
+    on_player: Optional[str] = None
     # How the generator may write a call whose argument is a loop it writes as statements (a
     # comprehension, a `where`): "count" (the loop only counts; `on_count` gives the result,
     # with `{0}` for the count, None: the count itself) or "items" (the loop collects them;
@@ -143,14 +145,26 @@ def _lookup(eng, e, a):
 
 
 def _others(eng, e, a):
-    p = eng.as_player(a[0], e)
+    return others_of(eng, a[0], e)
+
+
+def others_of(eng, p, e):
+    """`others(p)` (the generator writes this call when `p` is statically a player)."""
+    if p.__class__ is not Player:
+        p = eng.as_player(p, e)
     if not eng.state.out:
         return list(eng._others[p.seat])
     return [eng.players[s] for s in eng.seat_order(p.seat, 1) if s != p.seat]
 
 
 def _others_after(eng, e, a):
-    p = eng.as_player(a[0], e)
+    return others_after_of(eng, a[0], e)
+
+
+def others_after_of(eng, p, e):
+    """`others_after(p)` (the generator writes this call when `p` is statically a player)."""
+    if p.__class__ is not Player:
+        p = eng.as_player(p, e)
     st = eng.state
     if not st.out and st.direction == 1:
         return list(eng._others[p.seat])
@@ -213,9 +227,9 @@ def _deck_of(eng, e, a):
 
 
 def _fn(name, lo, hi, signature, doc, run, result=None, reads_game=False, on_list=None, args=("any",),
-        keeps_texts=False, reads_place=False, on_card=None, loop=None, on_count=None, draws=False):
+        keeps_texts=False, reads_place=False, on_card=None, loop=None, on_count=None, draws=False, on_player=None):
     return Function(name, lo, hi, signature, doc, run, result, reads_game, on_list, args, keeps_texts, reads_place,
-                    on_card, loop, on_count, draws)
+                    on_card, on_player, loop, on_count, draws)
 
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (
@@ -237,10 +251,11 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("lookup", 2, 3, "lookup(TABLE, key[, default])",
         "a value from a data table of the card file (error if missing and no default)", _lookup),
     _fn("others", 1, 1, "others(P)", "every other player still in the game, in seat order after P", _others,
-        "players", reads_game=True, args=("player",)),
+        "players", reads_game=True, args=("player",), on_player="_builtins.others_of(eng, {0}, {node})"),
     _fn("others_after", 1, 1, "others_after(P)",
         "every other player still in the game, in the order of play after P (it follows `direction`): "
-        "the priority order for reactions", _others_after, "players", reads_game=True, args=("player",)),
+        "the priority order for reactions", _others_after, "players", reads_game=True, args=("player",),
+        on_player="_builtins.others_after_of(eng, {0}, {node})"),
     _fn("next_after", 1, 1, "next_after(P)",
         "the player after P in the order of play (it follows `direction`), still in the game", _next_after,
         "player", reads_game=True, args=("player",)),

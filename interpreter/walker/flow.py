@@ -171,7 +171,8 @@ class Flow:
             raise self.fail(rs.round, f"a round ran {MAX_TURNS} turns without ending", code="E011",
                             hint="give the round an end: `until …` or `end round`")
         st.steps += 1
-        if self.max_steps is not None and st.steps > self.max_steps:
+        limit = self.max_steps   # (a property of the compiled engine: read once)
+        if limit is not None and st.steps > limit:
             raise self.out_of_steps(rs.turn or rs.round)
         if why == "extra":
             self._take_extra_turn()

@@ -209,14 +209,10 @@ def _last(items):
     return items[-1] if items else None
 
 
-def _zone_name(eng, cid):
-    """The name of the zone card `cid` lies in (`zone`: builtins.zone_name_of)."""
-    return _ZONE_NAMES[eng.state.where[cid]]
-
-
 class _ZoneNames(dict):
     """Zone key -> the zone's name ("hand:2" -> "hand"), worked out once per key: the
-    generated code reads a card's zone's name as `_ZONE_NAMES[where[id]]`, no call."""
+    generated code reads the name of the zone a card lies in (`zone`: builtins.zone_name_of)
+    as `_ZONE_NAMES[where[id]]`, no call."""
 
     def __missing__(self, key):
         name = self[key] = parse_zone_key(key)[0]
@@ -281,7 +277,7 @@ RUNTIME = {
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
-    "_pz_ids": _pz_ids, "_first": _first, "_zone_name": _zone_name, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_pz_ids": _pz_ids, "_first": _first, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,

@@ -797,6 +797,7 @@ class Expressions:
         f.emit("_labels = []")
         f.emit("_counts = {}")
         f.emit("_get = _counts.get")
+        f.emit("_flat = []")
         f.emit("try:")
         f.emit(loop)
         f.ind += 2
@@ -807,9 +808,12 @@ class Expressions:
         f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
         listy = self.ty(p.labels, inner) in self.LISTY   # a list for sure: no test of what it is
         f.ind += 2
-        if not listy:   # (lists are counted at once, after the loop)
+        if listy:   # counted at once, after the loop
+            f.emit("_flat += _labs")
+        if not listy:
             f.emit("if _labs.__class__ is list:")
             f.ind += 1
+        if not listy:
             f.emit("for _l in _labs:")
             f.emit("    if _l.__class__ is str:")
             f.emit("        _counts[_l] = _get(_l, 0) + 1")
@@ -823,7 +827,7 @@ class Expressions:
         f.ind -= 2
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
         if listy:
-            f.emit("_count_labels(_counts, _labels)")
+            f.emit("_count_labels(_counts, _flat)")
         f.emit("_n = len(_cards)")
         f.emit("_top = sorted(_counts.values(), reverse=True)")
         f.emit(f"if not ({self.shapes_may_fit(p)}):")

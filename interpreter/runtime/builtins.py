@@ -119,6 +119,9 @@ def _last(eng, e, a):
 
 def _top(eng, e, a):
     n = _num(a[1], e, eng) if len(a) > 1 else 1
+    if a[0].__class__ is ZoneRef and n >= 0:   # the top n ids only, not the whole zone's cards
+        ids = eng.state.zones.get(a[0].key, ())
+        return [eng.cards[i] for i in reversed(ids[max(len(ids) - n, 0):])]
     return eng.cards_of(a[0], e)[:n]
 
 

@@ -628,7 +628,7 @@ class Expressions:
         a = self.x(e.left, sc, fn)
         ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
         if ta == "card" and self.zone_named(e.right, sc):
-            test = f"(eng.state.where[{a}.id] == {e.right.id!r})"
+            test = f"({self.state(fn, 'where')}[{a}.id] == {e.right.id!r})"
         elif tb in self.LISTY and ta == "str":
             test = f"({a} in {self.x(e.right, sc, fn)})"
         elif tb in self.LISTY and isinstance(a, Var):

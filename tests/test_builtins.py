@@ -67,3 +67,30 @@ def test_every_built_in_runs_on_both_engines(make_rules, monkeypatch, engine):
                   "zone hand", "exists true", "text 12", "players 2", "all 2", "current P1", "cards 8",
                   "n 2", "round 1", "turn 1", "phase p"):
         assert piece in said, (piece, said)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "tree"])
+def test_top_of_a_zone_takes_its_top_cards_topmost_first(make_rules, monkeypatch, engine):
+    """`top(ZONE, n)` reads only the zone's top n cards (not a list of the whole zone):
+    topmost first, all of them when n is larger, none for 0, and a negative n as before
+    (all but the bottom cards)."""
+    monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand }  until turn_no >= 1 }
+        turn { phase p {
+          say "deck {[c.id for c in deck]}"
+          say "one {[c.id for c in top(deck)]}"
+          say "three {[c.id for c in top(deck, 3)]}"
+          say "all {[c.id for c in top(deck, 100)]}"
+          say "none {[c.id for c in top(deck, 0)]}"
+          say "minus {[c.id for c in top(deck, -1)]}"
+        } }
+    """)
+    game, _ = run_script(rs, [])
+    said = dict(e["text"].split(" ", 1) for e in game.state.log if e.get("type") == "say")
+    deck = said["deck"].strip("[]").split(", ")
+    assert len(deck) > 3
+    shown = lambda ids: "[" + ", ".join(ids) + "]"
+    assert (said["one"], said["three"], said["all"], said["none"], said["minus"]) == (
+        shown(deck[:1]), shown(deck[:3]), shown(deck), "[]", shown(deck[:-1]))

@@ -282,7 +282,7 @@ def test_a_cards_zone_is_read_in_place_compiled(make_rules):
         } }
     """)
     source = compiled_for(rs).source
-    assert "_it_or_unknown" not in source and source.count("_zone_name(eng, ") >= 2
+    assert "_it_or_unknown" not in source and source.count("_ZONE_NAMES[") >= 2
 
 
 def test_a_def_written_in_place_twice_is_worked_out_once_compiled(make_rules, monkeypatch):
@@ -311,8 +311,8 @@ def test_a_def_written_in_place_twice_is_worked_out_once_compiled(make_rules, mo
         } }
     """)
     cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4)
-    assert (":= _MISSING)" in cx.source or " = _MISSING\n" in cx.source) and "_zone_name(eng, " in cx.source
-    assert "_BUILTIN['exists']" not in cx.source and "_zone_name(eng, _v_c" in cx.source
+    assert (":= _MISSING)" in cx.source or " = _MISSING\n" in cx.source) and "_ZONE_NAMES[" in cx.source
+    assert "_BUILTIN['exists']" not in cx.source and "_ZONE_NAMES[_wh[_v_c" in cx.source
 
 
 def test_counts_over_ids_and_groups_of_an_empty_zone_compiled(make_rules, monkeypatch):

@@ -34,6 +34,8 @@ class CompiledEngine(Engine):
         # the zones of the roles `draw 1` and `discard c` use, found once (see s_draw1)
         self._deck = self._pile = None
         self._hands = [None] * self.n
+        # no replacement, zone rule or state check to ask: `draw 1` and `discard c` go the short way
+        self._plain_cards = not (self._instead_by_kind or self._zone_rules or self._checks)
 
     def _derived_copy(self):
         return {name: values[:] for name, values in self.dcache.items()}
@@ -68,10 +70,31 @@ class CompiledEngine(Engine):
 
     def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
         """`Engine._moved` (place the card, count it, `event_begin`) with `event_begin` and
-        the dispatch written in: a card event is the commonest thing a game does."""
+        the dispatch written in, and `_place` too when it has nothing else to do (as
+        `_move_each`'s quiet moves): a card event is the commonest thing a game does."""
         st = self.state
         card, dest = ev.card, ev.dest
-        self._place(card, dest, position)
+        if position == "top" and st.known is None and not st.trying and not self.place_derives:
+            cid = card.id
+            where, zones = st.where, st.zones
+            old = where[cid]
+            if old is not None:
+                ids = zones[old]
+                if ids[-1] == cid:  # the top card (a draw): no search
+                    ids.pop()
+                else:
+                    ids.remove(cid)
+            dkey = dest.key
+            ids = zones.get(dkey)
+            if ids is None:
+                ids = zones[dkey] = []
+            watched = self._watched
+            if watched is None or old in watched or dkey in watched:
+                st.changes += 1
+            ids.append(cid)
+            where[cid] = dkey
+        else:
+            self._place(card, dest, position)
         if stat is not None:
             stats = st.stats
             key = stat + card.name
@@ -92,7 +115,7 @@ class CompiledEngine(Engine):
     # generator to run (None: nothing does). Anything else goes the general way, unstarted.
     def s_draw1(self, s, dest):
         """`s_draw(s, 1, None, dest)`."""
-        if self._instead_by_kind or self._zone_rules or self._checks:
+        if not self._plain_cards:
             return self.s_draw(s, 1, None, dest)
         st = self.state
         src = self._deck or self._default_zone("deck", s)
@@ -103,22 +126,58 @@ class CompiledEngine(Engine):
         if s.dest:
             dest = self.as_zone(dest, s.dest)
         else:
-            dest = self._hands[st.current] or self._default_zone("hand", s, st.current)
-            self._hands[st.current] = dest
-        ev = Event("draw", None, self.cards[ids[-1]], self.players[st.current if dest.owner is None else dest.owner],
-                   src, dest)
-        hit = self._moved(ev, "top", "card drawn:")
-        return None if hit is None else hit(self, ev)
+            cur = st.current
+            dest = self._hands[cur] or self._default_zone("hand", s, cur)
+            self._hands[cur] = dest
+        return self._card_event("draw", self.cards[ids[-1]], st.current if dest.owner is None else dest.owner,
+                                src, dest, "card drawn:", False)
 
     def s_discard1(self, s, card):
         """`s_discard(s, card, None)`."""
-        if card.__class__ is not Card or self._instead_by_kind or self._zone_rules or self._checks:
+        if card.__class__ is not Card or not self._plain_cards:
             return self.s_discard(s, card, None)
         src = self._zone_refs.get(self.state.where[card.id]) or self.zone_of_card(card)
         dest = self._pile = self._pile or self._default_zone("discard", s)
-        ev = Event("discard", None, card, self.players[self.state.current if src.owner is None else src.owner],
-                   src, dest, s.forced)
-        hit = self._moved(ev, "top", "card discarded:")
+        return self._card_event("discard", card, self.state.current if src.owner is None else src.owner,
+                                src, dest, "card discarded:", s.forced)
+
+    def _card_event(self, kind, card, seat, src, dest, stat, forced):
+        """`draw 1`'s and `discard c`'s move, of `card` from `src` to the top of `dest` by
+        `seat`, as `_moved` makes it (written in: the one call a move costs); the runner of
+        what waits for it, started, or None."""
+        st = self.state
+        if st.known is None and not st.trying and not self.place_derives:
+            cid = card.id
+            where, zones = st.where, st.zones
+            old = where[cid]
+            ids = zones[old]
+            if ids[-1] == cid:  # the top card (a draw): no search
+                ids.pop()
+            else:
+                ids.remove(cid)
+            dkey = dest.key
+            ids = zones.get(dkey)
+            if ids is None:
+                ids = zones[dkey] = []
+            watched = self._watched
+            if watched is None or old in watched or dkey in watched:
+                st.changes += 1
+            ids.append(cid)
+            where[cid] = dkey
+        else:
+            self._place(card, dest, "top")
+        stats = st.stats
+        key = stat + card.name
+        stats[key] = stats.get(key, 0) + 1
+        phase = st.phase  # the phase it happened in
+        ev = Event(kind, None, card, self.players[seat], src, dest, forced, phase)
+        if self.record or self.listeners:
+            self._log_card_event(ev)
+        if self.check:
+            self.check_card(ev)
+        hit = self._dispatch.get((kind, None, src.name, dest.name, phase), _MISSING)
+        if hit is _MISSING:
+            hit = self._handlers(ev)
         return None if hit is None else hit(self, ev)
 
     def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
@@ -145,23 +204,15 @@ class CompiledEngine(Engine):
         return hit(self, ev)   # the runner `_runner` made for this kind of event
 
     def _may(self, tr, c, ev: Event):
-        """Ask whether an optional (`may`) trigger is used."""
+        """The question whether an optional (`may`) trigger is used (its answer goes to
+        `yes_no_took`)."""
         if c.ask_by is not None:
             seat = self.as_player(c.ask_by(self, ev), tr.ask_by).seat
         else:
             p = self._event_player(ev)
             seat = p.seat if isinstance(p, Player) else self.state.current
         prompt = c.prompt(self, ev) if c.prompt is not None else f"Use {tr.name}?"
-        return (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name))
-
-    def _fire_compiled(self, key, name, body):
-        stats = self.state.stats
-        stats[key] = stats.get(key, 0) + 1
-        self.state.event_chain.append(name)
-        try:
-            yield from body
-        finally:
-            self.state.event_chain.pop()
+        return self.yes_no(seat, prompt, tr.span, tag=tr.name)
 
     def _responders(self, c, ev: Event) -> list:
         """Who may respond to `ev` with the reaction `c`, in order (as `open_window`)."""
@@ -254,14 +305,6 @@ class CompiledEngine(Engine):
             return Engine._card_getter(self, name)
         return lambda eng, c: (True, fn(eng, c))
 
-    def _shape_needs(self, p: A.Pattern) -> list:
-        needs = self.cx.shape_needs.get(p.name)
-        if needs is None:
-            needs = self.cx.shape_needs[p.name] = [
-                (sum(part.size for part in shape.parts),
-                 sorted((part.size for part in shape.parts if not part.any), reverse=True)) for shape in p.shapes]
-        return needs
-
     def match_pattern(self, p: A.Pattern, args: list):
         fns = self.cx.patterns.get(p.name)
         if fns is None:
@@ -270,26 +313,10 @@ class CompiledEngine(Engine):
 
     def match_compiled(self, p: A.Pattern, fns: dict, args: list):
         scanned = fns["scan"](self, *args)
-        if scanned is None:  # no shape can fit (the scan's own first cut)
+        if scanned is None:  # no shape can fit (the scan's quick rejection)
             return None
-        cards, raw, counts = scanned
+        cards, raw, _ = scanned
         fixed_fn = fns.get("fixed")
-        # The solver's quick rejection, before anything else is computed: each shape's
-        # largest groups need as many different labels with enough cards (card by card,
-        # the counts can only be larger than the solver's, so nothing it finds is lost;
-        # a label twice on one card counts twice: still an upper bound).
-        largest = sorted(counts.values(), reverse=True)
-        n = len(cards)
-        for total, need in self._shape_needs(p):
-            if total != n or len(need) > len(largest):
-                continue
-            for want, have in zip(need, largest):
-                if want > have:
-                    break
-            else:
-                break   # this shape may fit: solve
-        else:
-            return None
         labels = [[_hashable(x) for x in (labs if isinstance(labs, list) else [labs]) if x is not None]
                   for labs in raw]
         fixed = [_hashable(fixed_fn(self, *args, c)) if fixed_fn is not None else None for c in cards]

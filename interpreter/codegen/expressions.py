@@ -369,8 +369,7 @@ class Expressions:
         if name == "id":
             return oid
         if name == "zone" and not self.zone_in_data:
-            # (B.zone_name_of, in place: the name of the zone key, known after its first time)
-            return f"(_ZONE_NAMES.get(eng.state.where[{oid}]) or _zone_name(eng, {oid}))"
+            return f"_ZONE_NAMES[{self.state(fn, 'where')}[{oid}]]"   # (B.zone_name_of, in place)
         return None
 
     def cached(self, cache, dv, oid, card, fn) -> str:
@@ -529,12 +528,14 @@ class Expressions:
             count = self.count_of_zone(e.args[0], sc, fn)
             if count is not None:
                 return count
-        on_list, on_card = B.FUNCTIONS[name].on_list, B.FUNCTIONS[name].on_card
-        if on_list is not None and len(args) == 1 and self.ty(e.args[0], sc) in self.LISTY:
-            return on_list.format(args[0])
-        if on_card is not None and len(args) == 1 and isinstance(args[0], Var) and args[0] not in self._id_vars \
+        f = B.FUNCTIONS[name]
+        if f.on_list is not None and len(args) == 1 and self.ty(e.args[0], sc) in self.LISTY:
+            return f.on_list.format(args[0])
+        if f.on_card is not None and len(args) == 1 and isinstance(args[0], Var) and args[0] not in self._id_vars \
                 and self.ty(e.args[0], sc) == "card":
-            return on_card.format(args[0])
+            return f.on_card.format(args[0], where=self.state(fn, "where"))
+        if f.on_player is not None and len(args) == 1 and self.ty(e.args[0], sc) == "player":
+            return f.on_player.format(args[0], node=self.k(e))
         if name == "count" and len(args) == 1:
             return f"_count(eng, {args[0]}, {self.k(e)})"
         return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
@@ -644,7 +645,7 @@ class Expressions:
         a = self.x(e.left, sc, fn)
         ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
         if ta == "card" and self.zone_named(e.right, sc):
-            test = f"(eng.state.where[{a}.id] == {e.right.id!r})"
+            test = f"({self.state(fn, 'where')}[{a}.id] == {e.right.id!r})"
         elif tb in self.LISTY and ta == "str":
             test = f"({a} in {self.x(e.right, sc, fn)})"
         elif tb in self.LISTY and isinstance(a, Var):
@@ -844,26 +845,34 @@ class Expressions:
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
         if listy:
             f.emit("_count_labels(_counts, _flat)")
-        # The first cut of the solver's quick rejection (`match_compiled` makes the rest): a
-        # shape can fit only if it takes this many cards and some label is on enough of them.
-        fits = []
-        for shape in p.shapes:
-            total = sum(part.size for part in shape.parts)
-            need = sorted((part.size for part in shape.parts if not part.any), reverse=True)
-            test = f"_n == {total}"
-            if need:
-                test += f" and _top >= {need[0]} and len(_counts) >= {len(need)}"
-            if test not in fits:
-                fits.append(test)
         f.emit("_n = len(_cards)")
-        f.emit("_top = max(_counts.values()) if _counts else 0")
-        f.emit(f"if not ({' or '.join(f'({t})' for t in fits) or 'False'}):")
+        f.emit("_top = sorted(_counts.values(), reverse=True)")
+        f.emit(f"if not ({self.shapes_may_fit(p)}):")
         f.emit("    return None")
         if ids is not None:
             f.emit("_cards = list(map(eng.cards.__getitem__, _cards))")
         f.emit("return _cards, _labels, _counts")
         self.defs += f.source() + [""]
         names["scan"] = fname
+
+    @staticmethod
+    def shapes_may_fit(p: A.Pattern) -> str:
+        """The solver's quick rejection, as the scan writes it (`_n` cards, `_top` the label
+        counts, largest first): a shape can fit only if it takes this many cards and its
+        largest groups find as many different labels on enough cards (card by card, the
+        counts can only be larger than the solver's, so nothing it finds is lost; a label
+        twice on one card counts twice: still an upper bound)."""
+        fits = []
+        for shape in p.shapes:
+            total = sum(part.size for part in shape.parts)
+            need = sorted((part.size for part in shape.parts if not part.any), reverse=True)
+            test = f"_n == {total}"
+            if need:
+                test += f" and len(_top) >= {len(need)}" + "".join(
+                    f" and _top[{i}] >= {want}" for i, want in enumerate(need))
+            if test not in fits:
+                fits.append(test)
+        return " or ".join(f"({t})" for t in fits) or "False"
 
     def ids_of(self, e, sc, fn) -> Optional[str]:
         """Python for a new list of the ids of the cards of a zone expression, top first (a

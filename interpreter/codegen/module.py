@@ -45,7 +45,6 @@ class Compiled:
         self.derives = {name: ns["DV_" + name] for name in rs.derives}
         self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items() if name in rs.patterns}
         self.triggers = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.triggers.items()}
-        self.shape_needs: dict = {}
         self.dispatch: dict = {}        # see CompiledEngine._handlers
         self.reactions = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.reactions.items()}
         self.actions = {k: _Pieces(d, ns) for k, d in gen.actions.items()}

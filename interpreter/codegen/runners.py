@@ -38,17 +38,13 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
             lines += pre
             conds.append(cond)
         if tr.optional:
-            conds.append(f"(yield from eng._may(_rT{i}, _rP{i}, ev))")
+            # (`_may` then `yes_no_took`: `ask_yes_no`'s halves, no generator between)
+            conds.append(f"eng.yes_no_took((_d := eng._may(_rT{i}, _rP{i}, ev)), (yield _d))")
         lines.append(f"    if {' and '.join(conds) or 'True'}:")
-        lines += ["        stats = eng.state.stats",                     # as `_fire_compiled`
-                  f"        stats[_rK{i}] = stats.get(_rK{i}, 0) + 1",
-                  f"        eng.state.event_chain.append(_rN{i})",
-                  "        try:",
-                  f"            yield from _rB{i}(eng, ev)",
-                  "        finally:",
-                  "            eng.state.event_chain.pop()"]
+        lines += _fire("        ", f"_rK{i}", f"_rN{i}", f"_rB{i}(eng, ev)")
     for i, (r, c) in enumerate(reactions):
-        ns.update({f"_rR{i}": r, f"_rQ{i}": c, f"_rD{i}": c.cond, f"_rE{i}": c.eligible, f"_rA{i}": c.ask,
+        ns.update({f"_rR{i}": r, f"_rQ{i}": c, f"_rO{i}": c.responders, f"_rD{i}": c.cond, f"_rE{i}": c.eligible,
+                   f"_rA{i}": c.ask,
                    f"_rW{i}": c.body, f"_rRK{i}": "reaction:" + r.name, f"_rRN{i}": r.name,
                    f"_rS{i}": f"Respond with {r.name}?"})
         cond = "True"
@@ -57,19 +53,35 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
             lines += pre
         lines.append(f"    if {cond}:")       # the window, as `Engine.open_window`
         lines.append(f"        _ruled = _rRN{i} in eng._forbidden")
-        lines.append(f"        for e_responder in eng._responders(_rQ{i}, ev):")
+        if c.responders is not None:   # (what `_responders` does, written in)
+            lines.append(f"        _who = _rO{i}(eng, ev)")
+            lines.append("        for e_responder in (_who if _who.__class__ is list else [_who]):")
+        else:
+            lines.append(f"        for e_responder in eng._responders(_rQ{i}, ev):")
         if c.eligible is not None:
             pre, ok = test(c.eligible_src, f"_rE{i}(eng, ev, e_responder)")
             lines += ["        " + ln for ln in pre]
             lines.append(f"            if not {ok}: continue")
         lines += [f"            if _ruled and not eng.allowed(_rRN{i}, eng._event_env(ev).child({{'responder': e_responder}})):",
                   "                continue",
-                  f"            _yes = yield from eng.ask_yes_no(e_responder.seat, "
+                  f"            _d = eng.yes_no(e_responder.seat, "
                   f"{f'_rA{i}(eng, ev, e_responder)' if c.ask is not None else f'_rS{i}'}, _rR{i}.span, tag=_rRN{i})",
-                  "            if not _yes: continue",
-                  f"            yield from eng._fire_compiled(_rRK{i}, _rRN{i}, _rW{i}(eng, ev, e_responder))"]
+                  "            if not eng.yes_no_took(_d, (yield _d)): continue"]
+        lines += _fire("            ", f"_rRK{i}", f"_rRN{i}", f"_rW{i}(eng, ev, e_responder)")
         if r.once:
             lines.append("            break")
     source = "\n".join(head + list(entry.values()) + lines)
     exec(compile(source, f"<cgl event runner{what}>", "exec"), ns)
     return ns["run"]
+
+
+def _fire(ind: str, key: str, name: str, body: str) -> list:
+    """Lines running a trigger's or reaction's body (`body`, a generator), counted under
+    `key` and named `name` in the event chain, as `Engine._fire` does."""
+    return [f"{ind}stats = eng.state.stats",
+            f"{ind}stats[{key}] = stats.get({key}, 0) + 1",
+            f"{ind}eng.state.event_chain.append({name})",
+            f"{ind}try:",
+            f"{ind}    yield from {body}",
+            f"{ind}finally:",
+            f"{ind}    eng.state.event_chain.pop()"]

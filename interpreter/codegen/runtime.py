@@ -7,9 +7,9 @@ from itertools import chain
 
 from ..runtime import builtins as B
 from ..walker.compiler import Env
-from ..base.protocol import MAX_LOOP, OTHERWISE, _EndScope, _GameOver
+from ..base.protocol import MAX_LOOP, OTHERWISE, Decision, _EndScope, _GameOver
 from ..check.loader import Card
-from ..runtime.state import Event, Group, Match, Player, ZoneRef
+from ..runtime.state import Event, Group, Match, Player, ZoneRef, parse_zone_key
 from ..runtime.values import (
     _add,
     _apply,
@@ -209,19 +209,17 @@ def _last(items):
     return items[-1] if items else None
 
 
-def _zone_name(eng, cid):
-    """The name of the zone card `cid` lies in (`zone`: builtins.zone_name_of); remembered
-    per zone key in `_ZONE_NAMES`, which the generated code reads first."""
-    key = eng.state.where[cid]
-    ref = eng._zone_refs.get(key)   # (what `zone_ref` finds, without the call)
-    name = (ref if ref is not None else eng.zone_ref(key)).name
-    if key is not None:
-        _ZONE_NAMES[key] = name
-    return name
+class _ZoneNames(dict):
+    """Zone key -> the zone's name ("hand:2" -> "hand"), worked out once per key: the
+    generated code reads the name of the zone a card lies in (`zone`: builtins.zone_name_of)
+    as `_ZONE_NAMES[where[id]]`, no call."""
+
+    def __missing__(self, key):
+        name = self[key] = parse_zone_key(key)[0]
+        return name
 
 
-#: zone key ("hand:0", "under@12") -> its zone's name: the same in every game
-_ZONE_NAMES: dict = {}
+_ZONE_NAMES = _ZoneNames()
 
 
 def _in_list(a, b):
@@ -279,10 +277,10 @@ RUNTIME = {
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
-    "_pz_ids": _pz_ids, "_first": _first, "_zone_name": _zone_name, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_pz_ids": _pz_ids, "_first": _first, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
-    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()},
+    "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "Decision": Decision, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()}, "_builtins": B,
     "_Match": Match, "_Group": Group, "_hashable": _hashable,
 }

@@ -253,10 +253,15 @@ class Statements:
             return v is None or isinstance(v, (bool, int, str))
         return meaning in ("data", "zone", "enum")
 
-    def call(self, fn: _Fn, s, line: str, gen=True):
-        """A call into the engine, with errors pointing at statement `s` (as `Engine.run` does)."""
+    def call(self, fn: _Fn, s, line, gen=True):
+        """A call into the engine, with errors pointing at statement `s` (as `Engine.run` does);
+        `line` may be a list of lines, written as they are (the decision's halves, say)."""
         fn.emit("try:")
-        fn.emit(("    yield from " if gen else "    ") + line)
+        if isinstance(line, list):
+            for ln in line:
+                fn.emit("    " + ln)
+        else:
+            fn.emit(("    yield from " if gen else "    ") + line)
         fn.emit(f"except _PE as _x: raise _runerr(eng, {self.k(s)}, _x) from None")
 
     def block(self, fn: _Fn, blk, sc: Scope):
@@ -370,8 +375,12 @@ class Statements:
             fn.ind += not sure
             if name in self.card_vars:   # (`State.card_store`: the one way card variables are written)
                 fn.emit(f"{store} = st.card_store({o}.id)")
-            new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
             reading = self.facts.derives_reading.get(name, ())
+            if name not in self.card_vars and s.op != "=":   # (the player's variables, looked up once)
+                vars_of = self.fresh("vs")
+                fn.emit(f"{vars_of} = {store}")
+                store = vars_of
+            new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
             if reading:
                 old_v = self.fresh("old")
                 fn.emit(f"{old_v} = {store}[{name!r}]")
@@ -642,7 +651,8 @@ class Statements:
                 fn.emit(f"{seat} = _asker_seat(eng, {pv})")
         prompt = self.guard(fn, s.prompt, sc) if s.prompt else repr("Do it?")
         yes = self.fresh()
-        self.call(fn, s, f"{yes} = yield from eng.ask_yes_no({seat}, {prompt}, {self.k(s.span)})", gen=False)
+        self.call(fn, s, [f"{yes} = eng.yes_no({seat}, {prompt}, {self.k(s.span)})",  # (ask_yes_no's halves)
+                          f"{yes} = eng.yes_no_took({yes}, (yield {yes}))"])
         fn.emit(f"if {yes}:")
         fn.ind += 1
         self.block(fn, s.body, sc)
@@ -702,7 +712,8 @@ class Statements:
             fn.lines += f2.source()
             scores = sf
         val = self.fresh("c")
-        self.call(fn, s, f"{val} = yield from eng.c_decide({ks}, {opts}, {chooser}, {prompt}, {scores})", gen=False)
+        self.call(fn, s, [f"{val} = eng.c_ask({ks}, {opts}, {chooser}, {prompt}, {scores})",  # (c_decide's
+                          f"if {val}.__class__ is Decision: {val} = eng.c_took({ks}, {val}, (yield {val}))"])  # halves)
         fn.emit(f"if {val} is OTHERWISE:")
         fn.ind += 1
         self.block(fn, s.otherwise, sc)

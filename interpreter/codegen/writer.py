@@ -68,7 +68,7 @@ class _Fn:
 
     # The parts of the state a module-level function reads often, fetched once as it
     # starts (functions nested in it read them from there).
-    FETCH = (("card_vars", "_cv"), ("player_vars", "_pv"), ("zones", "_zs"))
+    FETCH = (("card_vars", "_cv"), ("player_vars", "_pv"), ("zones", "_zs"), ("where", "_wh"))
     _SHORT = {part: Var(name) for part, name in FETCH}
 
     def state(self, part: str) -> str:

@@ -155,7 +155,7 @@ class Game:
             # which holds the engine: a cycle that outlives a dropped fork)
             self.engine._validated = None
         self.pending = d
-        if self.state.known is not None:   # (before the first turn, a fork replays the setup)
+        if self.engine.state.known is not None:   # (before the first turn, a fork replays the setup)
             d._sampler = partial(_sample, weakref.ref(self), d.player)
         return d
 

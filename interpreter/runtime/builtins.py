@@ -18,7 +18,7 @@ from typing import Callable, Optional
 import attrs
 
 from ..base.diagnostics import did_you_mean
-from .state import ZoneRef
+from .state import Player, ZoneRef
 from .values import _eq, _kind, _num, _show
 
 
@@ -46,8 +46,11 @@ class Function:
     # calls it on `it` is remembered until the card moves (resolver._lifetimes).
     reads_place: bool = False
     # The generator's shortcut when the (single) argument is statically a card: a Python
-    # expression with `{0}` for the argument's source; None: the generic call of `run`.
+    # expression with `{0}` for the argument's source (`{where}` for the state's card id ->
+    # zone key list); None: the generic call of `run`.
     on_card: Optional[str] = None
+    # The same when the argument is statically a player (`{node}` for the call's node).
+    on_player: Optional[str] = None
     # How the generator may write a call whose argument is a loop it writes as statements (a
     # comprehension, a `where`): "count" (the loop only counts; `on_count` gives the result,
     # with `{0}` for the count, None: the count itself) or "items" (the loop collects them;
@@ -116,6 +119,9 @@ def _last(eng, e, a):
 
 def _top(eng, e, a):
     n = _num(a[1], e, eng) if len(a) > 1 else 1
+    if a[0].__class__ is ZoneRef and n >= 0:   # the top n ids only, not the whole zone's cards
+        ids = eng.state.zones.get(a[0].key, ())
+        return [eng.cards[i] for i in reversed(ids[max(len(ids) - n, 0):])]
     return eng.cards_of(a[0], e)[:n]
 
 
@@ -142,14 +148,26 @@ def _lookup(eng, e, a):
 
 
 def _others(eng, e, a):
-    p = eng.as_player(a[0], e)
+    return others_of(eng, a[0], e)
+
+
+def others_of(eng, p, e):
+    """`others(p)` (the generator writes this call when `p` is statically a player)."""
+    if p.__class__ is not Player:
+        p = eng.as_player(p, e)
     if not eng.state.out:
         return list(eng._others[p.seat])
     return [eng.players[s] for s in eng.seat_order(p.seat, 1) if s != p.seat]
 
 
 def _others_after(eng, e, a):
-    p = eng.as_player(a[0], e)
+    return others_after_of(eng, a[0], e)
+
+
+def others_after_of(eng, p, e):
+    """`others_after(p)` (the generator writes this call when `p` is statically a player)."""
+    if p.__class__ is not Player:
+        p = eng.as_player(p, e)
     st = eng.state
     if not st.out and st.direction == 1:
         return list(eng._others[p.seat])
@@ -212,9 +230,9 @@ def _deck_of(eng, e, a):
 
 
 def _fn(name, lo, hi, signature, doc, run, result=None, reads_game=False, on_list=None, args=("any",),
-        keeps_texts=False, reads_place=False, on_card=None, loop=None, on_count=None, draws=False):
+        keeps_texts=False, reads_place=False, on_card=None, loop=None, on_count=None, draws=False, on_player=None):
     return Function(name, lo, hi, signature, doc, run, result, reads_game, on_list, args, keeps_texts, reads_place,
-                    on_card, loop, on_count, draws)
+                    on_card, on_player, loop, on_count, draws)
 
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (
@@ -236,10 +254,11 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("lookup", 2, 3, "lookup(TABLE, key[, default])",
         "a value from a data table of the card file (error if missing and no default)", _lookup),
     _fn("others", 1, 1, "others(P)", "every other player still in the game, in seat order after P", _others,
-        "players", reads_game=True, args=("player",)),
+        "players", reads_game=True, args=("player",), on_player="_builtins.others_of(eng, {0}, {node})"),
     _fn("others_after", 1, 1, "others_after(P)",
         "every other player still in the game, in the order of play after P (it follows `direction`): "
-        "the priority order for reactions", _others_after, "players", reads_game=True, args=("player",)),
+        "the priority order for reactions", _others_after, "players", reads_game=True, args=("player",),
+        on_player="_builtins.others_after_of(eng, {0}, {node})"),
     _fn("next_after", 1, 1, "next_after(P)",
         "the player after P in the order of play (it follows `direction`), still in the game", _next_after,
         "player", reads_game=True, args=("player",)),
@@ -255,7 +274,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("owner", 1, 1, "owner(CARD)", "the player whose zone holds the card (`none` in a shared zone)", _owner,
         reads_game=True, reads_place=True),
     _fn("zone_of", 1, 1, "zone_of(CARD)", "the name of the zone holding the card", _zone_of, "str",
-        reads_game=True, args=("card",), reads_place=True, on_card="_zone_name(eng, {0}.id)"),
+        reads_game=True, args=("card",), reads_place=True, on_card="_ZONE_NAMES[{where}[{0}.id]]"),
     _fn("can_move", 2, 2, "can_move(CARD, ZONE)",
         "true when no continuous rule (`forbid leave`/`forbid enter`, section 3.19) would refuse moving the "
         "card to the zone now: offer only what can happen",

@@ -162,18 +162,6 @@ class Flow:
                 raise
         yield from self._round_end(root)
 
-    def play_turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0, resumed: bool = False):
-        """A round's turns, from seat `first` (extra turns given before them come first),
-        until its `until` holds or `end round`. While they are played, `give turn to` and
-        `give extra turn to` are about the turns of this round (`State.in_turns`). `why`:
-        "first", or how a resumed game's first turn came (`play(resume=…)`)."""
-        st = self.state
-        st.in_turns = True
-        try:
-            yield from self._turns(root, first, max_turns, why, phase, resumed)
-        finally:
-            st.in_turns = False
-
     def _turn_begins(self, played: int, seat: int, why: str):
         """Turn `played` of a round begins, `seat`'s (`why`: "extra" for an extra turn):
         within MAX_TURNS, a step of the game's budget (a turn with nothing in it, too), the
@@ -183,7 +171,8 @@ class Flow:
             raise self.fail(rs.round, f"a round ran {MAX_TURNS} turns without ending", code="E011",
                             hint="give the round an end: `until …` or `end round`")
         st.steps += 1
-        if self.max_steps is not None and st.steps > self.max_steps:
+        limit = self.max_steps   # (a property of the compiled engine: read once)
+        if limit is not None and st.steps > limit:
             raise self.out_of_steps(rs.turn or rs.round)
         if why == "extra":
             self._take_extra_turn()
@@ -200,11 +189,16 @@ class Flow:
             self.log("turn", f"Turn {st.turn_no}: P{seat + 1}{extra}", player=seat + 1, round=st.round_no,
                      turn=st.turn_no, **({"extra": True} if extra else {}))
 
-    def _turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0, resumed: bool = False):
-        """The turns of `play_turns`. `resumed`: a fork goes on from a snapshot (`Game.fork`),
-        its round's turns counted from the round's start (`turn_no`), as its game counts them;
-        `phase` > 0 resumes the first turn at the start of its phase number `phase` (0-based):
-        what came before it in that turn already happened in the snapshot's state."""
+    def play_turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0, resumed: bool = False):
+        """A round's turns, from seat `first` (extra turns given before them come first),
+        until its `until` holds or `end round`. While they are played, `give turn to` and
+        `give extra turn to` are about the turns of this round (`State.in_turns`). `why`:
+        "first", or how a resumed game's first turn came (`play(resume=…)`). `resumed`: a
+        fork goes on from a snapshot (`Game.fork`), its round's turns counted from the
+        round's start (`turn_no`), as its game counts them; `phase` > 0 resumes the first
+        turn at the start of its phase number `phase` (0-based): what came before it in that
+        turn already happened in the snapshot's state. (One generator: every decision of a
+        turn passes through it.)"""
         rs, st = self.rs, self.state
         until = rs.round.until if rs.round else None
         turn = rs.turn
@@ -213,59 +207,63 @@ class Flow:
         block_fn = self.block_fn   # (a local: the comprehension does not make `self` a closure cell)
         phases = [(ph.name, block_fn(ph.body)) for ph in turn.phases] if turn else []
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
-        seat = first
-        if why == "first" and st.first_extra_turns and not phase:
-            # extra turns given before the round's turns are taken first, then `first`'s turn
-            st.extra_turns += st.first_extra_turns
-            st.first_extra_turns.clear()
-            st.next_player = first
-            seat, why = self._turn_after(first, root)
-        played = st.turn_no if resumed else 0
-        while True:
-            if not phase:
-                if self.snap is not None:
-                    self.snap(seat, why)
-                if until is not None and _truth(self.ev(until, root)):
-                    return
-                if max_turns is not None and played >= max_turns:
-                    raise _EndScope("game")
-                played += 1
-                self._turn_begins(played, seat, why)
-            try:
+        st.in_turns = True
+        try:
+            seat = first
+            if why == "first" and st.first_extra_turns and not phase:
+                # extra turns given before the round's turns are taken first, then `first`'s turn
+                st.extra_turns += st.first_extra_turns
+                st.first_extra_turns.clear()
+                st.next_player = first
+                seat, why = self._turn_after(first, root)
+            played = st.turn_no if resumed else 0
+            while True:
                 if not phase:
-                    if starts:
-                        yield from self.scope_event("start", "turn")
-                    if turn and t_start:
-                        yield from t_start(root)
-                if turn:
-                    for k in range(phase, len(phases)):
-                        name, body = phases[k]
-                        st.phase = name
-                        if k and k != phase and self.snap is not None:
-                            # a later phase begins: forks from here on replay this phase only
-                            self.snap(seat, why, k)
-                        try:
-                            if starts:
-                                yield from self.raise_event(Event("start", name="phase", phase=name,
+                    if self.snap is not None:
+                        self.snap(seat, why)
+                    if until is not None and _truth(self.ev(until, root)):
+                        return
+                    if max_turns is not None and played >= max_turns:
+                        raise _EndScope("game")
+                    played += 1
+                    self._turn_begins(played, seat, why)
+                try:
+                    if not phase:
+                        if starts:
+                            yield from self.scope_event("start", "turn")
+                        if turn and t_start:
+                            yield from t_start(root)
+                    if turn:
+                        for k in range(phase, len(phases)):
+                            name, body = phases[k]
+                            st.phase = name
+                            if k and k != phase and self.snap is not None:
+                                # a later phase begins: forks from here on replay this phase only
+                                self.snap(seat, why, k)
+                            try:
+                                if starts:
+                                    yield from self.raise_event(Event("start", name="phase", phase=name,
+                                                                      player=self.players[seat]))
+                                yield from body(root)
+                            except _EndScope as e:
+                                if e.scope != "phase":
+                                    raise
+                            if ends:
+                                yield from self.raise_event(Event("end", name="phase", phase=name,
                                                                   player=self.players[seat]))
-                            yield from body(root)
-                        except _EndScope as e:
-                            if e.scope != "phase":
-                                raise
-                        if ends:
-                            yield from self.raise_event(Event("end", name="phase", phase=name,
-                                                              player=self.players[seat]))
-                    st.phase = None
-                    if t_end:
-                        yield from t_end(root)
-            except _EndScope as e:
-                if e.scope != "turn":
-                    raise
-            phase = 0
-            st.phase = None
-            if self.check:
-                self.check_invariants()
-                self.check_promises()
-            if ends:
-                yield from self.scope_event("end", "turn")
-            seat, why = self._turn_after(seat, root)
+                        st.phase = None
+                        if t_end:
+                            yield from t_end(root)
+                except _EndScope as e:
+                    if e.scope != "turn":
+                        raise
+                phase = 0
+                st.phase = None
+                if self.check:
+                    self.check_invariants()
+                    self.check_promises()
+                if ends:
+                    yield from self.scope_event("end", "turn")
+                seat, why = self._turn_after(seat, root)
+        finally:
+            st.in_turns = False

@@ -64,7 +64,7 @@ class Statements:
             raise self.fail(s.dest, f"`{dest.name}` is a zone of each card: say which, `{dest.name}(c)`")
         cards = list(cards)
         bulk = len(cards) > 3
-        if bulk and not self._zone_rules:  # one line for the log instead of one per card
+        if bulk and not self._zone_rules and (self.record or self.listeners):  # one line for the log, not one per card
             moved = sum(1 for c in cards if self.state.where[c.id] != dest.key)
             if moved:
                 self.log("move", f"{moved} card{'s' if moved != 1 else ''} move to {dest}", count=moved)
@@ -460,7 +460,17 @@ class Statements:
     def c_decide(self, s, options, chooser, prompt_fn, scores_fn):
         """Ask `chooser` (a generator): the value chosen, or OTHERWISE when there are too few
         options or an optional choice is declined. `scores_fn(options)` gives `prefer` values;
-        `prompt_fn()` the prompt (or `prompt_fn` is the prompt, a text)."""
+        `prompt_fn()` the prompt (or `prompt_fn` is the prompt, a text). In two halves, which
+        the generated code calls itself (one generator fewer between a decision and its
+        game): `c_ask`, then `c_took` with the answer to the decision it made."""
+        d = self.c_ask(s, options, chooser, prompt_fn, scores_fn)
+        if d.__class__ is not Decision:
+            return d
+        return self.c_took(s, d, (yield d))
+
+    def c_ask(self, s, options, chooser, prompt_fn, scores_fn):
+        """The `Decision` to ask; or, when there is nothing to ask, the value chosen (OTHERWISE:
+        too few options)."""
         lo, hi = s.lo, s.hi
         one = lo is None and hi is None
         if one:
@@ -479,29 +489,33 @@ class Statements:
         else:
             prompt = prompt_fn() if s.prompt else f"Choose {s.name}"
         if n == lo == hi and not s.optional:
-            picked = list(range(n))  # one legal answer: nothing to ask
-        else:
-            seat = chooser.seat
-            view = None if self.record else self._views.get(seat)
-            # (partials, not lambdas: no closure cells for this generator's locals)
-            d = Decision(seat, "choose", prompt, options, partial(self.show_options, options),
-                         lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
-                         None if scores_fn is None else partial(scores_fn, options),
-                         view or self._viewer(seat))
-            answer = yield d
-            v = self._validated
-            picked = v[2] if v is not None and v[0] is d and v[1] is answer else self.validate_answer(d, answer)
-            if picked is None:
-                if self.record or self.listeners:
-                    self.log("decision", f"{chooser} declines: {prompt}",
-                             visible_to=[chooser.seat] if d.secret else self.decision_audience(chooser.seat, prompt),
-                             player=chooser.seat + 1, answer=None)
-                return OTHERWISE
+            # one legal answer: nothing to ask
+            return options[0] if one else list(options)
+        seat = chooser.seat
+        view = None if self.record else self._views.get(seat)
+        # (partials, not lambdas: no closure cells for this function's locals)
+        return Decision(seat, "choose", prompt, options, partial(self.show_options, options),
+                        lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
+                        None if scores_fn is None else partial(scores_fn, options),
+                        view or self._viewer(seat))
+
+    def c_took(self, s, d: Decision, answer):
+        """The value `answer` chooses in decision `d` (which `c_ask` made for `s`), logged;
+        OTHERWISE when an optional choice is declined."""
+        v = self._validated
+        picked = v[2] if v is not None and v[0] is d and v[1] is answer else self.validate_answer(d, answer)
+        if picked is None:
             if self.record or self.listeners:
-                self._log_choice(d, chooser, picked, prompt)
-        if one:
-            return options[picked[0]]
-        return list(map(options.__getitem__, picked))   # (no comprehension: no closure cells here)
+                chooser = self.players[d.player]
+                self.log("decision", f"{chooser} declines: {d.prompt}",
+                         visible_to=[chooser.seat] if d.secret else self.decision_audience(chooser.seat, d.prompt),
+                         player=chooser.seat + 1, answer=None)
+            return OTHERWISE
+        if self.record or self.listeners:
+            self._log_choice(d, self.players[d.player], picked, d.prompt)
+        if s.lo is None and s.hi is None:
+            return d.options[picked[0]]
+        return list(map(d.options.__getitem__, picked))   # (no comprehension: no closure cells here)
 
     def _log_choice(self, d: Decision, chooser, picked: list, prompt: str):
         options = d.options
@@ -570,14 +584,22 @@ class Statements:
         return sorted(picked)
 
     def ask_yes_no(self, seat: int, prompt: str, span, tag=None):
-        d = Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag, self.state.secret_depth > 0,
-                     span, None, self._viewer(seat))
-        answer = yield d
+        """Ask `seat` yes or no (a generator): the answer. In two halves, which the generated
+        code calls itself: `yes_no`, then `yes_no_took` with the answer."""
+        d = self.yes_no(seat, prompt, span, tag)
+        return self.yes_no_took(d, (yield d))
+
+    def yes_no(self, seat: int, prompt: str, span, tag=None) -> Decision:
+        return Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag,
+                        self.state.secret_depth > 0, span, None, self._viewer(seat))
+
+    def yes_no_took(self, d: Decision, answer) -> bool:
         if not isinstance(answer, bool):
             raise AnswerError("answer yes or no")
         # private: the prompt may name a card only this player has seen; others see the effect
         if self.record or self.listeners:
-            self.log("decision", f"P{seat + 1} says {'yes' if answer else 'no'}: {prompt}", visible_to=[seat],
+            seat = d.player
+            self.log("decision", f"P{seat + 1} says {'yes' if answer else 'no'}: {d.prompt}", visible_to=[seat],
                      player=seat + 1, answer=answer)
         return answer
 

@@ -338,3 +338,48 @@ def test_statement_keywords_complete_where_a_statement_starts_and_hover_shows_th
     draw = lines.index("    draw 1")
     assert session.hover(path, draw, 5).startswith("`draw 1`")   # the statement, not the event
     assert "deck" in session.hover(path, cut, 7) and "cut" not in session.hover(path, cut, 7)   # the zone
+
+
+@aio
+async def test_references_and_rename_of_a_local(client: LanguageClient, folder):
+    """Both read the resolver pass's record (issue 33): the `c` a choice binds, where it is
+    bound and each use; renaming it edits exactly those, and a rename that would change
+    what a name means is refused with the reason."""
+    uri = open_ruleset(client, folder)
+    doc = T.TextDocumentIdentifier(uri)
+    refs = await client.text_document_references_async(T.ReferenceParams(
+        text_document=doc, position=at(RULESET, "discard c", 8), context=T.ReferenceContext(include_declaration=True)))
+    starts = [r.range.start for r in refs]
+    assert starts == [at(RULESET, "choose c", 7), at(RULESET, "-c.power", 1), at(RULESET, "discard c", 8)]
+    edit = await client.text_document_rename_async(T.RenameParams(text_document=doc, position=at(RULESET, "choose c", 7), new_name="card"))
+    edits = edit.changes[uri]
+    assert [e.range.start for e in edits] == starts and {e.new_text for e in edits} == {"card"}
+    lines = RULESET.splitlines()
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        ln = lines[e.range.start.line]
+        lines[e.range.start.line] = ln[:e.range.start.character] + e.new_text + ln[e.range.end.character:]
+    renamed = "\n".join(lines) + "\n"
+    assert "choose card in hand(current)" in renamed and "prefer -card.power" in renamed and "discard card" in renamed
+    from cgl.interpreter.check.lint import lint_ruleset
+    from cgl.interpreter.check.loader import load
+    path = folder / "renamed.cgl"
+    path.write_text(renamed)
+    assert [d for d in lint_ruleset(load(str(path))) if d.severity == "error"] == []
+    with pytest.raises(Exception, match="already a name in this declaration"):
+        await client.text_document_rename_async(T.RenameParams(text_document=doc, position=at(RULESET, "choose c", 7), new_name="current"))
+
+
+def test_rename_refuses_what_it_cannot_do_safely(folder):
+    from cgl.interpreter.tools.lsp import Session
+    path = folder / "refuse.cgl"
+    path.write_text(RULESET)
+    session = Session()
+    p = at(RULESET, "hand(p)", 5)                        # the parameter of `def strength(p)`
+    spans, why = session.rename(str(path), p.line, p.character, "who")
+    assert why is None and [(sp.line, sp.column) for sp in spans] == [
+        (at(RULESET, "strength(p)", 9).line + 1, at(RULESET, "strength(p)", 9).character + 1),
+        (p.line + 1, p.character + 1)]
+    assert "a word of the language" in session.rename(str(path), p.line, p.character, "draw")[1]
+    assert "not a name" in session.rename(str(path), p.line, p.character, "2x")[1]
+    d = at(RULESET, "strength(current)")
+    assert "only a local name" in session.rename(str(path), d.line, d.character, "power_of")[1]

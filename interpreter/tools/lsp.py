@@ -30,13 +30,13 @@ from typing import Optional
 from ..base import ast as A
 from ..runtime import builtins as B
 from ..play import scenario
-from ..parse.build import parse
-from ..parse.syntax import _STATEMENT_KEYWORDS
+from ..parse.build import parse, parse_expr
+from ..parse.syntax import _DECL_KEYWORDS, _STATEMENT_KEYWORDS
 from ..base.diagnostics import CglError, Diagnostic, _source_line
 from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
-from ..check.resolver import facts
+from ..check.resolver import bound_names, facts
 from ..check.statics import UNKNOWN, Statics
 from ..check.loader import MarkedDict, Ruleset, load, read_yaml, resolve, ruleset_files, unsaved_text, unsaved_texts
 
@@ -475,6 +475,75 @@ class Session:
             return f"{getattr(item, 'name', '')}(… {word} …)", item.span
         return None
 
+    # ------------------------------------------------------------ references and rename
+    def _local_at(self, path: str, line: int, char: int):
+        """(the ruleset, the declaration, the Binder) of the local name under the cursor, where it is used
+        or where it is bound, as the resolver pass recorded it; (None, None) otherwise."""
+        path = _norm(path)
+        rs = self.ruleset(path)
+        if rs is None or not path.endswith(".cgl"):
+            return None, None, None
+        item = self._enclosing(rs, path, line)
+        if item is None:
+            return rs, None, None
+        use = _use_at(rs, item, line, char)
+        if use is not None:
+            return rs, item, use.binder if use.kind in ("local", "maybe") else None
+        word = self.word_at(path, line, char)
+        for u in _uses_in(rs, item):   # the cursor on the name where it is bound
+            b = u.binder
+            if b is not None and b.name == word and self._name_span(b) is not None \
+                    and span_range(self._name_span(b))[0] <= (line, char) <= span_range(self._name_span(b))[1]:
+                return rs, item, b
+        return rs, item, None
+
+    def _name_span(self, b) -> Optional[A.Span]:
+        """The span of a local's name where it is bound (`let x`, `for x in`, `f(a, x)` …)."""
+        sp = b.span
+        if sp is None or not sp.path:
+            return None
+        first, last = sp.line, sp.end_line or sp.line
+        for n in range(first, last + 1):
+            text = self.line(_norm(sp.path), n - 1)
+            start = sp.column - 1 if n == first else 0
+            m = re.compile(r"\b" + re.escape(b.name) + r"\b").search(text, start)
+            if m:
+                return A.Span(sp.path, n, m.start() + 1, n, m.end() + 1)
+        return None
+
+    def references(self, path: str, line: int, char: int) -> list:
+        """The spans of the local under the cursor: where it is bound, then each use, in
+        source order; [] for anything else (only locals, so far)."""
+        rs, item, b = self._local_at(path, line, char)
+        if b is None:
+            return []
+        out = [sp for sp in (self._name_span(b),) if sp is not None]
+        for n, u in _named_uses(rs, item):
+            if u.binder is not None and u.binder.node is b.node and u.binder.name == b.name:
+                out.append(n.span)
+        return sorted(set(out), key=lambda sp: (sp.path, sp.line, sp.column))
+
+    def rename(self, path: str, line: int, char: int, new: str) -> tuple:
+        """(spans to replace with `new`, None) to rename the local under the cursor, or
+        ([], why not) when it cannot be renamed safely."""
+        rs, item, b = self._local_at(path, line, char)
+        if b is None:
+            return [], "only a local name (`let`, `for`, `choose`, a parameter) can be renamed so far"
+        if b.how in ("event", "engine", "it"):
+            return [], f"`{b.name}` is bound by the engine, not by the rules: it keeps its name"
+        if not _WORD.fullmatch(new or ""):
+            return [], f"`{new}` is not a name: a letter or `_`, then letters, digits or `_`"
+        try:
+            parsed = parse_expr(new)
+        except CglError:
+            parsed = None
+        if not isinstance(parsed, A.Name) or parsed.id != new or new in _STATEMENT_KEYWORDS or new in _DECL_KEYWORDS:
+            return [], f"`{new}` is a word of the language"
+        taken = {n.id for n in A.walk(item) if isinstance(n, A.Name)} | bound_names(item)
+        if new in taken:
+            return [], f"`{new}` is already a name in this declaration: renaming to it would change what a name means"
+        return self.references(path, line, char), None
+
     # ------------------------------------------------------------ completion
     def complete(self, path: str, line: int, char: int) -> list:
         """(label, kind, detail) of what may be written at the cursor."""
@@ -569,6 +638,17 @@ def _use_at(rs: Ruleset, item, line: int, char: int):
             if l0 == line == l1 and c0 <= char <= c1:
                 return uses[id(n)]
     return None
+
+
+def _uses_in(rs: Ruleset, item):
+    """The recorded uses of the names of a declaration."""
+    return [u for _, u in _named_uses(rs, item)]
+
+
+def _named_uses(rs: Ruleset, item):
+    """(node, its resolver.Use) for each use of a name in a declaration, in source order."""
+    uses = facts(rs).uses
+    return [(n, uses[id(n)]) for n in A.walk(item) if isinstance(n, A.Name) and id(n) in uses and n.span]
 
 
 def _binder_text(b, item) -> str:
@@ -814,6 +894,23 @@ class _Server:
             return None
         return self.T.Location(uri=self.uri_of(sp.path), range=self.range(sp))
 
+    async def references(self, params):
+        spans = await self.ask(self.session.references, params.text_document.uri, params.position.line,
+                               params.position.character)
+        return [self.T.Location(uri=self.uri_of(sp.path), range=self.range(sp)) for sp in spans or ()]
+
+    async def rename(self, params):
+        T = self.T
+        found = await self.ask(self.session.rename, params.text_document.uri, params.position.line,
+                               params.position.character, params.new_name)
+        spans, why = found if found is not None else ([], "the file could not be read")
+        if why is not None:
+            raise _RenameRefused(why)
+        changes: dict = {}
+        for sp in spans:
+            changes.setdefault(self.uri_of(sp.path), []).append(T.TextEdit(range=self.range(sp), new_text=params.new_name))
+        return T.WorkspaceEdit(changes=changes)
+
     async def completion(self, params):
         T = self.T
         items = await self.ask(self.session.complete, params.text_document.uri, params.position.line,
@@ -854,6 +951,12 @@ class _Server:
         feature(T.TEXT_DOCUMENT_COMPLETION,
                 T.CompletionOptions(trigger_characters=[".", '"', " "]))(_handler(self.completion))
         feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(_handler(self.symbols))
+        feature(T.TEXT_DOCUMENT_REFERENCES)(_handler(self.references))
+        feature(T.TEXT_DOCUMENT_RENAME)(_handler(self.rename))
+
+
+class _RenameRefused(Exception):
+    """A rename the server refuses; its message is the reason the editor shows."""
 
 
 def _handler(method):

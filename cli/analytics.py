@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import json
 import os
 import random
@@ -18,6 +19,7 @@ import click
 
 from cgl.interpreter.analytics import simulate as sim
 from cgl.interpreter.base.diagnostics import CglError, did_you_mean, render_all, use_colour
+from cgl.interpreter.base.files import check_target, write_text
 from cgl.interpreter.play import game as game_module
 from cgl.interpreter.play.game import Game
 from cgl.interpreter.check.loader import load, resolve
@@ -228,9 +230,12 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
         except report.PlotUnavailable as e:
             _fail(str(e))
     _check_dask(dask)
-    # open the output files before playing, so a bad path fails at once, not after the games
-    csv_file = _open_output(csv_path, newline="")
-    report_file = _open_output(report_path)
+    # check the output files before playing, so a bad path fails at once, not after the games;
+    # each is written whole at the end (an interrupted run leaves the old file as it was)
+    inputs = [rs.path]   # (the ruleset is never overwritten by an output)
+    for path, kind in ((csv_path, "CSV file"), (report_path, "report")):
+        if path:
+            _check_output(path, kind, inputs)
     records = _play(spec, games, workers, dask)
     summary = sim.summarize(rs, spec, records, ruleset)
     text = sim.format_summary(summary)
@@ -239,28 +244,27 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
     else:
         click.echo(text)
     try:
-        if csv_file:
+        if csv_path:
             header, rows = sim.csv_rows(records, spec.players, spec)
-            with csv_file:
-                w = csv.writer(csv_file)
-                w.writerow(header)
-                w.writerows(rows)
-        if report_file:
+            out = io.StringIO(newline="")
+            w = csv.writer(out)
+            w.writerow(header)
+            w.writerows(rows)
+            write_text(csv_path, out.getvalue(), "CSV file", inputs, newline="")
+        if report_path:
             from cgl.interpreter.analytics import report
-            with report_file:
-                report_file.write(report.render_html(summary, text))
-    except OSError as e:
-        _fail(f"cannot write the output: {e.strerror}")
+            write_text(report_path, report.render_html(summary, text), "report", inputs)
+    except CglError as e:
+        _fail(e.diagnostics[0].message)
     sys.exit(EXIT_FAIL if summary["failed"] else EXIT_OK)
 
 
-def _open_output(path: Optional[str], newline: Optional[str] = None):
-    if not path:
-        return None
+def _check_output(path: str, kind: str, inputs) -> None:
+    """An output file cgl may write (`files.check_target`), or the command stops here."""
     try:
-        return open(path, "w", encoding="utf-8", newline=newline)
-    except OSError as e:
-        _fail(f"cannot write `{path}`: {e.strerror}")
+        check_target(path, kind, inputs)
+    except CglError as e:
+        _fail(e.diagnostics[0].message)
 
 
 # ---------------------------------------------------------------- compare

@@ -15,7 +15,8 @@ import click
 from click.core import ParameterSource
 
 from cgl.interpreter.play import logs, saves
-from cgl.interpreter.base.diagnostics import CglError, Diagnostic, render_all, use_colour
+from cgl.interpreter.base.diagnostics import CglError, render_all, use_colour
+from cgl.interpreter.base.files import read_text, write_text
 from cgl.interpreter.walker.engine import AnswerError
 from cgl.interpreter.play import game as _game_module
 from cgl.interpreter.play.game import ENGINES, Game, make_agent, needs_worlds
@@ -610,11 +611,9 @@ def fmt_cmd(paths, check, show_diff):
     changed, broken = [], 0
     for f in files:
         try:
-            with open(f, encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError) as e:
-            click.echo(render_all([Diagnostic("E002", f"cannot read `{f}`: {e}")], colour=use_colour(sys.stderr)),
-                       err=True)
+            text = read_text(f, "ruleset")   # (the reading layer: special files, size, encoding)
+        except CglError as e:
+            click.echo(render_all(e.diagnostics, colour=use_colour(sys.stderr)), err=True)
             broken += 1
             continue
         try:
@@ -631,8 +630,12 @@ def fmt_cmd(paths, check, show_diff):
         elif check:
             click.echo(f"Would reformat: {f}")
         else:
-            with open(f, "w", encoding="utf-8") as fh:
-                fh.write(new)
+            try:
+                write_text(f, new, "ruleset")   # (whole, or not at all)
+            except CglError as e:
+                click.echo(render_all(e.diagnostics, colour=use_colour(sys.stderr)), err=True)
+                changed.pop()
+                broken += 1
     n, unchanged = len(changed), len(files) - len(changed) - broken
 
     def plural(k):

@@ -38,8 +38,26 @@ def plan(folder: str) -> list[tuple[str, str]]:
 def write(folder: str) -> list[str]:
     """Write the new ruleset folder; the paths written, the ruleset first."""
     files = plan(folder)
-    for path, text in files:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        with open(path, "x", encoding="utf-8") as f:
-            f.write(text)
+    made: list = []          # what this call created, removed again if a write fails
+    try:
+        for path, text in files:
+            parent = os.path.dirname(path) or "."
+            missing = []
+            while parent and not os.path.isdir(parent):
+                missing.append(parent)
+                parent = os.path.dirname(parent)
+            for d in reversed(missing):
+                os.mkdir(d)
+                made.append(d)
+            with open(path, "x", encoding="utf-8") as f:
+                made.append(path)
+                f.write(text)
+    except OSError as e:
+        for p in reversed(made):   # nothing partial is left behind
+            try:
+                os.rmdir(p) if os.path.isdir(p) else os.unlink(p)
+            except OSError:
+                pass
+        raise NewError(f"cannot write `{folder}`: {e.strerror or e.__class__.__name__}; nothing was left "
+                       "behind") from None
     return [p for p, _ in files]

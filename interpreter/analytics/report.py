@@ -10,6 +10,7 @@ import base64
 import html
 import io
 from typing import Optional
+from ..base.files import write_text
 
 from .summary_text import _agents_text
 
@@ -201,6 +202,4 @@ def render_html(s: dict, text: str) -> str:
 
 
 def write_report(path: str, s: dict, text: str) -> None:
-    page = render_html(s, text)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(page)
+    write_text(path, render_html(s, text), "report")

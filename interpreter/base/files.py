@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import tempfile
 from typing import Optional
 
 import yaml
@@ -132,6 +133,66 @@ def read_text(path: str, kind: str, span: Optional[Span] = None, remember: bool 
     if remember:
         remember_source(path, text)
     return text
+
+
+# ---------------------------------------------------------------- writing
+
+def check_target(path: str, kind: str, inputs=()) -> None:
+    """Before cgl writes `path`: it is not a folder or a special file (a FIFO, device or
+    socket: writing one would block, or replace it with a plain file), and not one of this
+    run's `inputs` (the ruleset a `--save` would overwrite). An E002 otherwise."""
+    span = Span(path, 0, 0, 0, 0)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise _err("E002", f"cannot write the {kind} `{path}`: {e.strerror or e.__class__.__name__}", span) from None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise _err("E002", f"cannot write the {kind} `{path}`: it is a folder", span)
+        if not stat.S_ISREG(st.st_mode):
+            raise _err("E002", f"cannot write the {kind} `{path}`: it is not a regular file (a FIFO, device or "
+                       "socket), which cgl never replaces", span, "name a plain file")
+        for other in inputs:
+            try:
+                if other and os.path.samefile(path, other):
+                    raise _err("E002", f"cannot write the {kind} `{path}`: it is `{other}`, which this command "
+                               "reads", span, "name another file: it would be overwritten")
+            except OSError:
+                continue
+
+
+def write_text(path: str, text: str, kind: str, inputs=(), newline: Optional[str] = None) -> None:
+    """Write a whole file at once, or leave it as it was: the text goes to a temporary file
+    in the same folder, which then replaces `path` (an interrupted or failed write — a full
+    disk, a file-size limit — leaves the old file whole and no temporary behind). The
+    target is checked first (`check_target`). An E002 that says why on failure."""
+    check_target(path, kind, inputs)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
+            f.write(text)
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            mode = 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise _err("E002", f"cannot write the {kind} `{path}`: {e.strerror or e.__class__.__name__}; "
+                   "the file is as it was", Span(path, 0, 0, 0, 0)) from None
+
+
+def _umask() -> int:
+    old = os.umask(0)
+    os.umask(old)
+    return old
 
 
 # ---------------------------------------------------------------- the path sandbox

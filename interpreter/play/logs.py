@@ -26,7 +26,7 @@ from .agents import agent_spec
 from ..base.ast import Span
 from ..base.diagnostics import CglError, Diagnostic, remember_source
 from .game import Game
-from ..base.files import check_file, indirect_ruleset
+from ..base.files import check_file, indirect_ruleset, write_text
 from ..check.loader import load, packaged_rulesets, ruleset_files, ruleset_hash
 from ..base.protocol import AnswerError
 from .saves import _hashes, fingerprint
@@ -83,15 +83,10 @@ def log_header(game: Game, ruleset: str, options: dict, specs: list, humans, has
 
 def write_log(path: str, header: dict, game: Game) -> None:
     """Write the log of `game` (its header from :func:`log_header`)."""
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(json.dumps(header) + "\n")
-            for entry in game.state.log:
-                f.write(json.dumps(entry, default=str) + "\n")
-            f.write(json.dumps({"type": "answers", "answers": game.answers, "result": {
-                "winners": game.result.winners, "reason": game.result.reason}}) + "\n")
-    except OSError as e:
-        raise _bad(path, f"cannot write the log `{path}`: {e.strerror or e.__class__.__name__}") from None
+    lines = [json.dumps(header)] + [json.dumps(entry, default=str) for entry in game.state.log] + [json.dumps(
+        {"type": "answers", "answers": game.answers, "result": {"winners": game.result.winners,
+                                                                  "reason": game.result.reason}})]
+    write_text(path, "\n".join(lines) + "\n", "log", inputs=(header.get("ruleset_path"), *header.get("decks", {}).values()))
 
 
 # ---------------------------------------------------------------- reading

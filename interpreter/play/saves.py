@@ -16,7 +16,7 @@ from typing import Optional
 from .agents import agent_spec, needs_worlds
 from ..base.ast import Span
 from ..base.diagnostics import CglError, Diagnostic, remember_source
-from ..base.files import YAML_SUFFIXES, indirect_ruleset, read_text
+from ..base.files import YAML_SUFFIXES, indirect_ruleset, read_text, write_text
 from .game import Game
 from ..check.loader import content_hash, load, packaged_rulesets, ruleset_files, ruleset_hash
 from ..base.protocol import DEFAULT_MAX_STEPS, AnswerError
@@ -68,13 +68,7 @@ def save_data(game: Game, ruleset: str, options: dict, specs: list, humans, agen
 def write_save(path: str, data: dict) -> None:
     """Write a save, one field a line (an interrupted write leaves an older save whole)."""
     text = "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "\n}\n"
-    tmp = f"{path}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise _bad(path, f"cannot write the save `{path}`: {e.strerror or e.__class__.__name__}") from None
+    write_text(path, text, "save", inputs=(data.get("ruleset_path"), *data.get("decks", {}).values()))
 
 
 # ---------------------------------------------------------------- reading

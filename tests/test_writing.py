@@ -1,0 +1,85 @@
+"""Nothing is lost on a failed write (issue 34): every file cgl writes goes through one
+writing layer (`base/files.py`, `write_text`): whole or not at all, never onto a special
+file or onto what the same command reads; `cgl fmt` reads through the reading layer."""
+from __future__ import annotations
+
+import os
+import pathlib
+import resource
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CGL = [sys.executable, "-m", "cgl.cli.main"]
+
+
+def run(args, cwd, limit=None, timeout=60):
+    def limited():
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return subprocess.run(CGL + [str(a) for a in args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=limited)
+
+
+def test_fmt_under_a_file_size_limit_leaves_the_file_whole(tmp_path):
+    """(It used to end in "internal error: File too large" with the file cut to 4,096 bytes.)"""
+    for f in ("mgt.cgl", "mgt-cards.yaml"):
+        (tmp_path / f).write_text((ROOT / "rulesets" / f).read_text())
+    flat = "\n".join(line.lstrip() for line in (ROOT / "rulesets" / "mgt.cgl").read_text().splitlines()) + "\n"
+    target = tmp_path / "mgt.cgl"
+    target.write_text(flat)
+    r = run(["fmt", "mgt.cgl"], tmp_path, limit=4096)
+    assert r.returncode == 2, r.stderr
+    assert "cannot write the ruleset" in r.stderr and "the file is as it was" in r.stderr
+    assert "internal error" not in r.stderr
+    assert target.read_text() == flat
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mgt-cards.yaml", "mgt.cgl"]   # no temporary left
+    r = run(["fmt", "mgt.cgl"], tmp_path)
+    assert r.returncode == 0 and "1 file reformatted" in r.stderr and len(target.read_text()) > len(flat)
+    assert run(["lint", "mgt.cgl"], tmp_path).returncode == 0
+
+
+def test_fmt_refuses_a_fifo_and_reads_through_the_reading_layer(tmp_path):
+    os.mkfifo(tmp_path / "f.cgl")
+    r = run(["fmt", "f.cgl"], tmp_path, timeout=20)   # (it used to hang)
+    assert r.returncode == 2 and "E002" in r.stderr and "not a regular file" in r.stderr
+    (tmp_path / "bad.cgl").write_bytes(b'game "X" { players 2 }\n# caf\xe9\n')
+    r = run(["fmt", "bad.cgl"], tmp_path)
+    assert r.returncode == 2 and "line 2, column 6" in r.stderr and "internal error" not in r.stderr
+
+
+def test_a_save_is_never_written_onto_a_special_file_or_the_ruleset(tmp_path):
+    for f in ("mgt.cgl", "mgt-cards.yaml"):
+        (tmp_path / f).write_text((ROOT / "rulesets" / f).read_text())
+    os.mkfifo(tmp_path / "pipe")
+    for target, words in (("pipe", "not a regular file"), ("mgt.cgl", "which this command reads")):
+        r = run(["run", "mgt.cgl", "-s", "1", "--human", "1", "--save", target], tmp_path, timeout=30)
+        assert "cannot write the save" in r.stdout + r.stderr and words in r.stdout + r.stderr, r.stdout + r.stderr
+    assert (tmp_path / "mgt.cgl").read_text() == (ROOT / "rulesets" / "mgt.cgl").read_text()
+    assert stat_is_fifo(tmp_path / "pipe")
+
+
+def stat_is_fifo(p) -> bool:
+    import stat
+    return stat.S_ISFIFO(os.stat(p).st_mode)
+
+
+def test_simulate_checks_its_outputs_before_playing_and_writes_them_whole(tmp_path):
+    os.mkfifo(tmp_path / "out.csv")
+    r = run(["simulate", "examples/war.cgl", "-n", "4", "--csv", tmp_path / "out.csv"], ROOT, timeout=30)
+    assert r.returncode != 0 and "not a regular file" in r.stderr and "games" not in r.stdout
+    out = tmp_path / "games.csv"
+    out.write_text("an older run's rows\n")
+    r = run(["simulate", "examples/war.cgl", "-n", "4", "-s", "1", "--csv", out], ROOT)
+    assert r.returncode == 0, r.stderr
+    rows = out.read_text().splitlines()
+    assert len(rows) == 5 and rows[0].startswith("game")
+
+
+@pytest.mark.parametrize("limit", [64])
+def test_cgl_new_leaves_nothing_behind_when_a_write_fails(tmp_path, limit):
+    r = run(["new", "my-game"], tmp_path, limit=limit)
+    assert r.returncode != 0 and "nothing was left behind" in r.stdout + r.stderr, r.stdout + r.stderr
+    assert not (tmp_path / "my-game").exists()

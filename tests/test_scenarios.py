@@ -177,3 +177,18 @@ def test_a_game_that_ends_inside_a_scenario_ends_as_a_game_does(tmp_path, how, p
     else:
         assert ends in outcome.transcript and outcome.transcript[-1] == "bye", outcome.transcript
         assert ("match end" in outcome.transcript) == (how == "end game")
+
+
+@pytest.mark.one_engine
+def test_a_stat_the_game_never_counts_is_a_located_error(tmp_path):
+    """(A misspelt stat, `trigger:no_such_trigger: 0`, passed: it asserted nothing. Issue 34.)"""
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    path = _scenario_file(tmp_path, 'turns: 1\nexpect:\n  stats: {"trigger:ace_dealt": 0, "trigger:ace_delt": 0}\n')
+    r = CliRunner().invoke(main, ["test", path, "-j", "1"])
+    assert r.exit_code == 1, r.output
+    assert "E013" in r.output and "`trigger:ace_delt` is nothing the game counts" in r.output
+    assert "did you mean `trigger:ace_dealt`" in r.output and f"{path}:6:" in r.output
+    path = _scenario_file(tmp_path, 'turns: 1\nexpect:\n  stats: {"trigger:ace_dealt": 0, "turns": 1}\n')
+    r = CliRunner().invoke(main, ["test", path, "-j", "1"])
+    assert r.exit_code == 0, r.output

@@ -538,6 +538,29 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True,
     return Outcome(name, path, not failures, failures, transcript)
 
 
+def stat_keys(rs) -> dict:
+    """What a game counts (`Result.stats`, a scenario's `expect: stats:`): kind -> the names
+    it counts ("" for a count with no name: `rounds`, `turns`)."""
+    triggers = {t.name for t in rs.triggers}
+    return {"": {"rounds", "turns"}, "trigger": triggers, "instead": triggers,
+            "reaction": {r.name for r in rs.reactions}, "rule": {r.name for r in rs.rules},
+            "check": {c.name for c in rs.checks}, "event": set(rs.emits), "action": {a.name for a in rs.actions},
+            **{f"card {verb}": {c.name for c in rs.cards} for verb in ("drawn", "dealt", "discarded")}}
+
+
+def _check_stat_key(rs, path, data, key) -> None:
+    """A stat a scenario expects must be one the game can count (else it asserts nothing)."""
+    key = str(key)
+    kinds = stat_keys(rs)
+    kind, _, name = key.partition(":") if ":" in key else ("", "", key)
+    if kind in kinds and name in kinds[kind]:
+        return
+    known = [f"{k}:{n}" if k else n for k, names in kinds.items() for n in names]
+    raise _bad(path, data, key, f"`{key}` is nothing the game counts, so expecting it proves nothing",
+               hint=did_you_mean(key, known) or "a stat is `trigger:NAME`, `reaction:NAME`, `rule:NAME`, "
+               "`check:NAME`, `event:NAME`, `action:NAME`, `card drawn:CARD` (dealt, discarded), `rounds` or `turns`")
+
+
 def check_expectations(game: Game, path: str, expect: dict, transcript: list) -> list:
     eng = game.engine
     st = eng.state
@@ -612,6 +635,7 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
             out.append(f"next player: expected {expect['next']}, found P{nxt + 1}")
     if "stats" in expect:
         for k, v in expect["stats"].items():
+            _check_stat_key(eng.rs, path, expect["stats"], k)
             if st.stats.get(k, 0) != v:
                 out.append(f"stat {k}: expected {v}, found {st.stats.get(k, 0)}")
     return out

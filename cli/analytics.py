@@ -142,10 +142,31 @@ class _Progress:
             sys.stderr.flush()
 
 
+#: The most games one batch plays (`-n`): about a day of MGT on 16 cores.
+MAX_GAMES = 10_000_000
+
+
+def _workers(workers: Optional[int], oversubscribe: bool) -> Optional[int]:
+    """`-w`, at most one per core unless `--oversubscribe` (more only slows a batch down)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if workers is not None and workers > cores and not oversubscribe:
+        click.echo(f"cgl: -w {workers}: this machine gives cgl {cores} core{'s' if cores != 1 else ''}; playing on "
+                   f"{cores} workers (--oversubscribe to start {workers})", err=True)
+        return cores
+    return workers
+
+
 def _play(spec, games, workers, dask, label=""):
     bar = _Progress(label)
     try:
         records = sim.run_batch(spec, games, workers=workers, progress=bar, dask=dask)
+    except sim.Stopped as e:
+        bar.close(len(e.records), "stopped")
+        click.echo(f"cgl: stopped (signal {e.signum}) after {len(e.records)} of {games} games; every worker "
+                   "stopped with it", err=True)
+        sys.exit(128 + e.signum)
+    except OSError as e:   # (a process limit: workers cannot start)
+        _fail(f"cannot start {workers} worker processes: {e.strerror or e}; try fewer with -w")
     except sim.DaskUnavailable:
         _fail(f"--dask needs dask.distributed, which is not installed; it is an optional extra: {DASK_HINT}")
     except sim.ClusterError as e:
@@ -158,8 +179,8 @@ def _play(spec, games, workers, dask, label=""):
 def _common(f):
     """The options simulate and compare share."""
     for deco in reversed([
-        click.option("-n", "--games", "games", type=click.IntRange(min=1), required=True,
-                     help="Number of games to play."),
+        click.option("-n", "--games", "games", type=click.IntRange(min=1, max=MAX_GAMES), required=True,
+                     help=f"Number of games to play (at most {MAX_GAMES:,})."),
         click.option("--players", "-p", type=int, help="Number of players (default: the fewest the game allows)."),
         click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
                      help="Set a ruleset option, e.g. -o rounds=4 (repeatable)."),
@@ -176,7 +197,9 @@ def _common(f):
                      help="Seed of the batch: game i plays with a seed derived from (seed, i) "
                           "(default: random, printed)."),
         click.option("--workers", "-w", type=click.IntRange(min=1),
-                     help="Local worker processes (default: one per core). The results do not depend on it."),
+                     help="Local worker processes (default: one per core; more than the cores only with "
+                          "--oversubscribe). The results do not depend on it. SIGTERM or Ctrl-C stops every worker."),
+        click.option("--oversubscribe", is_flag=True, help="Allow -w above the number of cores."),
         click.option("--score", metavar="VAR", help="Player variable whose leader is followed for lead changes, "
                                                     "decisiveness and drama (default: the one the ruleset declares "
                                                     "`as score`, else `points` if it has it)."),
@@ -202,8 +225,8 @@ def _common(f):
 @click.option("--max-steps", "max_steps", type=click.IntRange(min=1), default=DEFAULT_MAX_STEPS, show_default=True,
               help="Each game's budget of steps (statements run and turns played): past it the game stops "
                    "with E011.")
-def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, workers, score, direction, as_json,
-             dask, csv_path, report_path, max_steps):
+def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, workers, oversubscribe, score,
+             direction, as_json, dask, csv_path, report_path, max_steps):
     """Play N bot games of RULESET and report what happened.
 
     Win rates by seat (with 95% intervals and a test of the first-seat advantage), game
@@ -236,7 +259,7 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
     for path, kind in ((csv_path, "CSV file"), (report_path, "report")):
         if path:
             _check_output(path, kind, inputs)
-    records = _play(spec, games, workers, dask)
+    records = _play(spec, games, _workers(workers, oversubscribe), dask)
     summary = sim.summarize(rs, spec, records, ruleset)
     text = sim.format_summary(summary)
     if as_json:
@@ -275,8 +298,8 @@ def _check_output(path: str, kind: str, inputs) -> None:
 @_common
 @click.option("--a-option", "a_options", multiple=True, metavar="KEY=VALUE", help="An option for A only.")
 @click.option("--b-option", "b_options", multiple=True, metavar="KEY=VALUE", help="An option for B only.")
-def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, skill, seed, workers, score, direction,
-            as_json, dask, a_options, b_options):
+def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, skill, seed, workers, oversubscribe,
+            score, direction, as_json, dask, a_options, b_options):
     """Play N games of two rulesets (or one with two option sets) on the same seeds,
     and show every metric side by side with the difference B − A, its 95% interval
     and whether it is significant. With --skill A,B: the skill gap of each version, and
@@ -297,6 +320,7 @@ def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, sk
     rs_a, spec_a = _prepare(ruleset_a, opts_a, players, agent, agents_csv, seed, score, skill, direction)
     rs_b, spec_b = _prepare(ruleset_b, opts_b, players, agent, agents_csv, seed, score, skill, direction)
     _check_dask(dask)
+    workers = _workers(workers, oversubscribe)
     rec_a = _play(spec_a, games, workers, dask, "A ")
     rec_b = _play(spec_b, games, workers, dask, "B ")
     sa = sim.summarize(rs_a, spec_a, rec_a, ruleset_a)

@@ -83,3 +83,43 @@ def test_cgl_new_leaves_nothing_behind_when_a_write_fails(tmp_path, limit):
     r = run(["new", "my-game"], tmp_path, limit=limit)
     assert r.returncode != 0 and "nothing was left behind" in r.stdout + r.stderr, r.stdout + r.stderr
     assert not (tmp_path / "my-game").exists()
+
+
+def _children(pid: int) -> list:
+    """The processes whose parent is `pid` (from /proc)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(d))
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_sigterm_to_simulate_stops_every_worker(tmp_path):
+    """(SIGTERM to `simulate -w 2` orphaned both workers, still playing 33 s later. Issue 34.)"""
+    import signal
+    import time
+    p = subprocess.Popen(CGL + ["simulate", "mgt", "-n", "400", "-w", "2", "-s", "1"], cwd=ROOT,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    workers: list = []
+    while len(workers) < 2 and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.2)   # (not a timing assertion: waiting for the workers to start)
+        workers = _children(p.pid)
+    assert len(workers) >= 2, "the workers never started"
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 128 + signal.SIGTERM and "every worker stopped with it" in err, err
+    for w in workers:
+        for _ in range(50):
+            if not os.path.exists(f"/proc/{w}") or open(f"/proc/{w}/stat").read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError(f"worker {w} still runs after its batch was stopped")

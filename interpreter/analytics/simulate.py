@@ -36,6 +36,8 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import signal
+import threading
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Optional, Sequence
@@ -254,7 +256,7 @@ def run_batch(spec: BatchSpec, games: int, workers: Optional[int] = None,
     `workers` local processes (default: one per core; 1 plays in this process), or the
     Dask cluster at address `dask`. The records do not depend on either.
     """
-    indices = list(range(first, first + games))
+    indices = range(first, first + games)   # (not a list: a batch may be large)
     tick = progress or (lambda done, total: None)
     if dask is not None:
         records = _run_dask(spec, indices, dask, tick)
@@ -280,21 +282,47 @@ def _start_method():
     return None
 
 
+class Stopped(Exception):
+    """The batch was stopped (SIGTERM, SIGINT): its workers are stopped too; `records` holds
+    the games that finished."""
+
+    def __init__(self, records: list, signum: int):
+        super().__init__(f"stopped by signal {signum}")
+        self.records, self.signum = records, signum
+
+
 def _run_local(spec, indices, workers, tick) -> list:
     chunks = _chunks(indices, workers)
     out: list = []
     rs = _ruleset(spec)            # loaded, and its code generated, once, before the workers fork
     compiled_for(rs, budget=spec.max_steps is not None)
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=_start_method())
+    handled = {}
+
+    def stop(signum, frame):
+        raise Stopped(out, signum)
     try:
-        pending = {ex.submit(run_chunk, spec, c) for c in chunks}
+        pending = {ex.submit(run_chunk, spec, c) for c in chunks}   # (the workers start here)
+        if threading.current_thread() is threading.main_thread():
+            # a signal becomes an exception here, in this process only (the workers forked before)
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                handled[sig] = signal.signal(sig, stop)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in done:
                 out.extend(f.result())
             tick(len(out), len(indices))
+    except BaseException:
+        # the workers go down with the batch, whatever stopped it (none is left playing)
+        for proc in list((getattr(ex, "_processes", None) or {}).values()):
+            proc.kill()
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        ex.shutdown(wait=True)
     finally:
-        ex.shutdown(wait=True, cancel_futures=True)
+        for sig, old in handled.items():
+            signal.signal(sig, old)
     return out
 
 

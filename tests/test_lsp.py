@@ -383,3 +383,25 @@ def test_rename_refuses_what_it_cannot_do_safely(folder):
     assert "not a name" in session.rename(str(path), p.line, p.character, "2x")[1]
     d = at(RULESET, "strength(current)")
     assert "only a local name" in session.rename(str(path), d.line, d.character, "power_of")[1]
+
+
+def test_a_scenarios_ruleset_outside_its_project_is_refused_as_cgl_test_refuses_it(tmp_path):
+    """(The language server read `ruleset: /etc/passwd` and quoted it; `cgl test` gives E002. Issue 34.)"""
+    from cgl.interpreter.tools.lsp import Session
+    game = tmp_path / "game"
+    game.mkdir()
+    (game / "g.cgl").write_text('game "G" { players 2 }\n')
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "valid.cgl").write_text('game "Elsewhere" { players 2 }\nsecret_line_here\n')
+    session = Session()
+    for ref in ("/etc/passwd", "../../outside/valid.cgl"):
+        s = game / "scenarios" / "s.yaml"
+        s.parent.mkdir(exist_ok=True)
+        s.write_text(f"scenario: x\nruleset: {ref}\nplayers: 2\n")
+        found = session.check(str(s))
+        diags = [d for ds in found.values() for d in ds]
+        assert diags and all(d.code == "E002" for d in diags), diags
+        assert "lies outside" in diags[0].message
+        assert not any("root" in d.message or "secret_line_here" in d.message for d in diags)
+        assert session.hover(str(s), 1, 10) is None or "Elsewhere" not in session.hover(str(s), 1, 10)

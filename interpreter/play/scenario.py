@@ -418,6 +418,19 @@ def _project_of(path: str) -> str:
     return start
 
 
+def ruleset_path_unsaved(path: str, item: MarkedDict) -> str:
+    """`ruleset_path` for a ruleset an editor holds but has not saved yet: the same sandbox,
+    without the file on disk."""
+    ref = str(item["ruleset"])
+    candidate = os.path.join(os.path.dirname(path), ref)
+    roots = project_roots(path) + (os.path.realpath(os.getcwd()), _project_of(path))
+    if not inside(candidate, roots):
+        raise CglError(Diagnostic("E002", f"the ruleset `{ref}` lies outside the scenario's project, the working "
+                                  "folder or the shipped rulesets", item.span(path, "ruleset", value=True),
+                                  hint="README, \"Security and limits\": a scenario names a ruleset of its project"))
+    return candidate
+
+
 def ruleset_path(path: str, item: MarkedDict) -> str:
     """The ruleset a scenario names with `ruleset:`: a `.cgl` file (relative to the scenario's
     folder) inside the scenario's project (`_project_of`), the working folder's tree or the shipped

@@ -38,7 +38,7 @@ from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
 from ..check.resolver import bound_names, facts
 from ..check.statics import UNKNOWN, Statics
-from ..check.loader import MarkedDict, Ruleset, load, read_yaml, resolve, ruleset_files, unsaved_text, unsaved_texts
+from ..check.loader import MarkedDict, Ruleset, load, read_yaml, ruleset_files, unsaved_text, unsaved_texts
 
 #: How long after the last keystroke a document is checked (seconds): typing a word is
 #: one check, and the diagnostics still come well within a second.
@@ -194,7 +194,11 @@ class Session:
             return list(e.diagnostics)
         found = []
         for item in items:
-            rs_path, ref = self._scenario_ruleset(path, item)
+            try:
+                rs_path, ref = self._scenario_ruleset(path, item)
+            except CglError as e:   # (outside the project, missing: as `cgl test` says it)
+                found += e.diagnostics
+                continue
             options = {str(k): (str(v).lower() if isinstance(v, bool) else str(v))
                        for k, v in (item.get("options") or {}).items()}
             try:
@@ -227,12 +231,18 @@ class Session:
 
     @staticmethod
     def _scenario_ruleset(path: str, item) -> tuple:
+        """(the ruleset file a scenario names, as written): the one rule `cgl test` follows
+        (`scenario.ruleset_path`: inside the scenario's project, the working folder or the
+        shipped rulesets, else an E002 that never reads the file), and a ruleset of the project
+        the editor holds unsaved, not yet on disk."""
         ref = str(item.get("ruleset", ""))
         candidate = os.path.join(os.path.dirname(path), ref)
         try:
-            return resolve(candidate if os.path.isfile(candidate) or unsaved_text(candidate) else ref), ref
+            return scenario.ruleset_path(path, item), ref
         except CglError:
-            return candidate, ref
+            if unsaved_text(candidate) is not None and os.path.isdir(os.path.dirname(candidate) or "."):
+                return scenario.ruleset_path_unsaved(path, item), ref
+            raise
 
     # ------------------------------------------------------------ the ruleset of a document
     def ruleset(self, path: str) -> Optional[Ruleset]:
@@ -264,7 +274,10 @@ class Session:
                 items = data.get("scenarios") if isinstance(data, dict) and "scenarios" in data else [data]
                 for item in items or ():
                     if isinstance(item, MarkedDict) and "ruleset" in item:
-                        rs_path = _norm(self._scenario_ruleset(path, item)[0])
+                        try:
+                            rs_path = _norm(self._scenario_ruleset(path, item)[0])
+                        except CglError:   # (outside the project: never read)
+                            continue
                         if rs_path not in self.good:
                             try:
                                 self.good[rs_path] = load(rs_path)

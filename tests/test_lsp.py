@@ -405,3 +405,23 @@ def test_a_scenarios_ruleset_outside_its_project_is_refused_as_cgl_test_refuses_
         assert "lies outside" in diags[0].message
         assert not any("root" in d.message or "secret_line_here" in d.message for d in diags)
         assert session.hover(str(s), 1, 10) is None or "Elsewhere" not in session.hover(str(s), 1, 10)
+
+
+def test_the_server_stays_up_whatever_the_workspace_holds(tmp_path):
+    """A FIFO beside a card file is not read (it wedged the server for good), nor a buffer
+    over the size limit (a 2 MB buffer blocked it for a minute). Issue 34."""
+    import os
+    import time
+    from cgl.interpreter.tools.lsp import Session
+    (tmp_path / "tiny-cards.yaml").write_text(CARDS)
+    (tmp_path / "tiny.cgl").write_text(RULESET)
+    os.mkfifo(tmp_path / "stuck.cgl")
+    session = Session()
+    t0 = time.monotonic()
+    found = session.check(str(tmp_path / "tiny-cards.yaml"))   # (reads its folder's rulesets)
+    assert time.monotonic() - t0 < 30   # (not a timing assertion: a FIFO read never returns at all)
+    assert str(tmp_path / "tiny.cgl") in found or found == {} or all(v == [] for v in found.values())
+    big = "# " + "x" * (2 * 1024 * 1024) + "\n" + RULESET
+    found = session.check(str(tmp_path / "tiny.cgl"), {str(tmp_path / "tiny.cgl"): big})
+    [d] = found[str(tmp_path / "tiny.cgl")]
+    assert d.code == "E002" and "more than the limit" in d.message

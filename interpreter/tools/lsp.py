@@ -33,6 +33,7 @@ from ..play import scenario
 from ..parse.build import parse, parse_expr
 from ..parse.syntax import _DECL_KEYWORDS, _STATEMENT_KEYWORDS
 from ..base.diagnostics import CglError, Diagnostic, _source_line
+from ..base.files import MAX_SOURCE_BYTES, read_text
 from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
@@ -98,11 +99,10 @@ class Session:
         t = self.texts.get(path)
         if t is None:
             t = unsaved_text(path)
-        if t is None:
+        if t is None:   # (through the reading layer: a FIFO, a device or a huge file is not read)
             try:
-                with open(path, encoding="utf-8") as f:
-                    t = f.read()
-            except (OSError, UnicodeDecodeError):
+                t = read_text(path, "file", remember=False, limit=MAX_SOURCE_BYTES)
+            except CglError:
                 t = ""
         return t
 
@@ -115,7 +115,14 @@ class Session:
         """The diagnostics of a document and of the files checked with it: path -> list
         (an empty list clears a file's earlier diagnostics)."""
         if texts is not None:
-            self.texts = dict(texts)
+            # an editor's buffer over the size limit of a file is not read (it would stall the server)
+            self.texts = {p: t for p, t in texts.items() if len(t) <= MAX_SOURCE_BYTES}
+            big = texts.get(path) if path in texts else texts.get(_norm(path))
+            if big is not None and len(big.encode("utf-8")) > MAX_SOURCE_BYTES:
+                return {_norm(path): [Diagnostic(
+                    "E002", f"this document has {len(big.encode('utf-8')):,} bytes: more than the limit of "
+                    f"{MAX_SOURCE_BYTES:,} for a ruleset, card data or scenario, so it is not checked",
+                    A.Span(_norm(path), 1, 1, 1, 2), hint="README, \"Security and limits\", lists the limits")]}
         path = _norm(path)
         kind = file_kind(path, self.text(path))
         with unsaved_texts(self.texts):

@@ -123,3 +123,20 @@ def test_sigterm_to_simulate_stops_every_worker(tmp_path):
             time.sleep(0.1)
         else:
             raise AssertionError(f"worker {w} still runs after its batch was stopped")
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_line_endings_read_alike(tmp_path, newline):
+    """(A file saved with CR alone was read as one line: its first comment swallowed the
+    file, while `cgl fmt --check` passed it. Issue 34.)"""
+    src = (ROOT / "examples" / "war.cgl").read_text()
+    for f in ("war-cards.yaml",):
+        (tmp_path / f).write_text((ROOT / "examples" / f).read_text().replace("\n", newline), newline="")
+    (tmp_path / "war.cgl").write_text(src.replace("\n", newline), newline="")
+    (tmp_path / "lf.cgl").write_text(src)
+    a = run(["run", "war.cgl", "-s", "3"], tmp_path)
+    b = run(["run", "lf.cgl", "-s", "3"], tmp_path)
+    assert a.returncode == 0, a.stdout + a.stderr
+    assert a.stdout.replace("war.cgl", "X") == b.stdout.replace("lf.cgl", "X")
+    assert run(["lint", "war.cgl"], tmp_path).returncode == 0
+    assert run(["fmt", "--check", "war.cgl"], tmp_path).returncode == 0

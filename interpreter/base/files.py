@@ -130,9 +130,16 @@ def read_text(path: str, kind: str, span: Optional[Span] = None, remember: bool 
                                   Span(path, line, col, line, col + 1),
                                   hint="cgl reads UTF-8 text files; is this a binary file, or saved in "
                                        "another encoding?"))
+    text = one_newline(text)
     if remember:
         remember_source(path, text)
     return text
+
+
+def one_newline(text: str) -> str:
+    """Line endings read alike: CRLF and a lone CR are line breaks, as LF is (a file saved
+    with CR alone was read as one line, its first comment swallowing the rest)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 # ---------------------------------------------------------------- writing

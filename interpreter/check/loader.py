@@ -17,8 +17,8 @@ import attrs
 from ..base import ast as A
 from ..parse.build import parse
 from ..base.diagnostics import CglError, Diagnostic, did_you_mean, error, remember_source
-from ..base.files import (MAX_CARDS, MAX_COPIES, MAX_SOURCE_BYTES, MarkedDict, check_file, load_yaml, project_roots,
-                    read_text, resolve_ref)
+from ..base.files import (MAX_CARDS, MAX_COPIES, MAX_SOURCE_BYTES, MarkedDict, check_file, load_yaml, one_newline,
+                          project_roots, read_text, resolve_ref)
 
 BASE_TYPES = {"int", "text", "bool"}
 
@@ -245,6 +245,7 @@ def _exists(path: str) -> bool:
 def _read(path: str, span: Optional[A.Span] = None) -> str:
     text = unsaved_text(path)
     if text is not None:
+        text = one_newline(text)
         remember_source(path, text)
         return text
     return read_text(path, "ruleset", span, limit=MAX_SOURCE_BYTES)

@@ -302,3 +302,14 @@ def test_a_save_cannot_name_a_file_that_is_not_a_ruleset(tmp_path):
     (tmp_path / "s.json").write_text("[" * 100000)
     with pytest.raises(CglError):
         saves.read_save(str(tmp_path / "s.json"))
+
+
+def test_a_data_table_that_is_no_mapping_is_refused_when_the_cards_load(make_rules):
+    """(A list under `tables:` linted clean and failed at run time with E010. Issue 34.)"""
+    from cgl.interpreter.base.diagnostics import CglError
+    bad = "cards:\n  - {name: X, suit: red, rank: 1}\ntables:\n  sizes: [1, 2, 3]\n"
+    with pytest.raises(CglError) as e:
+        make_rules("", files={"deck.yaml": bad})
+    [d] = e.value.diagnostics
+    assert d.code == "E003" and "table `sizes` must map keys to values" in d.message and "a list" in d.message
+    assert d.span.path.endswith("deck.yaml") and d.span.line == 4 and d.hint

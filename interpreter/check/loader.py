@@ -417,7 +417,14 @@ def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, di
         if k not in ("cards", "tables"):
             raise CglError(Diagnostic("E003", f"unknown key `{k}` in the card data (it has `cards:` and `tables:`)",
                                       data.span(path, k), hint=did_you_mean(str(k), ["cards", "tables"])))
-    return cards, {str(k): dict(v) if isinstance(v, dict) else v for k, v in tables.items()}
+    for k, v in tables.items():   # (`lookup(TABLE, key)` reads a mapping: anything else fails only in play)
+        if not isinstance(v, dict):
+            shape = "a list" if isinstance(v, list) else "empty" if v is None else f"the value `{v}`"
+            raise CglError(Diagnostic("E003", f"table `{k}` must map keys to values (`key: value` lines), and it is "
+                                      f"{shape}", tables.span(path, k) if hasattr(tables, "span") else data.span(path, "tables"),
+                                      hint=f"one `key: value` line for each entry under `{k}:`, or "
+                                           f"`{k}: {{a_key: a value, another: another value}}`"))
+    return cards, {str(k): dict(v) for k, v in tables.items()}
 
 
 def _const_value(expr: A.Expr, enums_or_members) -> Any:

@@ -153,8 +153,24 @@ def _edit(human_save, tmp_path, change) -> str:
     else:
         data = json.loads(path.read_text())
         change(data)
+        if "checksum" in data:   # (these cases test what a save holds: its checksum made to match)
+            data["checksum"] = saves.checksum(data)
         out.write_text(json.dumps(data))
     return str(out)
+
+
+def test_an_edited_save_is_refused_naming_the_save(human_save, tmp_path):
+    """(An edited seed, answer, player count or option resumed silently as another game. Issue 34.)"""
+    _, path = human_save
+    for key, value in (("seed", 4), ("answers", [0]), ("options", {"rounds": "2"})):
+        data = json.loads(path.read_text())
+        assert data["checksum"] == saves.checksum(data)
+        data[key] = value
+        edited = tmp_path / f"edited-{key}.json"
+        edited.write_text(json.dumps(data))
+        r = cli("run", "--resume", str(edited), input=ANSWERS)
+        assert r.exit_code == 2 and f"edited-{key}.json: E002 the save was changed since cgl wrote it" in r.output
+        assert "You are P1" not in r.output
 
 
 def _set(key, value):

@@ -9,6 +9,7 @@ each agent its state: from there it goes exactly as it would have gone without t
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from typing import Optional
@@ -65,8 +66,16 @@ def save_data(game: Game, ruleset: str, options: dict, specs: list, humans, agen
             "states": {str(i + 1): a.state() for i, a in enumerate(agents) if hasattr(a, "state")}}
 
 
+def checksum(data: dict) -> str:
+    """What a save's `checksum` holds: the SHA-256 of its other fields, in one canonical form."""
+    body = {k: v for k, v in data.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 def write_save(path: str, data: dict) -> None:
-    """Write a save, one field a line (an interrupted write leaves an older save whole)."""
+    """Write a save, one field a line, with its checksum (an interrupted write leaves an
+    older save whole)."""
+    data = {**data, "checksum": checksum(data)}
     text = "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "\n}\n"
     write_text(path, text, "save", inputs=(data.get("ruleset_path"), *data.get("decks", {}).values()))
 
@@ -93,6 +102,10 @@ def read_save(path: str) -> dict:
     if data.get("version") != VERSION:
         raise _bad(path, f"a save of version {json.dumps(data.get('version'))}; this cgl reads version {VERSION}",
                    hint="resume it with the cgl that saved it")
+    if "checksum" in data and data["checksum"] != checksum(data):
+        raise _bad(path, "the save was changed since cgl wrote it: its checksum does not match what it holds",
+                   hint="resume the save as cgl wrote it: an edited seed, answer, player count or option would "
+                        "resume another game")
     for key, kind in FIELDS.items():
         if key not in data:
             raise _bad(path, f"the save has no `{key}`")

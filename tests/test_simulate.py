@@ -589,3 +589,29 @@ def test_dask_cluster_gives_the_same_results(tmp_path):
         got_skill = sim.run_batch(skill, 9, dask=cluster.scheduler_address)
     assert got == sim.run_batch(spec, 20, workers=1)
     assert got_skill == sim.run_batch(skill, 9, workers=1)
+
+
+def test_holm_adjusts_each_p_for_the_number_of_tests():
+    from cgl.interpreter.analytics.stats import holm
+    out = holm([0.01, 0.04, 0.03, None])   # sorted: 0.01 x 3, 0.03 x 2, 0.04 x 1 (but never below the one before)
+    assert out[3] is None and out[:3] == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+    assert holm([]) == []
+
+
+def test_compare_begins_with_a_verdict_whose_every_sentence_has_an_interval():
+    """(Issue 32: 26 rows, and multiple testing only in a footnote.)"""
+    r = CliRunner().invoke(main, ["compare", "examples/high-low.cgl", "--a-option", "target=10", "--b-option",
+                                  "target=60", "-n", "60", "-s", "1", "-w", "1"])
+    assert r.exit_code == 0, r.output
+    head = r.output.split("\n\n")[1].splitlines()
+    assert head[0].startswith("Verdict (B against A; 95 % intervals; p corrected by Holm's method over the")
+    sentences = [x for x in head[1:] if x.startswith("  - ")]
+    assert len(sentences) >= 4 and all("[" in x for x in sentences[:-1])
+    assert any(x.startswith("  - Length: B's games are longer: +") and "Holm < 0.001" in x for x in sentences)
+    assert "Seat balance: no seat wins at another rate" in sentences[0]
+    data = json.loads(CliRunner().invoke(main, ["compare", "examples/high-low.cgl", "--a-option", "target=10",
+                                                "--b-option", "target=60", "-n", "60", "-s", "1", "-w", "1",
+                                                "--json"]).output)
+    assert data["correction"].startswith("Holm") and data["verdict"] == [x[4:] for x in sentences]
+    assert all("p_holm" in row for row in data["rows"])

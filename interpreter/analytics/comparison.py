@@ -11,7 +11,7 @@ import statistics
 from typing import Optional
 
 from .skill import compare_skill
-from .stats import ALPHA, _r, chi2_homogeneity, newcombe, two_prop_z, welch
+from .stats import ALPHA, _r, chi2_homogeneity, holm, newcombe, two_prop_z, welch
 from .summary_text import _agents_text, _names, _p, _pct, _sig, _table
 
 
@@ -21,12 +21,16 @@ def compare(sa: dict, ra: list, sb: dict, rb: list) -> dict:
     rows = (skill["rows"] if skill else []) + _proportion_rows(sa, sb) + _mean_rows(sa, ra, sb, rb)
     tables = _tables(sa, sb)
     tests = len(rows) + sum(1 for t in tables if t["test"])
+    adjusted = holm([r["p"] for r in rows] + [t["p"] for t in tables])
+    for x, q in zip(rows + tables, adjusted):
+        x["p_holm"] = q
     return _r({
         "a": _side(sa), "b": _side(sb), "seed": sa["seed"], "agents": sa["agents"],
         "seat_rotation": sa.get("seat_rotation", False), "skill": skill,
         "paired": "both versions play game i with the same seed; the tests treat the two batches as independent "
                   "samples (once the rules differ the games diverge, so pairing adds little)",
-        "rows": rows, "tables": tables, "never": _never(sa, sb),
+        "rows": rows, "tables": tables, "never": _never(sa, sb), "verdict": verdict(rows, tables, skill),
+        "correction": "Holm (family-wise error 5 % over every metric and table tested)",
         "tests": tests, "significant": sum(1 for x in rows if x["significant"]) + sum(1 for t in tables
                                                                                     if t["significant"]),
         "metrics_a": sa, "metrics_b": sb,
@@ -168,8 +172,77 @@ def _never(sa: dict, sb: dict) -> dict:
 
 # ---------------------------------------------------------------- the text report
 
+# ---------------------------------------------------------------- the verdict
+
+def _holds(x: dict) -> bool:
+    return x.get("p_holm") is not None and x["p_holm"] < ALPHA
+
+
+def _find(rows: list, prefix: str) -> Optional[dict]:
+    return next((r for r in rows if r["metric"].startswith(prefix)), None)
+
+
+def _interval_pct(r: dict) -> str:
+    return f"[{r['ci95'][0] * 100:+.1f}, {r['ci95'][1] * 100:+.1f}]"
+
+
+def _relative(r: dict) -> Optional[str]:
+    """A mean's change relative to A, in percent with its interval, when A is not zero."""
+    if not r["a"]:
+        return None
+    k = 100 / r["a"]
+    return f"{r['diff'] * k:+.0f} % [{r['ci95'][0] * k:+.0f}, {r['ci95'][1] * k:+.0f}]"
+
+
+def _said(r: dict) -> str:
+    if r.get("p_holm") is None:
+        return "no test"
+    return f"{_p(r['p'])}, {_p(r['p_holm']).replace('p', 'Holm', 1)}"
+
+
+def verdict(rows: list, tables: list, skill: Optional[dict]) -> list:
+    """A few plain sentences first, B against A, each with its figure, its 95 % interval and
+    its p-value corrected for every metric tested (Holm): seat balance, length,
+    decisiveness and drama, skill, and what else holds after the correction."""
+    out = []
+    seats = [r for r in rows if r["metric"].endswith(" win rate") and r["metric"].startswith("P")]
+    if seats:
+        worst = max(seats, key=lambda r: abs(r["diff"]))
+        moved = [r["metric"].split()[0] for r in seats if _holds(r)]
+        out.append(f"Seat balance: {'no seat' if not moved else ', '.join(moved)} wins at another rate in B "
+                   f"after the correction; the largest change is {worst['metric'].split()[0]}'s "
+                   f"{worst['diff'] * 100:+.1f} pts {_interval_pct(worst)} ({_said(worst)}).")
+    turns = _find(rows, "turns per game")
+    if turns is not None and _relative(turns):
+        how = ("longer" if turns["diff"] > 0 else "shorter") if _holds(turns) else "about as long"
+        out.append(f"Length: B's games are {how}: {_relative(turns)} turns per game ({_sig(turns['a'])} → "
+                   f"{_sig(turns['b'])}; {_said(turns)}).")
+    for prefix, word in (("decisiveness", "Decisiveness"), ("drama (", "Drama")):
+        r = _find(rows, prefix)
+        if r is not None:
+            how = ("higher" if r["diff"] > 0 else "lower") if _holds(r) else "no clear change"
+            out.append(f"{word}: {how}, {_sig(r['diff'], sign=True)} [{_sig(r['ci95'][0], sign=True)}, "
+                       f"{_sig(r['ci95'][1], sign=True)}] ({_sig(r['a'])} → {_sig(r['b'])}; {_said(r)}).")
+    gap = next((r for r in rows if r["kind"] == "gap"), None)
+    if gap is not None:
+        how = ("matters more in B" if gap["diff"] > 0 else "matters less in B") if _holds(gap) else \
+            "matters about as much in both"
+        out.append(f"Skill {how}: gap {gap['a'] * 100:+.1f} → {gap['b'] * 100:+.1f} pts, difference "
+                   f"{gap['diff'] * 100:+.1f} pts {_interval_pct(gap)} ({_said(gap)}).")
+    said = {id(x) for x in (turns, gap, *seats, _find(rows, "decisiveness"), _find(rows, "drama (")) if x}
+    rest = [r for r in rows if _holds(r) and id(r) not in said] + [t for t in tables if _holds(t)]
+    if rest:
+        out.append("Also different after the correction: " + "; ".join(
+            f"{x['metric']} {_sig(x['a'])} → {_sig(x['b'])} [{_sig(x['ci95'][0], sign=True)}, "
+            f"{_sig(x['ci95'][1], sign=True)}]" if "metric" in x else f"{x['title']} ({_p(x['p_holm']).replace('p', 'Holm', 1)})"
+            for x in rest) + ".")
+    else:
+        out.append("Nothing else differs once the correction for the number of metrics is made.")
+    return out
+
+
 def format_compare(c: dict) -> str:
-    """The side-by-side report of :func:`compare`."""
+    """The side-by-side report of :func:`compare`: the verdict first, then every metric."""
     a, b = c["a"], c["b"]
     L = [f"A: {_version_name(a)}", f"B: {_version_name(b)}"]
     L.append(f"{a['games']} games each, on the same seeds (seed {c['seed']}) · players A {a['players']}, "
@@ -177,8 +250,11 @@ def format_compare(c: dict) -> str:
     if a["failed"] or b["failed"]:
         L.append(f"failed games (left out): A {a['failed']}, B {b['failed']}")
     L.append("")
-    L += _table([["metric", "A", "B", "B − A", "95% CI of B − A", "p", ""]] + [_row_cells(r) for r in c["rows"]],
-                ["<", ">", ">", ">", ">", ">", "<"])
+    L.append(f"Verdict (B against A; 95 % intervals; p corrected by Holm's method over the {c['tests']} tests):")
+    L += [f"  - {line}" for line in c["verdict"]]
+    L.append("")
+    L += _table([["metric", "A", "B", "B − A", "95% CI of B − A", "p", "Holm", "", ""]]
+                + [_row_cells(r) for r in c["rows"]], ["<", ">", ">", ">", ">", ">", ">", "<", "<"])
     L += _skill_lines(c["skill"])
     for t in c["tables"]:
         L += _category_lines(t)
@@ -188,7 +264,9 @@ def format_compare(c: dict) -> str:
              f"Newcombe's hybrid score method; means: Welch's t-test (t distribution, Welch–Satterthwaite df); "
              f"end causes and event fields: chi-square test of homogeneity. The batches are treated as independent "
              f"samples (same seeds, but the games diverge). {c['tests']} tests: at 5% about {c['tests'] / 20:.1f} "
-             f"may come out significant by chance alone.")
+             f"may come out significant by chance alone, so the verdict and † go by Holm's correction (the "
+             f"column Holm: each p adjusted so that the chance of any false difference among all {c['tests']} "
+             f"stays at 5%).")
     return "\n".join(L)
 
 
@@ -212,7 +290,9 @@ def _row_cells(r: dict) -> list:
         fd = _sig(r["diff"], sign=True)
         ci = f"[{_sig(r['ci95'][0], sign=True)}, {_sig(r['ci95'][1], sign=True)}]"
     p = "-" if r["p"] is None else ("<0.001" if r["p"] < 0.001 else f"{r['p']:.3f}")
-    return [r["metric"], fa, fb, fd, ci, p, "*" if r["significant"] else ""]
+    q = r.get("p_holm")
+    q = "-" if q is None else ("<0.001" if q < 0.001 else f"{q:.3f}")
+    return [r["metric"], fa, fb, fd, ci, p, q, "*" if r["significant"] else "", "†" if _holds(r) else ""]
 
 
 def _skill_lines(sk) -> list:

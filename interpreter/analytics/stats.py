@@ -255,6 +255,18 @@ def chi2_homogeneity(rows: Sequence[Sequence[float]]) -> Optional[dict]:
     return {"chi2": chi, "df": df, "p": chi2_sf(chi, df), "small_expected": small}
 
 
+def holm(ps: Sequence[Optional[float]]) -> list:
+    """Holm's step-down correction for testing several hypotheses at once: each p-value
+    adjusted (None stays None). A difference whose adjusted p is below ALPHA holds with the
+    family-wise error rate kept at ALPHA, however many metrics were tested."""
+    idx = sorted((i for i, p in enumerate(ps) if p is not None), key=lambda i: ps[i])
+    m, out, running = len(idx), [None] * len(ps), 0.0
+    for rank, i in enumerate(idx):
+        running = max(running, min(1.0, (m - rank) * ps[i]))
+        out[i] = running
+    return out
+
+
 def chi2_uniform(observed: Sequence[float]) -> Optional[dict]:
     """Chi-square goodness of fit of `observed` against equal shares."""
     total = sum(observed)

@@ -615,3 +615,17 @@ def test_compare_begins_with_a_verdict_whose_every_sentence_has_an_interval():
                                                 "--json"]).output)
     assert data["correction"].startswith("Holm") and data["verdict"] == [x[4:] for x in sentences]
     assert all("p_holm" in row for row in data["rows"])
+
+
+def test_simulate_begins_with_a_verdict_whose_every_sentence_has_an_interval():
+    """(Issue 32: a designer reads the answer first, with its interval.)"""
+    r = CliRunner().invoke(main, ["simulate", "examples/war.cgl", "-n", "60", "-s", "1", "-w", "1",
+                                  "--skill", "greedy,random"])
+    assert r.exit_code == 0, r.output
+    block = r.output.split("Verdict (95% intervals; p corrected by Holm")[1].split("\n\n")[0].splitlines()[1:]
+    assert [x.split(":")[0] for x in block] == ["  - Seat balance", "  - Decided games", "  - Length",
+                                                "  - Skill shows no clear effect"]
+    assert all("[" in x and "]" in x for x in block)
+    data = json.loads(CliRunner().invoke(main, ["simulate", "examples/war.cgl", "-n", "60", "-s", "1", "-w", "1",
+                                                "--skill", "greedy,random", "--json"]).output)
+    assert data["verdict"] == [x[4:] for x in block] and data["correction"].startswith("Holm")

@@ -18,7 +18,7 @@ import attrs
 
 from .batchspec import BatchSpec, rerun_command, seat_agents
 from .skill import skill_gap
-from .stats import ALPHA, _r, chi2_uniform, describe, histogram, share_test, wilson
+from .stats import ALPHA, _r, chi2_uniform, describe, histogram, holm, share_test, wilson
 
 KINDS = (("triggers", "trigger"), ("reactions", "reaction"), ("rules", "rule"), ("actions", "action"))
 
@@ -72,8 +72,51 @@ def summarize(rs, spec: BatchSpec, records: list, label: Optional[str] = None) -
     out["drama"] = _drama(spec, ok)
     out["failed"] = [{"game": r["game"], "seed": r["seed"], "error": r["error"],
                       "rerun": rerun_command(label, spec, r["seed"], r["game"])} for r in failed]
-    order = ["ruleset", "players", "games", "seed", "agents", "seat_rotation", "seeds", "warnings", "results", "skill"]
+    out["verdict"], out["correction"] = verdict(out, len(ok), [r["turns"] for r in ok])
+    order = ["ruleset", "players", "games", "seed", "agents", "verdict", "correction", "seat_rotation", "seeds",
+             "warnings", "results", "skill"]
     return _r({k: out[k] for k in order + [k for k in out if k not in order]})
+
+
+def _pct1(x: float) -> str:
+    return f"{x * 100:.1f}%"
+
+
+def verdict(s: dict, n_ok: int, turns: list) -> tuple:
+    """A few plain sentences first, each with its figure and 95% interval, and the p-values
+    of its tests corrected by Holm's method over the tests the verdict makes: seat balance
+    (the first seat's share of decided games; all seats alike), how often a game is decided,
+    length, and with `--skill` the skill gap. (sentences, the correction named)"""
+    res, sk = s["results"], s.get("skill")
+    tests = [("first", res["first_seat"]), ("equal", res["seats_equal"]), ("skill", sk["all"] if sk else None)]
+    tested = [(k, t) for k, t in tests if t and t.get("p") is not None]
+    adj = dict(zip([k for k, _ in tested], holm([t["p"] for _, t in tested])))
+
+    def said(k, t):
+        q = adj.get(k)
+        return f"p = {t['p']:.3g}, Holm {q:.3g}" if q is not None else "no test"
+    out = []
+    fs, eq = res["first_seat"], res["seats_equal"]
+    if fs:
+        fair = all((adj.get(k) is None or adj[k] >= ALPHA) for k in ("first", "equal"))
+        out.append(f"Seat balance: {'fair' if fair else 'not fair'} — P1 wins {_pct1(fs['share'])} of decided games "
+                   f"[{_pct1(fs['ci95'][0])}, {_pct1(fs['ci95'][1])}] against a fair {_pct1(fs['fair'])} "
+                   f"({said('first', fs)})" + (f"; all seats alike: {said('equal', eq)}" if eq else "") + ".")
+    if n_ok:
+        lo, hi = wilson(res["decided"], n_ok)
+        out.append(f"Decided games: {_pct1(res['decided'] / n_ok)} [{_pct1(lo)}, {_pct1(hi)}] have a winner.")
+    if len(turns) >= 2:
+        m, sd = statistics.fmean(turns), statistics.stdev(turns)
+        half = 1.96 * sd / len(turns) ** 0.5
+        out.append(f"Length: {m:.3g} turns a game on average [{m - half:.3g}, {m + half:.3g}], "
+                   f"from {min(turns)} to {max(turns)}.")
+    if sk and sk["all"].get("gap") is not None:
+        g = sk["all"]
+        matters = adj.get("skill") is not None and adj["skill"] < ALPHA
+        out.append(f"Skill {'matters' if matters else 'shows no clear effect'}: {sk['a']} wins "
+                   f"{_pct1(g['win_rate'])} against a fair {_pct1(g['fair'])}, a gap of {g['gap'] * 100:+.1f} pts "
+                   f"[{g['gap_ci95'][0] * 100:+.1f}, {g['gap_ci95'][1] * 100:+.1f}] ({said('skill', g)}).")
+    return out, (f"Holm (family-wise error 5% over the verdict's {len(tested)} tests)" if tested else None)
 
 
 def _heading(rs, spec: BatchSpec, records: list, label: str) -> dict:

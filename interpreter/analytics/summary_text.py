@@ -79,6 +79,10 @@ def format_summary(s: dict) -> str:
     L: list = []
     L += _heading_lines(s)
     L += _warning_lines(s["warnings"])
+    if s.get("verdict"):
+        L += ["", "Verdict (95% intervals" + (f"; p corrected by {s['correction']}" if s.get("correction") else "")
+              + "):"]
+        L += [f"  - {line}" for line in s["verdict"]]
     L += _results_lines(s["results"], n_ok)
     L += _skill_lines(s["skill"])
     L += _length_lines(s["length"])

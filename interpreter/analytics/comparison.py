@@ -200,6 +200,16 @@ def _said(r: dict) -> str:
     return f"{_p(r['p'])}, {_p(r['p_holm']).replace('p', 'Holm', 1)}"
 
 
+def _briefly(x: dict) -> str:
+    """A metric or table that differs, in a few words with its interval (B − A)."""
+    if "metric" not in x:
+        return f"{x['title']} ({_p(x['p_holm']).replace('p', 'Holm', 1)})"
+    if x["kind"] in ("proportion", "gap"):
+        return f"{x['metric']} {_pct(x['a'])} → {_pct(x['b'])} {_interval_pct(x)} pts"
+    return (f"{x['metric']} {_sig(x['a'])} → {_sig(x['b'])} [{_sig(x['ci95'][0], sign=True)}, "
+            f"{_sig(x['ci95'][1], sign=True)}]")
+
+
 def verdict(rows: list, tables: list, skill: Optional[dict]) -> list:
     """A few plain sentences first, B against A, each with its figure, its 95 % interval and
     its p-value corrected for every metric tested (Holm): seat balance, length,
@@ -232,10 +242,7 @@ def verdict(rows: list, tables: list, skill: Optional[dict]) -> list:
     said = {id(x) for x in (turns, gap, *seats, _find(rows, "decisiveness"), _find(rows, "drama (")) if x}
     rest = [r for r in rows if _holds(r) and id(r) not in said] + [t for t in tables if _holds(t)]
     if rest:
-        out.append("Also different after the correction: " + "; ".join(
-            f"{x['metric']} {_sig(x['a'])} → {_sig(x['b'])} [{_sig(x['ci95'][0], sign=True)}, "
-            f"{_sig(x['ci95'][1], sign=True)}]" if "metric" in x else f"{x['title']} ({_p(x['p_holm']).replace('p', 'Holm', 1)})"
-            for x in rest) + ".")
+        out.append("Also different after the correction: " + "; ".join(_briefly(x) for x in rest) + ".")
     else:
         out.append("Nothing else differs once the correction for the number of metrics is made.")
     return out

@@ -421,7 +421,8 @@ def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, di
         if not isinstance(v, dict):
             shape = "a list" if isinstance(v, list) else "empty" if v is None else f"the value `{v}`"
             raise CglError(Diagnostic("E003", f"table `{k}` must map keys to values (`key: value` lines), and it is "
-                                      f"{shape}", tables.span(path, k) if hasattr(tables, "span") else data.span(path, "tables"),
+                                      f"{shape}",
+                                      tables.span(path, k) if hasattr(tables, "span") else data.span(path, "tables"),
                                       hint=f"one `key: value` line for each entry under `{k}:`, or "
                                            f"`{k}: {{a_key: a value, another: another value}}`"))
     return cards, {str(k): dict(v) for k, v in tables.items()}

@@ -20,8 +20,9 @@ BUILTIN_ATTRS = frozenset(B.ATTRS)
 
 class _Scope:
     """The local names visible at a point of a rule: name -> (its Binder, whether the engine
-    may leave it unbound there). A `dynamic` scope (an action, which sees the locals where `act` runs; a `forbid TAG` rule's condition, asked
-    where the tag is offered) may see more locals than it declares."""
+    may leave it unbound there). A `dynamic` scope (an action, which sees the locals where
+    `act` runs; a `forbid TAG` rule's condition, asked where the tag is offered) may see
+    more locals than it declares."""
 
     def __init__(self, names=(), parent=None, it_ok=False, how="engine", node=None, maybe=(), dynamic=False):
         self.names = {n: (Binder(n, how, node), n in maybe) for n in names}

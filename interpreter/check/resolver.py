@@ -125,7 +125,7 @@ class Binder:
     name, the engine's `actor` …), the node that binds it and its span."""
 
     name: str
-    how: str                                            # "let" | "for" | "choose" | "it" | "parameter" | "event" | "engine"
+    how: str                     # "let" | "for" | "choose" | "it" | "parameter" | "event" | "engine"
     node: Any = attrs.field(eq=False, repr=False)       # the binding node (a Let, For, Def, Trigger …)
 
     @property

@@ -928,7 +928,8 @@ class _Server:
             raise _RenameRefused(why)
         changes: dict = {}
         for sp in spans:
-            changes.setdefault(self.uri_of(sp.path), []).append(T.TextEdit(range=self.range(sp), new_text=params.new_name))
+            edit = T.TextEdit(range=self.range(sp), new_text=params.new_name)
+            changes.setdefault(self.uri_of(sp.path), []).append(edit)
         return T.WorkspaceEdit(changes=changes)
 
     async def completion(self, params):

@@ -30,6 +30,9 @@ def test_kz_deck_the_starter_decks_are_legal():
 
 @pytest.mark.parametrize("change, rule, line", [
     (("{name: Pozorny Archer, copies: 3}", "{name: Pozorny Archer, copies: 4}"), "copies", 9),
+    # the same card in two entries: 3 + 1 copies ("не более 3 одинаковых копий", issue 31)
+    (("{name: Firebolt, copies: 2}", "{name: Firebolt, copies: 2}\n  - {name: Pozorny Archer, copies: 1}"),
+     "copies", 16),
     (("{name: Firebolt, copies: 2}", "{name: Firebolt, copies: 2}\n  - {name: Old Kozel, copies: 1}"), "one_hero", 8),
     (("{name: Firebolt, copies: 2}", "{name: Firebolt, copies: 2}\n  - {name: Old Kozel, copies: 1}"), "race", 16),
     (("[Gold Mine, Crystal Mine, Energy Source]", "[Gold Mine, Gold Mine, Energy Source]"), "sectors", 7),

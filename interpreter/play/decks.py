@@ -105,6 +105,17 @@ def _fields_read(rule) -> list:
     return out
 
 
+def _by_card(entries) -> list:
+    """(card, copies, the spans of its entries) once per card name, in the list's order: a
+    card listed twice ("Wild Goat, 2" and again "Wild Goat, 2") is four copies of it."""
+    out: dict = {}
+    for card, copies, span in entries:
+        g = out.setdefault(card.name, [card, 0, []])
+        g[1] += copies
+        g[2].append(span)
+    return [tuple(g) for g in out.values()]
+
+
 def check_deck(engine, deck: DeckList) -> list:
     """Every deck-building rule the list breaks, as E016 diagnostics pointing into the YAML."""
     from ..walker.compiler import Env
@@ -113,12 +124,13 @@ def check_deck(engine, deck: DeckList) -> list:
     found = []
     for r in rules:
         base = {"cards": value["cards"], "decklist": value}
-        if r.per_entry:
-            for card, copies, span in deck.entries:
+        if r.per_entry:   # once per card of the list, its copies counted over all the entries naming it
+            for card, copies, spans in _by_card(deck.entries):
                 env = Env({**base, "card": card, "copies": copies, "it": card})
                 if not engine.ev(r.cond, env):
-                    found.append(Diagnostic("E016", f"{card.name}: {r.message} (rule `{r.name}`)", span,
-                                            related=(f"the rule is at {r.span}",)))
+                    also = tuple(f"{card.name} is listed also at {sp}" for sp in spans[:-1])
+                    found.append(Diagnostic("E016", f"{card.name}: {r.message} (rule `{r.name}`)", spans[-1],
+                                            related=(f"the rule is at {r.span}", *also)))
         elif not engine.ev(r.cond, Env(base)):
             where = next((deck.field_spans[f] for f in _fields_read(r) if f in deck.field_spans), deck.cards_span)
             found.append(Diagnostic("E016", f"{r.message} (rule `{r.name}`)", where,

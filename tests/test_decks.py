@@ -122,3 +122,15 @@ def test_kz_deck_the_three_sectors_in_any_order(tmp_path):
     deck.write_text(POZORKI.replace("[Gold Mine, Crystal Mine, Energy Source]", "[Energy Source, Gold Mine, Crystal Mine]"))
     r = check(deck)
     assert r.exit_code == 0, r.output
+
+
+def test_a_deck_list_cannot_ask_for_more_copies_than_the_card_data_holds(tmp_path):
+    """(A list asking for more copies than the data held dealt fewer, silently: a 12-card
+    deck under the 15 minimum. Issue 31.)"""
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(POZORKI.replace("{name: Firebolt, copies: 2}",
+                                    "{name: Firebolt, copies: 2}\n  - {name: Pozorny Archer, copies: 4}"))
+    r = check(deck)
+    assert r.exit_code != 0, r.output
+    assert "E003" in r.output and "asks for 7 copies of Pozorny Archer, and the card data holds 6" in r.output
+    assert "deck.yaml:16:" in r.output

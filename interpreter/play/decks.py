@@ -55,8 +55,11 @@ def load_deck(rs, path: str, span: Optional[A.Span] = None) -> DeckList:
                                   data.span(path, "cards") if isinstance(data, MarkedDict) else start,
                                   hint="cards:\n    - {name: Some Card, copies: 2}"))
     by_name: dict = {}
+    held: dict = {}          # name -> how many copies the card data holds
     for c in rs.cards:
         by_name.setdefault(c.name, c)
+        held[c.name] = held.get(c.name, 0) + 1
+    asked: dict = {}         # name -> copies the list asks for so far
     entries = []
     total = 0
     for n, entry in enumerate(data["cards"]):
@@ -87,6 +90,13 @@ def load_deck(rs, path: str, span: Optional[A.Span] = None) -> DeckList:
         if total > MAX_CARDS:
             raise CglError(Diagnostic("E003", f"the deck list holds more than the limit of {MAX_CARDS:,} cards",
                                       entry.span(path, "copies", value=True)))
+        asked[name] = asked.get(name, 0) + copies
+        if asked[name] > held[name]:   # (a game would deal fewer, silently)
+            raise CglError(Diagnostic("E003", f"the deck list asks for {asked[name]} copies of {name}, and the card "
+                                      f"data holds {held[name]}", entry.span(path, "copies", value=True)
+                                      if "copies" in entry else entry.span(path),
+                                      hint=f"list at most {held[name]} of it, or give it more copies in the card "
+                                           "data (`count:`)"))
         entries.append((card, copies, entry.span(path)))
     fields = {str(k): v for k, v in data.items() if k != "cards"}
     return DeckList(path, fields, entries, data.span(path, "cards"),

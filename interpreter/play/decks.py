@@ -60,6 +60,7 @@ def load_deck(rs, path: str, span: Optional[A.Span] = None) -> DeckList:
         by_name.setdefault(c.name, c)
         held[c.name] = held.get(c.name, 0) + 1
     asked: dict = {}         # name -> copies the list asks for so far
+    over = None              # the first entry that asks for more copies than the data holds
     entries = []
     total = 0
     for n, entry in enumerate(data["cards"]):
@@ -91,13 +92,14 @@ def load_deck(rs, path: str, span: Optional[A.Span] = None) -> DeckList:
             raise CglError(Diagnostic("E003", f"the deck list holds more than the limit of {MAX_CARDS:,} cards",
                                       entry.span(path, "copies", value=True)))
         asked[name] = asked.get(name, 0) + copies
-        if asked[name] > held[name]:   # (a game would deal fewer, silently)
-            raise CglError(Diagnostic("E003", f"the deck list asks for {asked[name]} copies of {name}, and the card "
-                                      f"data holds {held[name]}", entry.span(path, "copies", value=True)
-                                      if "copies" in entry else entry.span(path),
-                                      hint=f"list at most {held[name]} of it, or give it more copies in the card "
-                                           "data (`count:`)"))
+        if asked[name] > held[name] and over is None:   # (a game would deal fewer, silently)
+            over = Diagnostic("E003", f"the deck list asks for {asked[name]} copies of {name}, and the card data "
+                              f"holds {held[name]}", entry.span(path, "copies", value=True) if "copies" in entry
+                              else entry.span(path), hint=f"list at most {held[name]} of it, or give it more copies "
+                                                          "in the card data (`count:`)")
         entries.append((card, copies, entry.span(path)))
+    if over is not None:
+        raise CglError(over)
     fields = {str(k): v for k, v in data.items() if k != "cards"}
     return DeckList(path, fields, entries, data.span(path, "cards"),
                     {str(k): data.span(path, k) for k in data if k != "cards"})

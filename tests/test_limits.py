@@ -10,7 +10,7 @@ import pytest
 
 from cgl.interpreter.base.diagnostics import CglError, render_all
 from cgl.interpreter.play.game import Game
-from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS, MAX_DEPTH, MAX_DICE, MAX_LIST, MAX_NESTING, MAX_NUMBER
+from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS, MAX_DEPTH, MAX_DICE, MAX_LIST, MAX_NESTING, MAX_NUMBER, MAX_TEXT
 
 pytestmark = pytest.mark.both_engines
 
@@ -114,6 +114,15 @@ def test_a_list_doubled_without_end_stops_at_the_list_limit(make_rules):
     diag, _, _ = _stopped(rs)
     assert diag.code == "E017" and f"{MAX_LIST:,} items" in diag.message
     _at(diag, 10, "set xs = xs + xs")
+
+
+@pytest.mark.parametrize("grow", ["set t = t + t", 'set t = "{t}{t}"', "let u = t + t  set t = u"])
+def test_a_text_doubled_without_end_stops_at_the_text_limit(make_rules, grow):
+    """(Doubling a text 64 times was an internal MemoryError. Issue 34.)"""
+    rs = make_rules(ONE_TURN + 'turn { phase p { let t = "ab"  repeat 64 { ' + grow + " } } }")
+    diag, _, _ = _stopped(rs)
+    assert diag.code == "E017" and f"{MAX_TEXT:,} characters" in diag.message, diag.message
+    assert diag.span.line == 10
 
 
 def test_a_runaway_chain_of_triggers_names_the_trigger(make_rules):

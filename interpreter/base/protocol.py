@@ -24,6 +24,7 @@ MAX_DEPTH = 200           # levels of the parse tree (a block is about two, each
 MAX_NUMBER = 10 ** 18     # the largest magnitude of a number, written or computed
 MAX_DICE = 1_000          # dice in one roll (`1000d6`)
 MAX_LIST = 100_000        # items in a list a variable holds
+MAX_TEXT = 1_000_000      # characters in a text a rule builds
 
 
 # ---------------------------------------------------------------- control flow

@@ -326,7 +326,7 @@ class Statements:
         fn.emit(f"{self.ref(b)} = {v}")
 
     # static types whose values are never a number or a list: `set … = ` them needs no `_big`
-    _SMALL = frozenset(("card", "player", "str", "str?", "bool", "zone"))
+    _SMALL = frozenset(("card", "player", "bool", "zone"))   # (a text may be too long: MAX_TEXT)
 
     @staticmethod
     def small_constant(e) -> bool:

@@ -3,7 +3,7 @@ the closures of compiler.py) and the compiled engine (codegen.py), so that both 
 same by `+`, `=`, `<` and `in`."""
 from __future__ import annotations
 
-from ..base.protocol import MAX_DICE, MAX_LIST, MAX_NUMBER
+from ..base.protocol import MAX_DICE, MAX_LIST, MAX_NUMBER, MAX_TEXT
 from .state import Event, Group, Match, Player, ZoneRef
 
 
@@ -66,7 +66,14 @@ def _big(eng, v, node):
     if v.__class__ is list and len(v) > MAX_LIST:
         raise eng.fail(node, f"a list of more than {MAX_LIST:,} items ({len(v):,})", code="E017",
                        hint="does something add to this list without end?")
+    if v.__class__ is str and len(v) > MAX_TEXT:
+        raise _long_text(eng, node, len(v))
     return v
+
+
+def _long_text(eng, node, n: int):
+    return eng.fail(node, f"a text of more than {MAX_TEXT:,} characters ({n:,})", code="E017",
+                    hint="does something add to this text without end?")
 
 
 def _digits(v: int) -> str:
@@ -147,7 +154,10 @@ def _add(eng, a, b, node):
     if isinstance(a, (ZoneRef, list)) or isinstance(b, (ZoneRef, list)):
         return eng.as_list(a, node.left) + eng.as_list(b, node.right)
     if isinstance(a, str) or isinstance(b, str):
-        return _show(a) + _show(b)
+        a, b = _show(a), _show(b)
+        if len(a) + len(b) > MAX_TEXT:   # (checked before the text is made: doubling one runs out of memory)
+            raise _long_text(eng, node, len(a) + len(b))
+        return a + b
     return _num(a, node.left, eng) + _num(b, node.right, eng)
 
 

@@ -425,3 +425,18 @@ def test_the_server_stays_up_whatever_the_workspace_holds(tmp_path):
     found = session.check(str(tmp_path / "tiny.cgl"), {str(tmp_path / "tiny.cgl"): big})
     [d] = found[str(tmp_path / "tiny.cgl")]
     assert d.code == "E002" and "more than the limit" in d.message
+
+
+def test_hover_tells_an_event_from_a_phase_of_the_same_name():
+    """(Hovering the `discard` event showed MGT's `discard` phase. Issue 33.)"""
+    import os
+    from cgl.interpreter.tools.lsp import Session
+    path = os.path.abspath("rulesets/mgt.cgl")
+    lines = open(path).read().splitlines()
+    session = Session()
+    on = next(n for n, text in enumerate(lines) if text.startswith("on discard"))
+    event = session.hover(path, on, len("on dis"))
+    assert event.startswith("```cgl\non discard\n```") and "a card is discarded" in event and "phase" not in event
+    ph = next(n for n, text in enumerate(lines) if "phase discard" in text)
+    phase = session.hover(path, ph, lines[ph].index("discard") + 2)
+    assert "phase discard {" in phase and "a card is discarded" not in phase

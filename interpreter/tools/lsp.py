@@ -354,6 +354,8 @@ class Session:
             return self.card_doc(rs, what)
         if kind == "local":
             return f"```cgl\n{what[0]}\n```\n(local name)"
+        if kind == "event":
+            return _event_doc(rs, what)
         return self.name_doc(rs, what) if kind == "name" else None
 
     def _statement_at(self, rs: Ruleset, path: str, line: int, char: int):
@@ -382,6 +384,11 @@ class Session:
             item = self._enclosing(rs, path, line)
             if item is None:
                 return "name", word
+            ev = getattr(item, "event", None)
+            if isinstance(ev, A.EventPat) and ev.span is not None and word in (ev.kind, ev.name) \
+                    and span_range(ev.span)[0] <= (line, char) <= span_range(ev.span)[1] \
+                    and not (ev.kind in ("start", "end") and word == ev.name):
+                return "event", (ev.kind if word == ev.kind and ev.kind != "custom" else ev.name)
             use = _use_at(rs, item, line, char)
             if use is not None:   # a use of a name: what the resolver pass recorded for it
                 if use.kind in ("local", "maybe") and use.binder is not None:
@@ -669,6 +676,16 @@ def _named_uses(rs: Ruleset, item):
     """(node, its resolver.Use) for each use of a name in a declaration, in source order."""
     uses = facts(rs).uses
     return [(n, uses[id(n)]) for n in A.walk(item) if isinstance(n, A.Name) and id(n) in uses and n.span]
+
+
+def _event_doc(rs: Ruleset, name: str) -> str:
+    """What an event a trigger or reaction waits for is (not the phase or zone of that name)."""
+    binds = ", ".join(f"`{n}`" for n in B.EVENT_BINDINGS)
+    if name in B.EVENTS:
+        return f"```cgl\non {name}\n```\n\nthe event: {B.EVENTS[name]}. Its trigger sees {binds}."
+    fields = sorted(rs.emits.get(name, ()))
+    return (f"```cgl\non {name}\n```\n\nan event of this ruleset, raised by `emit {name}(…)`"
+            + (f"; its fields: {', '.join(f'`{f}`' for f in fields)}" if fields else "") + f". Its trigger sees {binds}.")
 
 
 def _binder_text(b, item) -> str:

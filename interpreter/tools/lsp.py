@@ -37,7 +37,8 @@ from ..base.files import MAX_SOURCE_BYTES, read_text
 from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
-from ..check.resolver import bound_names, facts
+from ..check.resolver import bound_names
+from .names import _binder_text, _event_doc, _named_uses, _use_at, _uses_in, span_range
 from ..check.statics import UNKNOWN, Statics
 from ..check.loader import MarkedDict, Ruleset, load, read_yaml, ruleset_files, unsaved_text, unsaved_texts
 
@@ -56,16 +57,6 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CARDS_FROM = re.compile(r'^\s*(?:override\s+)?cards\s+from\s+"([^"]+)"', re.M)
 _EXTENDS = re.compile(r'^\s*extends\s+"([^"]+)"', re.M)
 
-
-def span_range(sp: Optional[A.Span]) -> tuple:
-    """((line, character), (line, character)), 0-based and end-exclusive, of a Span."""
-    if sp is None or not sp.line:
-        return (0, 0), (0, 1)
-    start = (sp.line - 1, max(sp.column - 1, 0))
-    end = (sp.end_line - 1, max(sp.end_column - 1, 0)) if sp.end_line else start
-    if end <= start:
-        end = (start[0], start[1] + 1)
-    return start, end
 
 
 def file_kind(path: str, text: str) -> Optional[str]:
@@ -655,50 +646,9 @@ def _place_setup(path: str, item, rs: Ruleset) -> None:
     scenario.setup_position(SimpleNamespace(engine=eng), path, item.get("setup") or MarkedDict())
 
 
-def _use_at(rs: Ruleset, item, line: int, char: int):
-    """The recorded meaning (resolver.Use) of the bare name under the cursor (0-based line
-    and character) in declaration `item`, or None when no use of a name is there."""
-    uses = facts(rs).uses
-    for n in A.walk(item):
-        if isinstance(n, A.Name) and n.span is not None and id(n) in uses:
-            (l0, c0), (l1, c1) = span_range(n.span)
-            if l0 == line == l1 and c0 <= char <= c1:
-                return uses[id(n)]
-    return None
 
 
-def _uses_in(rs: Ruleset, item):
-    """The recorded uses of the names of a declaration."""
-    return [u for _, u in _named_uses(rs, item)]
 
-
-def _named_uses(rs: Ruleset, item):
-    """(node, its resolver.Use) for each use of a name in a declaration, in source order."""
-    uses = facts(rs).uses
-    return [(n, uses[id(n)]) for n in A.walk(item) if isinstance(n, A.Name) and id(n) in uses and n.span]
-
-
-def _event_doc(rs: Ruleset, name: str) -> str:
-    """What an event a trigger or reaction waits for is (not the phase or zone of that name)."""
-    binds = ", ".join(f"`{n}`" for n in B.EVENT_BINDINGS)
-    if name in B.EVENTS:
-        return f"```cgl\non {name}\n```\n\nthe event: {B.EVENTS[name]}. Its trigger sees {binds}."
-    fields = sorted(rs.emits.get(name, ()))
-    return (f"```cgl\non {name}\n```\n\nan event of this ruleset, raised by `emit {name}(…)`"
-            + (f"; its fields: {', '.join(f'`{f}`' for f in fields)}" if fields else "") + f". Its trigger sees {binds}.")
-
-
-def _binder_text(b, item) -> str:
-    """How a local is bound, in the words of the rules: `let x`, `for x`, `f(… x …)` …"""
-    if b.how in ("let", "for", "choose"):
-        return f"{b.how} {b.name}"
-    if b.how == "parameter":
-        return f"{getattr(b.node, 'name', '') or getattr(item, 'name', '')}(… {b.name} …)"
-    if b.how == "it":
-        return "it (each card in turn)"
-    if b.how == "event":
-        return f"{b.name} (of the event)"
-    return f"{b.name} (the engine binds it)"
 
 
 def _unique(items: list) -> list:

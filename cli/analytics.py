@@ -166,7 +166,8 @@ def _play(spec, games, workers, dask, label=""):
                    "stopped with it", err=True)
         sys.exit(128 + e.signum)
     except OSError as e:   # (a process limit: workers cannot start)
-        _fail(f"cannot start {workers} worker processes: {e.strerror or e}; try fewer with -w")
+        _fail(f"cannot run the batch: {e.strerror or e}" + (f"; if the system refused {workers} worker processes, "
+                                                             "try fewer with -w" if workers else ""))
     except sim.DaskUnavailable:
         _fail(f"--dask needs dask.distributed, which is not installed; it is an optional extra: {DASK_HINT}")
     except sim.ClusterError as e:

@@ -70,31 +70,10 @@ class CompiledEngine(Engine):
 
     def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
         """`Engine._moved` (place the card, count it, `event_begin`) with `event_begin` and
-        the dispatch written in, and `_place` too when it has nothing else to do (as
-        `_move_each`'s quiet moves): a card event is the commonest thing a game does."""
+        the dispatch written in: a card event is the commonest thing a game does."""
         st = self.state
         card, dest = ev.card, ev.dest
-        if position == "top" and st.known is None and not st.trying and not self.place_derives:
-            cid = card.id
-            where, zones = st.where, st.zones
-            old = where[cid]
-            if old is not None:
-                ids = zones[old]
-                if ids[-1] == cid:  # the top card (a draw): no search
-                    ids.pop()
-                else:
-                    ids.remove(cid)
-            dkey = dest.key
-            ids = zones.get(dkey)
-            if ids is None:
-                ids = zones[dkey] = []
-            watched = self._watched
-            if watched is None or old in watched or dkey in watched:
-                st.changes += 1
-            ids.append(cid)
-            where[cid] = dkey
-        else:
-            self._place(card, dest, position)
+        self._place(card, dest, position)   # (the one place a card changes zone)
         if stat is not None:
             stats = st.stats
             key = stat + card.name
@@ -146,26 +125,7 @@ class CompiledEngine(Engine):
         `seat`, as `_moved` makes it (written in: the one call a move costs); the runner of
         what waits for it, started, or None."""
         st = self.state
-        if st.known is None and not st.trying and not self.place_derives:
-            cid = card.id
-            where, zones = st.where, st.zones
-            old = where[cid]
-            ids = zones[old]
-            if ids[-1] == cid:  # the top card (a draw): no search
-                ids.pop()
-            else:
-                ids.remove(cid)
-            dkey = dest.key
-            ids = zones.get(dkey)
-            if ids is None:
-                ids = zones[dkey] = []
-            watched = self._watched
-            if watched is None or old in watched or dkey in watched:
-                st.changes += 1
-            ids.append(cid)
-            where[cid] = dkey
-        else:
-            self._place(card, dest, "top")
+        self._place(card, dest, "top")   # (the one place a card changes zone)
         stats = st.stats
         key = stat + card.name
         stats[key] = stats.get(key, 0) + 1

@@ -29,8 +29,9 @@ from typing import Optional
 from ..base import ast as A
 from ..base.diagnostics import CglError, Diagnostic
 from ..runtime import builtins as B
-from ..runtime.state import Group, Match, Player, ZoneRef
-from ..runtime.values import _add, _arith, _attr, _dice, _eq, _hashable, _in, _kind, _num, _order, _rememberable, _show
+from ..runtime.state import Group, Player, ZoneRef
+from ..runtime.values import (_add, _arith, _attr, _dice, _eq, _hashable, _in, _kind, _num, _order, _rememberable, _show,
+                              _value_attr)
 from .loader import Card
 from .resolver import call_meaning, card_attr_meaning, facts, use_of
 
@@ -100,8 +101,8 @@ class _Context:
 
     def attr_of(self, obj, name):
         """(found, value) for `obj.name`, as `Engine.attr_of` reads it. (A card's is the
-        evaluator's `card_attr`; the rest is written again from `Engine._other_attr`, whose
-        reads of the game's state become NotStatic here.)"""
+        evaluator's `card_attr`; a player's reads the variables' first values; the rest is
+        `values._value_attr`, which the engine reads too; a zone's size is NotStatic.)"""
         if type(obj) is Card:
             return self._statics.card_attr(obj, name)
         if isinstance(obj, Player):
@@ -112,22 +113,9 @@ class _Context:
             if name == "seat":
                 return True, obj.seat + 1
             return False, None
-        if isinstance(obj, (Match, Group)):
-            if name in ("shape", "groups", "label", "size", "cards") and hasattr(obj, name):
-                v = getattr(obj, name)
-                return True, list(v) if isinstance(v, tuple) else v
-            return False, None
-        if isinstance(obj, ZoneRef):
-            if name == "name":
-                return True, obj.name
-            if name == "owner":
-                return True, None if obj.owner is None else self.players[obj.owner]
-            if name == "size":
-                raise NotStatic("the cards of a zone")
-            return False, None
-        if isinstance(obj, dict):
-            return (True, obj[name]) if name in obj else (False, None)
-        return False, None
+        if name == "size" and isinstance(obj, ZoneRef):
+            raise NotStatic("the cards of a zone")
+        return _value_attr(obj, name, self.players)
 
 
 class Statics:

@@ -199,3 +199,27 @@ def _in(eng, a, b, node):
     if isinstance(b, str) and isinstance(a, str):
         return a in b
     raise eng.fail(node, f"`in` needs a list or a zone on its right, got {_kind(b)}")
+
+
+def _value_attr(obj, name: str, players) -> tuple:
+    """`obj.name` of a value that is neither a card, a player nor an event, as both engines and
+    the static evaluator read it: a pattern's match or group (`shape`, `groups`, `label`,
+    `size`, `cards`), a zone's `name` and `owner` (its `size` reads the game: the caller's),
+    a data table's row. (found, value)"""
+    if isinstance(obj, (Match, Group)):
+        if name in ("shape", "groups", "label", "size", "cards"):
+            try:
+                v = getattr(obj, name)
+            except AttributeError:
+                return False, None
+            return True, list(v) if isinstance(v, tuple) else v
+        return False, None
+    if isinstance(obj, ZoneRef):
+        if name == "name":
+            return True, obj.name
+        if name == "owner":
+            return True, None if obj.owner is None else players[obj.owner]
+        return False, None
+    if isinstance(obj, dict):
+        return (True, obj[name]) if name in obj else (False, None)
+    return False, None

@@ -31,7 +31,7 @@ from .statements import Statements
 from .trial import Trials
 from .turn_order import TurnOrder
 from .views import Views
-from ..runtime.values import _fresh, _hashable, _kind, _label, _truth
+from ..runtime.values import _fresh, _hashable, _kind, _label, _truth, _value_attr
 
 # ---------------------------------------------------------------- environments
 
@@ -357,27 +357,9 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                 return True, obj.get(name)
             except KeyError:
                 return False, None
-        if isinstance(obj, (Match, Group)):
-            if name in ("shape", "groups", "label", "size", "cards"):
-                try:
-                    v = getattr(obj, name)
-                except AttributeError:
-                    return False, None
-                return True, list(v) if isinstance(v, tuple) else v
-            return False, None
-        if isinstance(obj, ZoneRef):
-            if name == "name":
-                return True, obj.name
-            if name == "owner":
-                return True, None if obj.owner is None else self.players[obj.owner]
-            if name == "size":
-                return True, len(self.state.zones.get(obj.key, ()))
-            return False, None
-        if isinstance(obj, dict):
-            if name in obj:
-                return True, obj[name]
-            return False, None
-        return False, None
+        if name == "size" and isinstance(obj, ZoneRef):
+            return True, len(self.state.zones.get(obj.key, ()))
+        return _value_attr(obj, name, self.players)
 
     # ------------------------------------------------------------ patterns
     def match_pattern(self, p: A.Pattern, args: list):

@@ -331,7 +331,7 @@ def _play(t: _Table, quiet: bool, log_path, save_path, resumed_from=None):
     res = game.result
     click.echo("")
     click.secho(res.summary(), bold=True)
-    _print_scores(res, T.score_var(rs), score_only=bool(people))
+    _print_scores(res, T.score_var(rs), score_only=bool(people), may_read=game.engine.may_read)
     if t.seed_hidden:
         click.echo(f"  (seed {game.seed}" + (f"; the game is in {log_path}: `cgl replay {shlex.quote(log_path)}`"
                                              if log_path else "") + ")")
@@ -380,12 +380,13 @@ def _parse_decks(pairs) -> dict:
     return out
 
 
-def _print_scores(res, score=None, score_only=False):
-    """Each player's variables at the end, the ruleset's score (`Ruleset.score`) first; with
-    people at the table (`score_only`) only the score, when the ruleset has one: its other
-    counters are its bookkeeping."""
+def _print_scores(res, score=None, score_only=False, may_read=None):
+    """Each player's variables at the end that everyone may read (`Engine.may_read`, for
+    no seat: not `internal`, not `private`), the ruleset's score (`Ruleset.score`) first;
+    with people at the table (`score_only`) only the score, when the ruleset has one."""
     for i, pv in enumerate(res.players, 1):
-        shown = {k: v for k, v in pv.items() if isinstance(v, (int, bool)) or isinstance(v, str)}
+        shown = {k: v for k, v in pv.items() if (isinstance(v, (int, bool)) or isinstance(v, str))
+                 and (may_read is None or may_read(k, None, i - 1))}
         if score is not None and score in pv:
             shown = {score: pv[score]} if score_only else {score: pv[score], **shown}
         parts = ", ".join(f"{k} {v}" for k, v in shown.items())

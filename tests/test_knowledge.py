@@ -156,3 +156,14 @@ def test_what_a_priest_shows_one_player_that_player_alone_is_shown_and_uses():
                 looked += 1
                 assert len(e["to"]) == 1, "a Priest's look is for its player alone"
     assert looked >= 5 and guarded >= 1
+
+
+@pytest.mark.one_engine
+def test_the_final_scores_of_cgl_run_show_no_bookkeeping():
+    """(Kozyablo's `internal var mulligans per player` was printed at a game's end.)"""
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    r = CliRunner().invoke(main, ["run", "kozyablo", "-s", "1"])
+    assert r.exit_code == 0, r.output
+    end = r.output.split("Winner")[1]
+    assert "P1: army pozorki" in end and "mulligans" not in end

@@ -18,6 +18,7 @@ import attrs
 
 from .batchspec import BatchSpec, rerun_command, seat_agents
 from .skill import skill_gap
+from ..base.protocol import CARD_STATS
 from .stats import ALPHA, _r, chi2_uniform, describe, histogram, holm, share_test, wilson
 
 KINDS = (("triggers", "trigger"), ("reactions", "reaction"), ("rules", "rule"), ("actions", "action"))
@@ -354,8 +355,8 @@ def _fired_and_never(rs, totals, games_with, events: dict, events_declared: list
 def _cards(rs, totals, never: dict) -> dict:
     """Cards drawn and discarded by name; the ones never drawn or discarded go into `never`."""
     card_names = list(dict.fromkeys(c.name for c in rs.cards))
-    drawn = {nm: totals.get(f"card drawn:{nm}", 0) for nm in card_names}
-    discarded = {nm: totals.get(f"card discarded:{nm}", 0) for nm in card_names}
+    drawn = {nm: totals.get(CARD_STATS["draw"] + nm, 0) for nm in card_names}
+    discarded = {nm: totals.get(CARD_STATS["discard"] + nm, 0) for nm in card_names}
     never["cards_never_drawn"] = [nm for nm in card_names if not drawn[nm]]
     never["cards_never_discarded"] = [nm for nm in card_names if not discarded[nm]]
     never["dead_cards"] = [nm for nm in card_names if not drawn[nm] and not discarded[nm]]

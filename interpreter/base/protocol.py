@@ -26,6 +26,10 @@ MAX_DICE = 1_000          # dice in one roll (`1000d6`)
 MAX_LIST = 100_000        # items in a list a variable holds
 MAX_TEXT = 1_000_000      # characters in a text a rule builds
 
+#: What a game counts of each card's moves (`Result.stats`: `card drawn:NAME` …), once for the
+#: engines, the batch reports and the scenarios' `expect: stats:`.
+CARD_STATS = {"draw": "card drawn:", "deal": "card dealt:", "discard": "card discarded:"}
+
 
 # ---------------------------------------------------------------- control flow
 

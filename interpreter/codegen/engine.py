@@ -9,7 +9,7 @@ from ..base import ast as A
 from ..walker.compiler import Env, event_env
 from ..base.diagnostics import CglError
 from ..walker.engine import Engine
-from ..base.protocol import DEFAULT_MAX_STEPS, ActionChoice
+from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, ActionChoice
 from ..check.loader import Card
 from ..check.resolver import facts
 from ..runtime.state import Event, Player, ZoneRef
@@ -109,7 +109,7 @@ class CompiledEngine(Engine):
             dest = self._hands[cur] or self._default_zone("hand", s, cur)
             self._hands[cur] = dest
         return self._card_event("draw", self.cards[ids[-1]], st.current if dest.owner is None else dest.owner,
-                                src, dest, "card drawn:", False)
+                                src, dest, CARD_STATS["draw"], False)
 
     def s_discard1(self, s, card):
         """`s_discard(s, card, None)`."""
@@ -118,7 +118,7 @@ class CompiledEngine(Engine):
         src = self._zone_refs.get(self.state.where[card.id]) or self.zone_of_card(card)
         dest = self._pile = self._pile or self._default_zone("discard", s)
         return self._card_event("discard", card, self.state.current if src.owner is None else src.owner,
-                                src, dest, "card discarded:", s.forced)
+                                src, dest, CARD_STATS["discard"], s.forced)
 
     def _card_event(self, kind, card, seat, src, dest, stat, forced):
         """`draw 1`'s and `discard c`'s move, of `card` from `src` to the top of `dest` by

@@ -36,7 +36,7 @@ from ..walker.engine import AnswerError, Decision
 from .game import Game
 from ..base.files import MarkedList, found_in, indirect_ruleset, inside, project_roots
 from ..check.loader import MarkedDict, load, packaged_rulesets, read_yaml
-from ..base.protocol import DEFAULT_MAX_STEPS
+from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS
 from ..runtime.state import plain
 
 KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "until", "script", "dice",
@@ -558,7 +558,7 @@ def stat_keys(rs) -> dict:
     return {"": {"rounds", "turns"}, "trigger": triggers, "instead": triggers,
             "reaction": {r.name for r in rs.reactions}, "rule": {r.name for r in rs.rules},
             "check": {c.name for c in rs.checks}, "event": set(rs.emits), "action": {a.name for a in rs.actions},
-            **{f"card {verb}": {c.name for c in rs.cards} for verb in ("drawn", "dealt", "discarded")}}
+            **{prefix.rstrip(":"): {c.name for c in rs.cards} for prefix in CARD_STATS.values()}}
 
 
 def _check_stat_key(rs, path, data, key) -> None:

@@ -15,8 +15,8 @@ from ..base import ast as A
 from .compiler import Env, event_env
 from ..check.loader import Card
 from ..base.diagnostics import CglError, Diagnostic
-from ..base.protocol import (MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision, _EndScope,
-                       _GameOver, _TrialMoved)
+from ..base.protocol import (CARD_STATS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision,
+                             _EndScope, _GameOver, _TrialMoved)
 from ..check.resolver import facts, use_of
 from ..runtime.state import Event, Player, ZoneRef
 from ..runtime.values import _apply, _kind, _num, _show, _truth
@@ -188,7 +188,7 @@ class Statements:
         who = self.players[dest.owner if dest.owner is not None else self.state.current]
         moved = 0
         for _ in range(n):
-            took = yield from self._take_top("draw", src, dest, who, "card drawn:")
+            took = yield from self._take_top("draw", src, dest, who, CARD_STATS["draw"])
             if took is None:
                 break
             moved += took
@@ -228,7 +228,7 @@ class Statements:
         moved, stopped = 0, False
         for _ in range(n):
             for who, dest in dests:
-                took = yield from self._take_top("deal", src, dest, who, "card dealt:")
+                took = yield from self._take_top("deal", src, dest, who, CARD_STATS["deal"])
                 if took is None:
                     stopped = True   # the source is empty, or a rule keeps its top card
                     break
@@ -254,7 +254,7 @@ class Statements:
             if self._instead_by_kind and (yield from self._replace(ev)):
                 continue
             moved += 1
-            hit = self._moved(ev, "top", "card discarded:")
+            hit = self._moved(ev, "top", CARD_STATS["discard"])
             if hit is not None:
                 yield from self.event_run(ev, hit)
         return moved

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from cgl.interpreter.walker.engine import Decision
+from cgl.interpreter.walker.seatview import visible_log
 
 from . import table as T
 
@@ -82,22 +83,12 @@ class HumanAgent:
         return self.game.engine if self.game is not None else None
 
     def show_view(self, view: dict, full: bool = False):
+        """The table as the seat view says it (`Decision.view()` / `Game.view(seat)`)."""
         self.out("")
         self.out(escape(f"--- You are {view['you']} · round {view['round']} · turn {view['turn']} "
                         f"({view['current']} to play{', phase ' + view['phase'] if view.get('phase') else ''}) ---"))
-        if self.eng is not None:
-            for line in T.render_table(self.eng, self.seat, full=full):
-                self.out(line)
-            return
-        for name, cards in view["zones"].items():     # (no engine: the decision's view, as data)
-            if isinstance(cards, int):
-                if full and cards:
-                    self.out(escape(f"  {name}: {cards} card{'s' if cards != 1 else ''} (hidden)"))
-            elif cards or full:
-                self.out(escape(f"  {name}: " + (", ".join(cards) if cards else "(empty)")))
-        for p in view["players"]:
-            vals = ", ".join(f"{k} {_fmt(v)}" for k, v in p.items() if k != "player" and v not in ([], None))
-            self.out(escape(f"  {p['player']}{' (you)' if p['player'] == view['you'] else ''}: {vals}"))
+        for line in T.render_table(view, full=full):
+            self.out(line)
 
     def show_entry(self, entry: dict) -> None:
         kind, text = entry["type"], escape(entry["text"])
@@ -113,12 +104,12 @@ class HumanAgent:
         """Print what happened since this seat last looked (what it may see), up to step `upto`."""
         if self.game is None:
             return
-        log = self.game.state.log
-        upto = len(log) if upto is None else upto
+        upto = len(self.game.state.log) if upto is None else upto
         start = max(self.seen, self.public_seen) if public_only else self.seen
-        # (a veiled line, "P2 draws a card", is for the seats that did not see the card)
-        mine = [e for e in log[start:upto] if not e.get("quiet")
-                and not ("to" in e and (public_only or self.seat not in e["to"]))]
+        # (the seat view's log: a veiled line, "P2 draws a card", is for the seats that did
+        # not see the card; a shared screen shows what everyone reads)
+        log = visible_log(self.game.state.log[:upto], None if public_only else self.seat, since=start)
+        mine = [e for e in log if not e.get("quiet")]
         for entry in condensed(mine):
             self.show_entry(entry)
         if public_only:   # a screen every seat reads: this seat's own lines are still to come
@@ -133,13 +124,14 @@ class HumanAgent:
         self.catch_up(public_only=self.hot_seat, upto=len(log) - 1 if log else 0)
         self.out("")
         self.out(f"[bold reverse] {'The game is over' if last else f'Round {number} is over'} [/bold reverse]")
-        shown = T.last_shown(self.eng)
+        view = self.game.view(None if self.hot_seat else self.seat)
+        shown = view["revealed"]
         if shown:
             self.out("[bold]Shown at the end[/bold]:")
-            for g, cards in T.grouped(self.eng, shown):
-                for line in T.wrap(f"  [cyan]{escape(g)}[/cyan]  ", [T.card_line(self.eng, c) for c in cards], 6):
+            for g, cards in T.grouped(view, shown):
+                for line in T.wrap(f"  [cyan]{escape(g)}[/cyan]  ", [T.card_line(c) for c in cards], 6):
                     self.out(line)
-        for line in T.render_table(self.eng, None if self.hot_seat else self.seat):
+        for line in T.render_table(view):
             self.out(line)
         if not last:
             self._pause(f"Press Enter for round {number + 1}")
@@ -171,28 +163,31 @@ class HumanAgent:
             self.seen = seen
             raise
 
-    def _menu(self, d: Decision) -> list:
-        """[(label, [option indices])]: cards in the order of the hand, and options that are
-        truly the same (one label, the same card in the same state) merged into one."""
-        order = list(range(len(d.options)))
-        cards = [_card_of(o) for o in d.options]
-        eng = self.eng
-        if eng is not None and cards and all(c is not None for c in cards):
+    def _menu(self, d: Decision, view: dict) -> list:
+        """[(label, [option indices])] from the seat view's decision: cards in the order of
+        the hand, and options that are truly the same (one label, the same card in the same
+        state) merged into one."""
+        options = (view.get("decision") or {}).get("options") or \
+            [{"index": i, "label": label} for i, label in enumerate(d.labels)]
+        order = list(range(len(options)))
+        cards = [o.get("card") for o in options]
+        if cards and all(c is not None for c in cards):
             rank = {}
-            for g, (_, cs) in enumerate(T.grouped(eng, list({c.id: c for c in cards}.values()))):
+            for g, (_, cs) in enumerate(T.grouped(view, cards)):
                 for i, c in enumerate(cs):
-                    rank[c.id] = (g, i)
-            order.sort(key=lambda i: rank.get(cards[i].id, (0, 0)))
+                    rank[id(c)] = (g, i)
+            order.sort(key=lambda i: rank.get(id(cards[i]), (0, 0)))
         menu: list = []
         seen: dict = {}
         for i in order:
-            label = d.labels[i]
+            label = options[i]["label"]
             key = None
             if d.hi <= 1:
                 c = cards[i]
-                if c is not None and eng is not None:
-                    key = (label, c.name, tuple(T.card_counters(eng, c)), type(d.options[i]).__name__)
-                elif c is None and isinstance(d.options[i], (str, int, bool)):
+                if c is not None:
+                    key = (label, c["name"], repr(c.get("vars", {})), options[i].get("where"),
+                           type(d.options[i]).__name__)
+                elif "where" not in options[i] and isinstance(d.options[i], (str, int, bool)):
                     key = (label, repr(d.options[i]))
             if key is not None and key in seen:
                 menu[seen[key]][1].append(i)
@@ -200,25 +195,25 @@ class HumanAgent:
             if key is not None:
                 seen[key] = len(menu)
             menu.append((label, [i]))
-        return self._told_apart(menu, cards)
+        return self._told_apart(menu, options)
 
-    def _told_apart(self, menu: list, cards: list) -> list:
-        """Options that read the same but are not the same (two Brutes, one hurt): each
-        says where its card is and its counters."""
-        if self.eng is None:
-            return menu
+    def _told_apart(self, menu: list, options: list) -> list:
+        """Whose card each option is, when the cards lie in more than one place ("in
+        stable P2"); options that read the same but are not the same (two Brutes, one
+        hurt) also say their counters."""
         count: dict = {}
         for label, _ in menu:
             count[label] = count.get(label, 0) + 1
+        places = {o.get("where") for o in options if "where" in o}
         out = []
         for label, same in menu:
-            c = cards[same[0]]
-            if count[label] > 1 and c is not None:
-                where = self.eng.state.where[c.id]
-                extra = [f"in {T.zone_label(self.eng, where)}"] if where else []
-                extra += [f"{k} {v}" for k, v in T.card_counters(self.eng, c)]
-                label = f"{label} [{' · '.join(extra)}]" if extra else label
-            out.append((label, same))
+            o = options[same[0]]
+            extra = []
+            if "where" in o and (len(places) > 1 or count[label] > 1):
+                extra.append(f"in {o['where']}")
+            if count[label] > 1 and o.get("card"):
+                extra += [f"{k} {_fmt(v)}" for k, v in o["card"].get("vars", {}).items()]
+            out.append((f"{label} [{' · '.join(extra)}]" if extra else label, same))
         return out
 
     def _ask(self, d: Decision):
@@ -243,7 +238,7 @@ class HumanAgent:
                     return False
                 if not self._common(raw, d, []):
                     self.out(escape(f"`{raw}` is not an answer: type 1 (yes) or 2 (no), `help`, `view` or `quit`."))
-        menu = self._menu(d)
+        menu = self._menu(d, view)
         for n, (label, same) in enumerate(menu, 1):
             more = f" [dim](×{len(same)})[/dim]" if len(same) > 1 else ""
             self.out(f"  {n:>2}. {escape(label)}{more}")
@@ -313,11 +308,11 @@ class HumanAgent:
         if low in ("v", "view", "table"):
             self.show_view(d.view(), full=True)
             return True
-        if low in ("s", "score", "scores", "players") and self.eng is not None:
-            self.out(T.render_players(self.eng, self.seat, full=True))
+        if low in ("s", "score", "scores", "players"):
+            self.out(T.render_players(d.view(), full=True))
             return True
         if word in ("look", "l") and rest.strip():
-            self._look(raw.split(None, 1)[1].strip())
+            self._look(raw.split(None, 1)[1].strip(), d.view())
             return True
         if low in ("h", "help", "?"):
             self.out("Type the number of an option (or yes/no); `about NAME` (or `about N`) to read a card; "
@@ -329,23 +324,21 @@ class HumanAgent:
             return True
         return False
 
-    def _look(self, which: str):
-        if self.eng is None:
-            self.out("(nothing to look at)")
-            return
+    def _look(self, which: str, view: dict):
         want = " ".join(which.split()).lower()
-        zones = T.zones_seen(self.eng, self.seat)
-        hits = [z for z in zones if z.label.lower() == want] or [z for z in zones if z.name.lower() == want]
+        zones = view["zones"]
+        hits = [z for z in zones if z["label"].lower() == want] or [z for z in zones if z["zone"].lower() == want]
         if not hits:
-            names = sorted({z.name for z in zones})
+            names = sorted({z["zone"] for z in zones})
             self.out(escape(f"No zone `{which}`: the zones are {', '.join(names)}."))
             return
         for z in hits:
-            for line in T.render_zone(self.eng, z, full=True):
+            for line in T.render_zone(z, full=True):
                 self.out(line)
 
     def _about(self, which: str, d: Decision, menu: list):
-        """What a card does: a visible card by name, or option N's card."""
+        """What a card does: a visible card by name, or option N's card (if the seat sees it)."""
+        view = d.view()
         if not which:
             self.out("Type `about NAME` with a card's name (or `about N` for option N).")
             return
@@ -355,16 +348,20 @@ class HumanAgent:
                 self.out(f"Type `about N` with N from 1 to {len(menu)}, or `about NAME`." if menu else
                          "Type `about NAME` with a card's name.")
                 return
-            card = _card_of(d.options[menu[n - 1][1][0]])
+            i = menu[n - 1][1][0]
+            card = _card_of(d.options[i])
             if card is None:
                 self.out(f"Option {which} is not a card.")
+                return
+            if not _seen_option(view, i):
+                self.out(f"Option {which} is a card you cannot see.")
                 return
         else:
             if self.eng is None:
                 self.out("Type `about N` with an option's number.")
                 return
-            extra = [c for c in (_card_of(o) for o in d.options) if c is not None]
-            card, problem = T.find_card(self.eng, self.seat, which, extra)
+            extra = [c for i, c in enumerate(_card_of(o) for o in d.options) if c is not None and _seen_option(view, i)]
+            card, problem = T.find_card(self.eng, view, which, extra)
             if card is None:
                 self.out(escape(problem))
                 return
@@ -374,8 +371,8 @@ class HumanAgent:
                 if key != "name":
                     self.out(escape(f"  {key}: {_fmt(value)}"))
             return
-        seen = any(c is card for c in (_card_of(o) for o in d.options)) or \
-            any(c is card for c in T.visible_cards(self.eng, self.seat))
+        seen = any(c is card for i, c in enumerate(_card_of(o) for o in d.options) if _seen_option(view, i)) or \
+            any(c is card for c in T.visible_cards(self.eng, view))
         for line in T.render_about(self.eng, card, self.seat, seen=seen):
             self.out(line)
 
@@ -400,6 +397,12 @@ def condensed(entries: list) -> list:
         out.append(e)
     flush()
     return out
+
+
+def _seen_option(view: dict, i: int) -> bool:
+    """Whether option `i` of the view's decision names a card the seat may see."""
+    options = (view.get("decision") or {}).get("options") or ()
+    return i < len(options) and "card" in options[i]
 
 
 def _card_of(option):

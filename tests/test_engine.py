@@ -376,9 +376,10 @@ def test_view_hides_other_hands_and_the_deck(make_rules):
     g = Game(rs, 2, 0)
     d = g.start()
     v = d.view()
-    assert isinstance(v["zones"]["hand P1"], list) and len(v["zones"]["hand P1"]) == 2
-    assert v["zones"]["hand P2"] == 2  # only a count
-    assert v["zones"]["deck"] == 4
+    zones = {z["label"]: z for z in v["zones"]}
+    assert isinstance(zones["hand P1"]["cards"], list) and len(zones["hand P1"]["cards"]) == 2
+    assert zones["hand P2"]["cards"] is None and zones["hand P2"]["count"] == 2  # only a count
+    assert zones["deck"]["cards"] is None and zones["deck"]["count"] == 4
     assert not any("B2" in e["text"] or "A3" in e["text"] for e in v["log"] if e.get("player") == 2)
 
 
@@ -552,7 +553,7 @@ def test_simultaneous_bodies_wait_until_every_choice_is_made(make_rules):
     g = Game(rs, 2, 0)
     g.start()
     d2 = g.answer(1)
-    assert [p["shown"] for p in d2.view()["players"]] == [None, None]
+    assert [p["vars"]["shown"] for p in d2.view()["players"]] == [None, None]
     g.answer(0)
     assert [p["shown"] for p in g.state.player_vars] == ["paper", "rock"]
 
@@ -716,7 +717,7 @@ def test_zones_per_card_hold_attachments_that_follow_their_rules(make_rules):
     assert any(x.endswith("owned by P1") and x.startswith("1 under") for x in t)
     assert len(g.state.zones["pile"]) == 2
     v = g.engine.view(1)
-    assert not any(k.startswith("under") for k in v["zones"])  # empty attachment zones are not listed
+    assert not any(z["zone"] == "under" for z in v["zones"])  # empty attachment zones are not listed
 
 
 def test_a_zone_of_each_card_needs_a_card(make_rules):

@@ -81,7 +81,7 @@ def test_a_seat_is_shown_the_variables_it_may_read(make_rules):
     d = game.start()
     view = d.view()
     assert view["you"] == "P1"
-    me, other = view["players"]
+    me, other = (p["vars"] for p in view["players"])
     assert (me.get("open"), me.get("seen"), "tries" in me) == (1, 2, False)
     assert (other.get("open"), "seen" in other, "tries" in other) == (1, False, False)
     assert view["globals"] == {"round_mark": 5}
@@ -111,7 +111,7 @@ def test_the_table_shows_no_bookkeeping():
             for v in hidden:
                 if v in eng.state.card_vars[c.id]:
                     eng.state.card_vars[c.id][v] = 7
-        text = "\n".join(T.plain(x) for seat in (0, None) for x in T.render_table(eng, seat, full=True))
+        text = "\n".join(T.plain(x) for seat in (0, None) for x in T.render_table(game.view(seat), full=True))
         shown = [v for v in hidden if f"{v} " in text]
         assert not shown, f"{name}: {shown}"
         assert all(not eng.may_read(v, 0, 0) for v in hidden if v in rs.vars)
@@ -137,7 +137,7 @@ def test_what_a_priest_shows_one_player_that_player_alone_is_shown_and_uses():
             st = game.state
             view = d.view()
             for i, p in enumerate(view["players"]):
-                assert ("seen" in p) == (i == d.player), "a player's memory is shown to it alone"
+                assert ("seen" in p["vars"]) == (i == d.player), "a player's memory is shown to it alone"
             answer = agents[d.player].decide(d)
             if d.prompt == "Guard: whose card do you name?":
                 foe_seat = int(d.labels[answer][1:]) - 1

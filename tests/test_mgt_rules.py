@@ -381,7 +381,8 @@ def test_mgt_announce_a_discard_is_shown_to_every_player():
     game, mark = _discard_position("Alice", ["Alice", "Hobgoblin", "Grizzly", "Holstaur", "Mothman",
                                              "Sandworm", "Mummy", "Zombie"])
     view = game.engine.view(1)
-    assert len(view["zones"]["pile"]) == 1 and str(view["zones"]["pile"][0]).startswith("Alice")
+    pile = next(z["cards"] for z in view["zones"] if z["label"] == "pile")
+    assert len(pile) == 1 and pile[0]["label"].startswith("Alice")
     assert any("P1 discards Alice" in t for t in _seen_by(game, 1, mark))
     alice = next(c for c in game.engine.cards if c.name == "Alice")
     assert alice.props["type"] == "FIEND"
@@ -396,6 +397,6 @@ def test_mgt_announce_the_rolled_nature_of_a_miscellaneous_monster_is_announced(
                                            "Sandworm", "Mummy", "Zombie"], cards={"Alp": {"rolled": "loyal"}})
     seen = _seen_by(game, 1, mark)
     view = game.engine.view(1)
-    shown = seen + [str(x) for x in view["zones"]["pile"]]
+    shown = seen + [c["label"] for z in view["zones"] if z["label"] == "pile" for c in z["cards"]]
     assert any("Alp" in t and "loyal" in t for t in shown), (
         "P2 is never told that the discarded Alp is loyal; P2 sees: " + " | ".join(shown))

@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from cgl.cli import table as T
+from cgl.interpreter.walker.seatview import group_property
 from cgl.cli.human import HumanAgent, Interrupted, QuitGame
 from cgl.cli.main import main
 from cgl.interpreter.play.game import Game, make_agent, play
@@ -41,7 +42,7 @@ def lines(markup: list) -> str:
 def test_the_hand_is_grouped_the_pile_compact_and_other_hands_hidden():
     game, _ = mgt_at_pile()
     eng = game.engine
-    text = lines(T.render_table(eng, 0))
+    text = lines(T.render_table(game.view(0)))
     hand = [eng.cards[i] for i in game.state.zones["hand:0"]]
     head = re.search(r"Your hand \((\d+)\):", text)
     assert head and int(head.group(1)) == len(hand) >= 8
@@ -60,14 +61,14 @@ def test_the_hand_is_grouped_the_pile_compact_and_other_hands_hidden():
     assert others and not any(name in text for name in others)
     # internal counters are not scores: the line shows points only; `view` (full) shows the rest
     assert "Points: P1 (you) 0 · P2 0 · P3 0" in text and "taken" not in text
-    assert "taken 0" in lines(T.render_table(eng, 0, full=True))
+    assert "taken 0" in lines(T.render_table(game.view(0), full=True))
 
 
 @pytest.mark.one_engine
 def test_grouping_follows_the_ruleset():
-    assert T.group_property(load_cached("mgt")) == "group"         # its display hint
-    assert T.group_property(load_cached("kozyablo")) == "kind"     # its first enum property
-    assert T.group_property(load_cached("examples/rps.cgl")) is None
+    assert group_property(load_cached("mgt")) == "group"         # its display hint
+    assert group_property(load_cached("kozyablo")) == "kind"     # its first enum property
+    assert group_property(load_cached("examples/rps.cgl")) is None
 
 
 def test_about_reads_a_visible_card_by_name_in_the_rulesets_words():
@@ -79,17 +80,17 @@ def test_about_reads_a_visible_card_by_name_in_the_rulesets_words():
     assert "trigger mean: MGT-N-MEAN: the discarder must discard one more card, at random." in text
     assert "data: type " in text
     hand_card = eng.cards[game.state.zones["hand:0"][0]]
-    found, problem = T.find_card(eng, 0, hand_card.name.upper())
+    found, problem = T.find_card(eng, game.view(0), hand_card.name.upper())
     assert found is hand_card and problem is None
-    found, problem = T.find_card(eng, 0, hand_card.name[:-1] + "x")
+    found, problem = T.find_card(eng, game.view(0), hand_card.name[:-1] + "x")
     assert found is None and f"Did you mean {hand_card.name}" in problem
-    found, problem = T.find_card(eng, 0, "no such monster")
+    found, problem = T.find_card(eng, game.view(0), "no such monster")
     assert found is None and problem == "No card is called `no such monster`."
     # a card out of sight (P2's) is found by name, but only its printed data is shown:
     # its nature (it may have rolled one), counters and the rules it meets would tell too much
-    seen = {c.id for c in T.visible_cards(eng, 0)}
+    seen = {c.id for c in T.visible_cards(eng, game.view(0))}
     hidden = next(eng.cards[i] for i in game.state.zones["hand:1"] if i not in seen)
-    found, _ = T.find_card(eng, 0, hidden.name.lower())
+    found, _ = T.find_card(eng, game.view(0), hidden.name.lower())
     assert found.name == hidden.name
     text = lines(T.render_about(eng, hidden, 0, seen=False))
     assert "data: type " in text and "nature" not in text and "trigger" not in text and "not in sight" in text

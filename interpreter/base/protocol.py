@@ -87,8 +87,9 @@ class Decision:
         return self._scores() if self._scores else None
 
     def view(self) -> dict:
-        """What the deciding player can see."""
-        return self._view() if self._view else {}
+        """What the deciding player may know, this decision included: the seat view
+        (`docs/view.md`)."""
+        return self._view(self) if self._view else {}
 
     def sample(self, rng):
         """A whole game at this decision, as the deciding player may imagine it: what it

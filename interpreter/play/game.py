@@ -23,6 +23,7 @@ from ..walker.engine import AnswerError, Decision, Engine  # noqa: F401 (Engine:
 from ..codegen import make_engine
 from ..base.protocol import DEFAULT_MAX_STEPS
 from ..runtime.state import plain
+from ..walker.seatview import seat_view
 from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent, needs_worlds  # noqa: F401
 
 
@@ -285,6 +286,13 @@ class Game:
         if not record:
             st.log = []
         return twin
+
+    def view(self, seat: Optional[int], since: Optional[int] = None, everything: bool = False) -> dict:
+        """What player `seat` (0-based; None: a spectator) may know now, as JSON data, with
+        the pending decision as that seat may see it: the one seat view every table, bot
+        and browser shows (`docs/view.md`). `since`: the first log step to include (None:
+        the last few entries); `everything`: the designer's omniscient view."""
+        return seat_view(self.engine, seat, since, self.pending, everything)
 
     @property
     def over(self) -> bool:

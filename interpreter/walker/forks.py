@@ -28,12 +28,12 @@ from ..runtime.values import _num
 _CLASS_NAMES: dict = {}
 
 
-def _weak_view(ref, seat: int) -> dict:
+def _weak_view(ref, seat: int, decision=None) -> dict:
     """A decision's view in a game that keeps no log, its engine held weakly (see `_viewer`)."""
     eng = ref()
     if eng is None:
         raise ValueError("this decision's game is gone: keep the Game to view its decisions")
-    return eng.view(seat, 0)
+    return eng.view(seat, 0, decision)
 
 
 class Forks:

@@ -10,10 +10,11 @@ from typing import Optional
 
 from ..base.diagnostics import CglError, Diagnostic, error
 from ..base.protocol import ActionChoice
-from ..runtime.state import Event, ZoneRef, parse_zone_key, plain
+from ..runtime.state import Event
 from ..runtime.values import _show, _truth
 from .compiler import Env
 from .forks import _weak_view
+from .seatview import seat_view
 
 
 class Views:
@@ -77,7 +78,7 @@ class Views:
             return v
         since = self.state.last_seen.get(seat, 0)
         self.state.last_seen[seat] = len(self.state.log)
-        return lambda: self.view(seat, since)
+        return lambda decision=None: self.view(seat, since, decision)
 
     def may_read(self, var: str, seat: Optional[int], owner: Optional[int] = None) -> bool:
         """Whether player `seat` (None: a spectator) may read variable `var` (of player
@@ -87,35 +88,10 @@ class Views:
         sight = decl.sight if decl is not None else "public"
         return sight == "public" or (sight == "private" and seat is not None and seat == owner)
 
-    def view(self, seat: int, since: Optional[int] = None) -> dict:
-        """What player `seat` may see: public zones, their own zones, counts of the rest,
-        the variables it may read (`may_read`), and the events they saw (since step
-        `since`, else the last twelve)."""
-        st, rs = self.state, self.rs
-        zones = {}
-        for key, ids in st.zones.items():
-            name, owner, host = parse_zone_key(key)
-            z = rs.zones[name]
-            if host is not None:
-                if not ids:
-                    continue  # most cards have nothing under them
-                owner = self.zone_owner(ZoneRef(name, None, host))
-                label = f"{name} {self.cards[host].name}"
-            else:
-                label = name if owner is None else f"{name} P{owner + 1}"
-            visible = z.visibility == "public" or (z.visibility == "owner" and owner == seat)
-            zones[label] = [self.show_card(self.cards[i]) for i in reversed(ids)] if visible else len(ids)
-        players = []
-        for p in range(self.n):
-            players.append({"player": f"P{p + 1}",
-                            **{k: plain(v) for k, v in st.player_vars[p].items() if self.may_read(k, seat, p)},
-                            **({"out": True} if p in st.out else {})})
-        log = [e for e in st.log[since or 0:] if "to" not in e or seat in e["to"]]
-        if since is None:
-            log = log[-12:]
-        return {"you": f"P{seat + 1}", "round": st.round_no, "turn": st.turn_no, "current": f"P{st.current + 1}",
-                "phase": st.phase, "zones": zones, "players": players,
-                "globals": {k: plain(v) for k, v in st.globals.items() if self.may_read(k, seat)}, "log": log}
+    def view(self, seat: Optional[int], since: Optional[int] = None, decision=None) -> dict:
+        """What player `seat` may know (`seatview.seat_view`: the one seat view, as data):
+        its log from step `since` (else the last few entries), `decision` as it may see it."""
+        return seat_view(self, seat, since, decision)
 
     def check_card(self, ev: Event):
         """After a card moves: it is in the zone it is recorded in, once, and not where it was."""

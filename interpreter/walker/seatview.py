@@ -1,0 +1,273 @@
+"""The seat view: what one seat may know of a game, as plain JSON data.
+
+Everything that shows a game to a player is built from this one structure: the decision's
+`view()` a bot reads, `Game.view(seat)`, the terminal table (`cli/table.py`), and the
+browser table. Its shape is documented, with a JSON schema, in `docs/view.md`
+(`docs/view.schema.json`); `VERSION` names that shape.
+
+What a seat may know is decided here, in one place, from what the ruleset declares:
+- a zone's cards are listed when the zone is `public`, or `owner` and the seat's (a zone
+  under a card belongs to whoever the card's zone belongs to); otherwise only its size;
+- a variable is listed when the seat may read it (`Engine.may_read`: `public` to all,
+  `private` to its own player, `internal` to no one at the table);
+- a card's own variables, the same way (only `public` ones are shown on the table);
+- a log entry when it is addressed to everyone or to the seat;
+- a decision's options only to the seat that decides, and a card among them only when
+  the seat may see where it lies (otherwise the option's label, which names no card).
+
+Seat None is a spectator: only what everyone may see. Nothing game-specific: how cards
+group, what their text is and which variable is the score all come from the ruleset.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..base.diagnostics import CglError
+from ..runtime.state import ZoneRef, parse_zone_key, plain
+
+#: The version of the view's shape (`docs/view.md`); a change that removes or renames a
+#: field makes a new one.
+VERSION = 1
+#: The card properties whose text a player reads on a card (the first found).
+TEXT_FIELDS = ("text", "about", "effect", "ability", "description", "rules")
+#: Log entries a view carries when it is asked for no starting step.
+RECENT = 12
+
+
+def group_property(rs) -> Optional[str]:
+    """The card property cards are grouped by in a hand: `derive group`, else the first
+    card property of an enum type, else the first declared after `name` (None: no card data)."""
+    if "group" in rs.derives:
+        return "group"
+    decl = rs.cards_decl
+    if decl is None:
+        return None
+    props = [p for p in decl.props if p.name != "name"]
+    for p in props:
+        if p.type.name in rs.enums and not p.type.is_list:
+            return p.name
+    return props[0].name if props else None
+
+
+def group_order(rs, prop: Optional[str]) -> Optional[list]:
+    """The order of the groups, when they are the members of an enum (else None)."""
+    if prop is None or rs.cards_decl is None:
+        return None
+    t = next((p.type.name for p in rs.cards_decl.props if p.name == prop), None)
+    return [str(m) for m in rs.enums[t]] if t in rs.enums else None
+
+
+def attr(eng, card, name):
+    """A card's property, data or derived, or None when it has none (or it cannot be read)."""
+    try:
+        found, v = eng.attr_of(card, name)
+    except (CglError, KeyError, AttributeError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    return v if found else None
+
+
+def start_value(eng, decl):
+    """A card variable's initial value (an object equal to nothing when it reads the game)."""
+    from .compiler import Env
+    try:
+        return plain(eng.ev(decl.init, Env()))
+    except Exception:   # an initial value that reads the game: every value is worth showing
+        return object()
+
+
+def counters(eng, card) -> dict:
+    """The card's own public variables that differ from where they start (damage taken,
+    where it stands, …), in declaration order."""
+    out = {}
+    for name, decl in eng.rs.card_vars().items():
+        if decl.sight != "public":
+            continue   # (the rules' bookkeeping: no one at the table reads it)
+        v = plain(eng.state.card_vars[card.id].get(name))
+        if v in (None, [], "") or v == start_value(eng, decl):
+            continue
+        out[name] = v
+    return out
+
+
+def card_text(card) -> Optional[str]:
+    """The text a player reads on the card (its data's text field), if it has one."""
+    for f in TEXT_FIELDS:
+        v = card.props.get(f)
+        if isinstance(v, str) and v not in ("", "none"):
+            return v
+    return None
+
+
+class _Builder:
+    def __init__(self, eng, seat: Optional[int], everything: bool = False):
+        self.eng, self.seat, self.everything = eng, seat, everything
+        self.gprop = group_property(eng.rs)
+        self.catalog: dict = {}
+
+    def sees(self, z: ZoneRef) -> bool:
+        if self.everything:
+            return True
+        return self.seat is not None and self.eng.sees_zone(z, self.seat) or \
+            self.eng._visibility.get(z.name, "public") == "public"
+
+    def may_read(self, var, owner=None) -> bool:
+        return self.everything or self.eng.may_read(var, self.seat, owner)
+
+    def card(self, c) -> dict:
+        eng = self.eng
+        out = {"name": c.name, "label": eng.show_card(c)}
+        if self.gprop is not None:
+            g = attr(eng, c, self.gprop)
+            out["group"] = None if g is None else str(plain(g))
+        cs = counters(eng, c)
+        if cs:
+            out["vars"] = cs
+        if c.name not in self.catalog:
+            entry = {"props": {k: plain(v) for k, v in c.props.items() if k != "name"}}
+            text = card_text(c)
+            if text is not None:
+                entry["text"] = text
+            self.catalog[c.name] = entry
+        return out
+
+    def zone(self, key: str, ids: list) -> Optional[dict]:
+        eng = self.eng
+        name, owner, host = parse_zone_key(key)
+        z = eng.rs.zones[name]
+        if host is not None:
+            if not ids:
+                return None   # most cards have nothing under them
+            ref = ZoneRef(name, None, host)
+            owner = eng.zone_owner(ref)
+        else:
+            ref = ZoneRef(name, owner, None)
+        label = zone_label(eng, ref)
+        visible = self.sees(ref)
+        out = {"label": label, "zone": name, "owner": None if owner is None else f"P{owner + 1}",
+               "on": None if host is None else eng.cards[host].name,
+               "visibility": z.visibility, "role": getattr(z, "role", None),
+               "ordered": bool(getattr(z, "ordered", False)), "count": len(ids),
+               "cards": [self.card(eng.cards[i]) for i in reversed(ids)] if visible else None}
+        if visible:
+            out["place"] = place_var(eng, [eng.cards[i] for i in ids])
+        return out
+
+    def player(self, p: int) -> dict:
+        eng, st = self.eng, self.eng.state
+        score = eng.rs.score[0] if eng.rs.score else None
+        return {"player": f"P{p + 1}", "you": p == self.seat, "current": p == st.current, "out": p in st.out,
+                "score": plain(st.player_vars[p].get(score)) if score and self.may_read(score, p) else None,
+                "vars": {k: plain(v) for k, v in st.player_vars[p].items() if self.may_read(k, p)}}
+
+    def option(self, d, i: int, o) -> dict:
+        out = {"index": i, "label": d.labels[i]}
+        if not hasattr(o, "props"):
+            o = getattr(o, "value", None)   # an action on a card ("Play Knight") names it too
+        if hasattr(o, "props"):
+            eng = self.eng
+            where = eng.zone_of_card(o)
+            if self.sees(where):
+                out["card"] = self.card(o)
+            owner = eng.zone_owner(where)
+            out["zone"] = where.name
+            out["where"] = zone_label(eng, where)
+            out["whose"] = None if owner is None else f"P{owner + 1}"
+        return out
+
+    def decision(self, d) -> Optional[dict]:
+        if d is None:
+            return None
+        out = {"player": f"P{d.player + 1}", "kind": d.kind}
+        if d.player != self.seat and not self.everything:
+            return out   # others see who decides, not what they may choose
+        out.update({"prompt": d.prompt, "min": d.lo, "max": d.hi, "optional": bool(d.optional)})
+        out["options"] = [] if d.kind == "may" else [self.option(d, i, o) for i, o in enumerate(d.options)]
+        return out
+
+
+def zone_label(eng, z: ZoneRef) -> str:
+    """How a zone is named at the table: `pile`, `hand P2`, `under Gold Mine`."""
+    if z.card is not None:
+        return f"{z.name} {eng.cards[z.card].name}"
+    return z.name if z.owner is None else f"{z.name} P{z.owner + 1}"
+
+
+def place_var(eng, cards: list) -> Optional[str]:
+    """The public card variable that says where the cards of a zone stand (a creature's
+    sector, the set a card lies in): the first text or card variable set on every one of
+    them, away from its initial value."""
+    if len(cards) < 2:
+        return None
+    for name, decl in eng.rs.card_vars().items():
+        if decl.sight != "public":
+            continue
+        values = [plain(eng.state.card_vars[c.id].get(name)) for c in cards]
+        if all(isinstance(v, str) for v in values) and all(v != start_value(eng, decl) for v in values):
+            return name
+    return None
+
+
+def visible_log(log: list, seat: Optional[int], since: Optional[int] = None, everything: bool = False) -> list:
+    """The log entries `seat` may read (addressed to all or to it), from step `since` (None:
+    the last `RECENT`)."""
+    start = since or 0
+    if since is None and not everything:
+        # (walk back only as far as the last RECENT entries the seat reads)
+        out = []
+        for e in reversed(log):
+            if "to" not in e or seat in e["to"]:
+                out.append(e)
+                if len(out) == RECENT:
+                    break
+        return out[::-1]
+    return [e for e in log[start:] if everything or "to" not in e or seat in e["to"]]
+
+
+def seat_view(eng, seat: Optional[int], since: Optional[int] = None, decision=None,
+              everything: bool = False) -> dict:
+    """What player `seat` (0-based; None: a spectator) may know now, as JSON data (the
+    module doc says what; `docs/view.md` the shape). `since`: the first log step to include
+    (None: the last few entries); `decision`: the pending decision, shown as this seat may
+    see it; `everything`: the designer's view, every card and variable (never a player's)."""
+    st, rs = eng.state, eng.rs
+    b = _Builder(eng, seat, everything)
+    zones = []
+    for key, ids in st.zones.items():
+        z = b.zone(key, ids)
+        if z is not None:
+            zones.append(z)
+    out = {
+        "version": VERSION,
+        "game": rs.game.title,
+        "you": None if seat is None else f"P{seat + 1}",
+        "players": [b.player(p) for p in range(eng.n)],
+        "round": st.round_no, "turn": st.turn_no, "current": f"P{st.current + 1}", "phase": st.phase,
+        "over": bool(st.finished),
+        "winners": [f"P{w + 1}" for w in st.winners] if st.finished and st.winners else [],
+        "score": {"var": rs.score[0], "lowest_leads": rs.score[1] == "low"} if rs.score else None,
+        "zones": zones,
+        "globals": {k: plain(v) for k, v in st.globals.items() if b.may_read(k)},
+        "groups": {"by": b.gprop, "order": group_order(rs, b.gprop)},
+        "log": visible_log(st.log, seat, since, everything),
+        "decision": b.decision(decision),
+    }
+    out["revealed"] = revealed(b, st.log)
+    out["cards"] = b.catalog
+    return out
+
+
+def revealed(b: _Builder, log: list) -> list:
+    """The cards of the last reveal to everyone in the round now going on (a winning hand
+    shown), as they are now: [] when none."""
+    for entry in reversed(log[:-1]):
+        if entry["type"] == "round":
+            return []
+        if entry["type"] == "reveal" and "to" not in entry and entry.get("cards"):
+            out, used = [], set()
+            for name in entry["cards"]:
+                c = next((c for c in b.eng.cards if c.name == name and c.id not in used), None)
+                if c is not None:
+                    used.add(c.id)
+                    out.append(b.card(c))
+            return out
+    return []

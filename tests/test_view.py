@@ -1,0 +1,97 @@
+"""The seat view (`Game.view`, `Decision.view`; docs/view.md): its shape is the documented
+schema for every shipped ruleset and example, it is plain JSON, the terminal table is drawn
+from it alone, and it tells a seat nothing it may not know (the leak oracle: worlds that
+differ only in what the seat cannot see give it the same view)."""
+from __future__ import annotations
+
+import json
+import pathlib
+import random
+
+import jsonschema
+import pytest
+
+from cgl.cli import table as T
+from cgl.interpreter.play.game import Game, make_agent
+
+from conftest import load_cached
+
+pytestmark = pytest.mark.both_engines
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SCHEMA = json.loads((ROOT / "docs" / "view.schema.json").read_text())
+GAMES = [("mgt", 3), ("mgt-v0.1", 2), ("unicorns", 3), ("kozyablo", 2), ("monkic", 2)] + \
+    [(f"examples/{p.name}", None) for p in sorted((ROOT / "examples").glob("*.cgl"))]
+
+
+def _decisions(name, players, seed=5, limit=40, forkable=False):
+    """(game, decision) at each of the first `limit` decisions of a random game."""
+    game = Game(load_cached(name), players, seed, forkable=forkable)
+    agents = [make_agent("random", s, seed) for s in range(game.players)]
+    d = game.start()
+    for _ in range(limit):
+        if d is None:
+            break
+        yield game, d
+        d = game.answer(agents[d.player].decide(d))
+    yield game, None
+
+
+@pytest.mark.parametrize("name,players", GAMES, ids=[g[0] for g in GAMES])
+def test_every_view_fits_the_schema_and_is_plain_json(name, players):
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    n = 0
+    for game, d in _decisions(name, players):
+        for seat in [None, *range(game.players)]:
+            v = game.view(seat, since=0)
+            errors = sorted(validator.iter_errors(v), key=str)
+            assert not errors, f"{name}, seat {seat}: {errors[0].message} at {list(errors[0].absolute_path)}"
+            assert json.loads(json.dumps(v)) == v
+            n += 1
+        if d is not None:
+            assert d.view()["decision"]["options"] is not None
+            assert len(d.view()["decision"]["options"]) == (0 if d.kind == "may" else len(d.options))
+    assert n > 0
+
+
+@pytest.mark.one_engine
+def test_the_schema_is_a_valid_schema():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_only_the_deciding_seat_sees_the_options():
+    for game, d in _decisions("mgt", 3, limit=10):
+        if d is None:
+            break
+        for seat in range(3):
+            dec = game.view(seat)["decision"]
+            assert dec["player"] == f"P{d.player + 1}"
+            assert ("options" in dec) == (seat == d.player)
+
+
+def test_the_table_is_drawn_from_the_view_alone():
+    """The same lines from the view and from its JSON copy: the table reads nothing else."""
+    for game, d in _decisions("unicorns", 3, limit=25):
+        for seat in (0, None):
+            v = game.view(seat)
+            copy = json.loads(json.dumps(v))
+            assert T.render_table(v, full=True) == T.render_table(copy, full=True)
+
+
+@pytest.mark.parametrize("name,players", GAMES, ids=[g[0] for g in GAMES])
+def test_leak_oracle_worlds_a_seat_cannot_tell_apart_give_it_one_view(name, players):
+    """At a decision, deal anew every card the deciding seat cannot see (`determinised`):
+    its view, the table it is shown and the log it reads must not change."""
+    compared = 0
+    for k, (game, d) in enumerate(_decisions(name, players, seed=7, limit=30, forkable=True)):
+        if d is None or k % 3:
+            continue
+        seat = d.player
+        world = game.determinised(seat, random.Random(k), record=True)
+        mine, theirs = game.view(seat, since=0), world.view(seat, since=0)
+        assert mine == theirs, f"{name}: decision {k}: seat P{seat + 1} can tell the worlds apart"
+        assert T.render_table(mine, full=True) == T.render_table(theirs, full=True)
+        compared += 1
+    if not compared and not game.answers:
+        pytest.skip(f"{name} asks no decision (its bots have nothing to choose)")
+    assert compared > 0

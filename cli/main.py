@@ -807,8 +807,10 @@ def lsp(stdio):
 
 
 from .analytics import compare, simulate  # noqa: E402
+from .serve import serve  # noqa: E402
 main.add_command(simulate)
 main.add_command(compare)
+main.add_command(serve)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

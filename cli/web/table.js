@@ -1,0 +1,244 @@
+// The table of one seat: it shows the seat view the server sends (docs/view.md) and sends
+// back this seat's answers. It knows nothing of any game: zones, cards, players, a decision.
+"use strict";
+const parts = location.pathname.split("/");            // /play/<game>/<token>
+const gid = parts[2], token = parts[3];
+let view = null, log = [], fresh = true, picked = new Set(), socket = null, retry = 500;
+
+const $ = (id) => document.getElementById(id);
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+function hue(s) { let h = 0; for (const ch of String(s)) h = (h * 31 + ch.codePointAt(0)) % 360; return h; }
+function fmt(v) {
+  if (v === null || v === undefined) return "none";
+  if (Array.isArray(v)) return v.length ? v.map(fmt).join(", ") : "(none)";
+  if (v === true) return "yes";
+  if (v === false) return "no";
+  if (typeof v === "object") return JSON.stringify(v);
+  return String(v);
+}
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${proto}://${location.host}/ws/${gid}/${token}`);
+  fresh = true;
+  socket.onopen = () => { retry = 500; };
+  socket.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    if (msg.type === "view") {
+      if (fresh) { log = []; fresh = false; }
+      const last = log.length ? log[log.length - 1].step : -1;
+      for (const e of msg.view.log) if (e.step === null || e.step > last) log.push(e);
+      if (!view || view.decision_no !== msg.view.decision_no) picked = new Set();
+      view = msg.view;
+      render();
+    } else if (msg.type === "error") {
+      toast(msg.message);
+    }
+  };
+  socket.onclose = (ev) => {
+    if (ev.code === 4404) { $("status").textContent = ev.reason || "no such seat"; return; }
+    $("status").textContent = "reconnecting…";
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 8000);
+  };
+}
+
+function toast(text) {
+  const t = $("toast");
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
+}
+
+function send(answer) {
+  socket.send(JSON.stringify({type: "answer", decision: view.decision_no, answer: answer}));
+}
+
+function cardTitle(card) {
+  const data = view.cards[card.name];
+  if (!data) return card.name;
+  const lines = [card.name];
+  if (data.text) lines.push(data.text);
+  for (const [k, v] of Object.entries(data.props)) if (!["text", "about", "effect", "ability", "description", "rules"].includes(k)) lines.push(`${k}: ${fmt(v)}`);
+  return lines.join("\n");
+}
+
+function cardEl(card, tag) {
+  const c = el(tag || "div", "card");
+  c.style.setProperty("--hue", hue(card.group ?? card.name));
+  c.appendChild(el("span", "name", card.label));
+  if (card.group) c.appendChild(el("span", "group", card.group));
+  if (card.vars) c.appendChild(el("span", "vars", Object.entries(card.vars).map(([k, v]) => `${k} ${fmt(v)}`).join(" · ")));
+  c.title = cardTitle(card);
+  return c;
+}
+
+function backs(n) {
+  const box = el("div", "cards");
+  const shown = Math.min(n, 5);
+  for (let i = 0; i < shown; i++) box.appendChild(el("div", "card back", i === shown - 1 && n > shown ? `×${n}` : ""));
+  return box;
+}
+
+function renderHead() {
+  const v = view;
+  $("title").textContent = v.game;
+  const bits = [`You are ${v.you}`, `round ${v.round}`, `turn ${v.turn}`, `${v.current} to play`];
+  if (v.phase) bits.push(`phase ${v.phase}`);
+  $("status").textContent = bits.join(" · ");
+  document.title = `${v.game} — ${v.you}`;
+}
+
+function renderDecision() {
+  const box = $("decision"), v = view, d = v.decision;
+  box.replaceChildren();
+  box.className = "";
+  if (v.error) { box.appendChild(el("p", "over", `The game stopped: ${v.error}`)); return; }
+  if (v.over) {
+    box.appendChild(el("p", "over", v.winners.length ? `The game is over. Winner: ${v.winners.join(", ")}` : "The game is over. No winner."));
+    return;
+  }
+  if (!d) { box.className = "waiting"; box.appendChild(el("p", null, "Waiting…")); return; }
+  if (d.player !== v.you) {
+    box.className = "waiting";
+    box.appendChild(el("p", null, `Waiting for ${d.player} to decide.`));
+    return;
+  }
+  box.appendChild(el("h2", null, d.prompt));
+  const opts = el("div", "options");
+  box.appendChild(opts);
+  if (d.kind === "may") {
+    for (const [label, ans] of [["Yes", true], ["No", false]]) {
+      const b = el("button", "opt", label);
+      b.onclick = () => send(ans);
+      opts.appendChild(b);
+    }
+    return;
+  }
+  const many = d.max > 1;
+  const places = new Set(d.options.filter((o) => o.where).map((o) => o.where));
+  for (const o of d.options) {
+    const b = o.card ? cardEl(o.card, "button") : el("button", "opt", o.label);
+    if (o.card && o.label !== o.card.label) b.querySelector(".name").textContent = o.label;
+    if (o.where && (places.size > 1 || !o.card)) b.appendChild(el("span", "where", `in ${o.where}`));
+    b.dataset.index = o.index;
+    if (picked.has(o.index)) b.classList.add("picked");
+    b.onclick = () => {
+      if (!many) { send(o.index); return; }
+      if (picked.has(o.index)) picked.delete(o.index); else picked.add(o.index);
+      renderDecision();
+    };
+    opts.appendChild(b);
+  }
+  if (many) {
+    const n = picked.size;
+    const done = el("button", "opt", `Done (${n} of ${d.min === d.max ? d.min : d.min + "–" + d.max})`);
+    done.disabled = n < d.min || n > d.max;
+    done.onclick = () => send([...picked].sort((a, b) => a - b));
+    box.appendChild(done);
+  }
+  if (d.optional) {
+    const none = el("button", "opt", "None (pass)");
+    none.onclick = () => send(null);
+    box.appendChild(none);
+  }
+}
+
+function renderPlayers() {
+  const box = $("players");
+  box.replaceChildren();
+  const row = el("div", "players");
+  for (const p of view.players) {
+    const e = el("div", "player" + (p.current ? " current" : ""));
+    e.appendChild(el("span", "who", p.player + (p.you ? " (you)" : "") + (p.out ? " (out)" : "")));
+    if (p.score !== null) e.appendChild(el("span", "score", fmt(p.score)));
+    const vars = Object.entries(p.vars).filter(([k]) => !view.score || k !== view.score.var);
+    if (vars.length) e.appendChild(el("div", "vars", vars.map(([k, v]) => `${k} ${fmt(v)}`).join(" · ")));
+    row.appendChild(e);
+  }
+  box.appendChild(row);
+  if (Object.keys(view.globals).length) {
+    box.appendChild(el("div", "vars", Object.entries(view.globals).map(([k, v]) => `${k} ${fmt(v)}`).join(" · ")));
+  }
+}
+
+function byGroup(cards) {
+  // a hand in the ruleset's group order (an enum's), then by how the cards read
+  const order = view.groups.order || [];
+  const rank = (c) => { const i = order.indexOf(c.group); return i < 0 ? order.length : i; };
+  return cards.slice().sort((a, b) => rank(a) - rank(b) || String(a.group).localeCompare(String(b.group))
+                                       || a.label.localeCompare(b.label));
+}
+
+function renderZones() {
+  const box = $("zones");
+  box.replaceChildren();
+  const mine = (z) => z.owner === view.you && z.cards !== null && z.visibility === "owner";
+  const zones = [...view.zones.filter(mine), ...view.zones.filter((z) => !mine(z))];
+  const empty = [];
+  for (const z of zones) {
+    if (!z.count && !mine(z)) { empty.push(z.label); continue; }
+    const e = el("div", "zone" + (mine(z) ? " mine" : ""));
+    const h = el("h3", null, mine(z) ? `Your ${z.zone} ` : `${z.label} `);
+    h.appendChild(el("span", "count", `(${z.count}${z.cards === null ? ", hidden" : ""})`));
+    e.appendChild(h);
+    if (z.cards === null) {
+      if (z.count) e.appendChild(backs(z.count));
+    } else if ((z.role === "discard" || (z.ordered && z.count > 8)) && z.count > 1 && !mine(z)) {
+      const row = el("div", "cards");
+      row.appendChild(cardEl(z.cards[0]));
+      row.appendChild(el("span", "count", `top of ${z.count}`));
+      e.appendChild(row);
+    } else {
+      const row = el("div", "cards");
+      for (const c of mine(z) ? byGroup(z.cards) : z.cards) row.appendChild(cardEl(c));
+      e.appendChild(row);
+    }
+    box.appendChild(e);
+  }
+  if (empty.length) box.appendChild(el("p", "empty", `Empty: ${empty.join(", ")}`));
+}
+
+function condensed(entries) {
+  // a deal's veiled lines told once per player ("P2 is dealt 8 cards"), as the terminal does
+  const out = [], run = new Map();
+  const flush = () => {
+    for (const [who, n] of run) out.push({type: "deal", text: `P${who} is dealt ${n} card${n === 1 ? "" : "s"}`});
+    run.clear();
+  };
+  for (const e of entries) {
+    if (e.type === "deal" && e.hidden && !e.cause && e.player != null) { run.set(e.player, (run.get(e.player) || 0) + 1); continue; }
+    if (e.type !== "deal") flush();
+    out.push(e);
+  }
+  flush();
+  return out;
+}
+
+function renderLog() {
+  const ol = $("log");
+  ol.replaceChildren();
+  for (const e of condensed(log.slice(-300)).slice(-200)) {
+    const li = el("li", e.type, e.text);
+    if (e.cause) li.appendChild(el("span", "cause", ` ← ${e.cause}`));
+    ol.appendChild(li);
+  }
+  const box = $("logbox");
+  box.scrollTop = box.scrollHeight;
+}
+
+function render() {
+  renderHead();
+  renderDecision();
+  renderPlayers();
+  renderZones();
+  renderLog();
+}
+
+connect();

@@ -1,0 +1,448 @@
+"""`cgl serve`: a browser table for remote playtesting (Starlette; uvicorn runs it).
+
+The host opens the lobby (its link carries the host key), picks a ruleset, options and
+seats (a person, or a bot), and gets one secret link per person's seat to send. Each link
+opens the table page of one seat, which is sent only that seat's view (`Game.view(seat)`,
+docs/view.md) over a WebSocket and answers only that seat's decisions. Bots answer in a
+worker thread, so the server keeps serving while one thinks.
+
+Each game is a cgl save in the games folder (`<id>.json`, written after every answer; it
+resumes with `cgl run --resume` too) beside its seats file (`<id>.seats.json`: the secret
+tokens). A restarted server resumes every game it finds there.
+
+What a client may send is small and checked: an answer to the decision it is shown (by
+its number, so a stale click is refused), as the terminal checks it; anything else is an
+error message on the page, never a server error. Nothing outside the served rulesets is
+read: the lobby offers rulesets by name, never by path.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import time
+from typing import Optional
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from cgl.interpreter.base.diagnostics import CglError
+from cgl.interpreter.base.files import read_text
+from cgl.interpreter.base.protocol import AnswerError
+from cgl.interpreter.check.loader import load, packaged_rulesets
+from cgl.interpreter.play import saves
+from cgl.interpreter.play.agents import agent_spec, make_agent, needs_worlds
+from cgl.interpreter.play.game import Game
+
+WEB = os.path.join(os.path.dirname(__file__), "web")
+MAX_BODY = 16_384            # bytes of one request or message
+RATE = 20                    # messages a client may send per second (a burst of as many)
+MAX_GAMES = 500              # games one server keeps
+HUMAN = "human"
+
+
+class Refused(Exception):
+    """A request the server says no to, with an HTTP status and a message for people."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+# ---------------------------------------------------------------- rulesets on offer
+
+def offered(folders: list) -> dict:
+    """{name: path} of the rulesets the lobby offers: the shipped ones, and every `.cgl` in
+    the served folders (or the served files), by file name."""
+    out = dict(sorted(packaged_rulesets().items()))
+    for f in folders:
+        paths = [f] if os.path.isfile(f) else \
+            [os.path.join(f, n) for n in sorted(os.listdir(f)) if n.endswith(".cgl")] if os.path.isdir(f) else []
+        for p in paths:
+            name = os.path.splitext(os.path.basename(p))[0]
+            out[name if name not in out else os.path.relpath(p)] = os.path.abspath(p)
+    return out
+
+
+# ---------------------------------------------------------------- one game
+
+class Room:
+    """One game on the server: the game, who plays each seat, the seats' secret tokens, and
+    the clients watching it."""
+
+    def __init__(self, gid: str, name: str, game: Game, seats: list, options: dict, tokens: dict, folder: str,
+                 agents: Optional[list] = None):
+        self.id, self.name, self.game, self.seats, self.options = gid, name, game, seats, options
+        self.tokens = tokens                      # token -> seat (0-based)
+        self.folder = folder
+        self.agents = agents or [None if s == HUMAN else make_agent(s, i, game.seed) for i, s in enumerate(seats)]
+        self.lock = asyncio.Lock()
+        self.clients: dict = {}                   # websocket -> [seat, last log step sent]
+        self.hashes = saves.fingerprint(game)
+        self.error: Optional[str] = None          # a game stopped by an error in its rules
+        self.created = time.time()
+
+    @property
+    def humans(self) -> list:
+        return [i + 1 for i, s in enumerate(self.seats) if s == HUMAN]
+
+    def link(self, seat: int) -> str:
+        token = next(t for t, s in self.tokens.items() if s == seat)
+        return f"/play/{self.id}/{token}"
+
+    def save(self) -> None:
+        g = self.game
+        specs = [s if s != HUMAN else "random" for s in self.seats]
+        data = saves.save_data(g, self.name, self.options, specs, self.humans,
+                               [a if a is not None else _NoState() for a in self.agents], self.hashes)
+        saves.write_save(os.path.join(self.folder, f"{self.id}.json"), data)
+
+    def summary(self) -> dict:
+        g, d = self.game, self.game.pending
+        return {"id": self.id, "ruleset": self.name, "players": g.players, "seed": g.seed, "seats": self.seats,
+                "links": {f"P{s + 1}": self.link(s) for s in sorted(set(self.tokens.values()))},
+                "over": g.over, "waiting_for": None if d is None else f"P{d.player + 1}",
+                "decisions": len(g.answers), "error": self.error}
+
+    def bot_turns(self) -> None:
+        """Let the bots answer until a person must decide or the game ends (in a worker thread)."""
+        g = self.game
+        while g.pending is not None and self.agents[g.pending.player] is not None:
+            d = g.pending
+            g.answer(self.agents[d.player].decide(d))
+
+    def view(self, seat: int, since: int) -> dict:
+        v = self.game.view(seat, since=since)
+        v["decision_no"] = len(self.game.answers)
+        v["error"] = self.error
+        return v
+
+
+class _NoState:
+    """A person's seat in a save: nothing to keep (the browser keeps what it was shown)."""
+
+    def state(self) -> dict:
+        return {"seen": 0}
+
+
+def parse_answer(d, raw):
+    """An answer from a client, as `Game.answer` takes it, or Refused."""
+    if d.kind == "may":
+        if not isinstance(raw, bool):
+            raise Refused(400, "answer yes or no")
+        return raw
+    if raw is None:
+        if not d.optional:
+            raise Refused(400, "this decision must be answered: pick an option")
+        return None
+    if d.hi > 1:
+        if not isinstance(raw, list) or not all(type(x) is int for x in raw):
+            raise Refused(400, f"pick {d.lo} to {d.hi} options")
+        return sorted(raw)
+    if isinstance(raw, list) and len(raw) == 1:
+        raw = raw[0]
+    if type(raw) is not int:
+        raise Refused(400, "pick one option")
+    return raw
+
+
+# ---------------------------------------------------------------- the server
+
+class Server:
+    """The rooms of one `cgl serve`, and what its routes do."""
+
+    def __init__(self, folders: list, games_dir: str, host_key: Optional[str] = None):
+        self.rulesets = offered(folders)
+        self.dir = games_dir
+        os.makedirs(games_dir, exist_ok=True)
+        self.key = host_key or secrets.token_urlsafe(16)
+        self.rooms: dict = {}
+        self.problems: list = []       # games found in the folder that could not be resumed
+        self.resume_all()
+
+    # -------------------------------------------------------- persistence
+    def resume_all(self) -> None:
+        for n in sorted(os.listdir(self.dir)):
+            if not n.endswith(".seats.json"):
+                continue
+            gid = n[:-len(".seats.json")]
+            try:
+                self.rooms[gid] = self._resume(gid)
+            except (CglError, ValueError, KeyError, OSError) as e:
+                msg = e.diagnostics[0].message if isinstance(e, CglError) else str(e)
+                self.problems.append(f"{gid}: {msg}")
+
+    def _resume(self, gid: str) -> Room:
+        meta = json.loads(read_text(os.path.join(self.dir, f"{gid}.seats.json"), "seats file", remember=False))
+        path = os.path.join(self.dir, f"{gid}.json")
+        data = saves.read_save(path)
+        game = saves.resume(data, path)
+        seats = meta["seats"]
+        agents = [None if s == HUMAN else make_agent(s, i, game.seed) for i, s in enumerate(seats)]
+        saves.restore_agents([a if a is not None else _NoState() for a in agents], data,
+                             [i + 1 for i, s in enumerate(seats) if s == HUMAN], path)
+        room = Room(gid, data["ruleset"], game, seats, data["options"], {t: int(s) for t, s in meta["tokens"].items()},
+                    self.dir, agents)
+        room.hashes = {"ruleset_sha256": data["ruleset_sha256"], "files": data["files"]}
+        return room
+
+    # -------------------------------------------------------- games
+    def create(self, spec: dict) -> Room:
+        if len(self.rooms) >= MAX_GAMES:
+            raise Refused(429, f"this server keeps at most {MAX_GAMES} games")
+        name = spec.get("ruleset")
+        if not isinstance(name, str) or name not in self.rulesets:
+            raise Refused(400, f"no ruleset `{name}` is served here: pick one of the list")
+        options = spec.get("options") or {}
+        if not isinstance(options, dict) or not all(isinstance(k, str) and isinstance(v, (str, int, bool))
+                                                    for k, v in options.items()):
+            raise Refused(400, "options are name = value pairs")
+        options = {k: v if isinstance(v, str) else json.dumps(v) for k, v in options.items() if v != ""}
+        try:
+            rs = load(self.rulesets[name], options)
+        except CglError as e:
+            raise Refused(400, _message(e)) from None
+        seats = spec.get("seats")
+        if not isinstance(seats, list) or not seats:
+            raise Refused(400, "say who plays each seat: a person (human) or a bot")
+        g = rs.game
+        if not g.min_players <= len(seats) <= g.max_players:
+            raise Refused(400, f"{g.title} is for {g.min_players} to {g.max_players} players, not {len(seats)}")
+        specs = []
+        for s in seats:
+            if s == HUMAN:
+                specs.append(HUMAN)
+                continue
+            try:
+                specs.append(agent_spec(str(s)))
+            except CglError as e:
+                raise Refused(400, _message(e)) from None
+        seed = spec.get("seed")
+        if seed in (None, ""):
+            seed = secrets.randbelow(1_000_000)
+        if type(seed) is not int or not 0 <= seed < 2 ** 63:
+            raise Refused(400, "the seed is a whole number")
+        try:
+            game = Game(rs, len(specs), seed, forkable=needs_worlds([s for s in specs if s != HUMAN]))
+        except CglError as e:
+            raise Refused(400, _message(e)) from None
+        gid = secrets.token_hex(6)
+        tokens = {secrets.token_urlsafe(18): i for i, s in enumerate(specs) if s == HUMAN}
+        room = Room(gid, name, game, specs, options, tokens, self.dir)
+        room.game.start()
+        self._write_seats(room)
+        self.rooms[gid] = room
+        return room
+
+    def _write_seats(self, room: Room) -> None:
+        from cgl.interpreter.base.files import write_text
+        text = json.dumps({"seats": room.seats, "tokens": room.tokens}, indent=1) + "\n"
+        write_text(os.path.join(self.dir, f"{room.id}.seats.json"), text, "seats file")
+
+    def seat_of(self, gid: str, token: str) -> tuple:
+        room = self.rooms.get(gid)
+        if room is None or not isinstance(token, str):
+            raise Refused(404, "no such game")
+        seat = None
+        for t, s in room.tokens.items():   # (compared in constant time, whichever token is tried)
+            if secrets.compare_digest(t, token):
+                seat = s
+        if seat is None:
+            raise Refused(404, "no such seat: ask the host for your link")
+        return room, seat
+
+    async def advance(self, room: Room) -> None:
+        """Run the bots (in a worker thread), save, and send every client its new view."""
+        try:
+            await anyio.to_thread.run_sync(room.bot_turns)
+        except CglError as e:
+            room.error = _message(e)
+        room.save()
+        await self.push(room)
+
+    async def answer(self, room: Room, seat: int, number, raw) -> None:
+        async with room.lock:
+            d = room.game.pending
+            if d is None:
+                raise Refused(409, "the game is over")
+            if d.player != seat:
+                raise Refused(403, f"it is P{d.player + 1}'s decision, not yours")
+            if number != len(room.game.answers):
+                raise Refused(409, "that decision has passed: the table shows the one waiting now")
+            answer = parse_answer(d, raw)
+            try:
+                room.game.answer(answer)
+            except AnswerError as e:
+                raise Refused(400, str(e)) from None
+            except CglError as e:
+                room.error = _message(e)
+            await self.advance(room)
+
+    async def push(self, room: Room) -> None:
+        for ws, state in list(room.clients.items()):
+            seat, since = state
+            v = room.view(seat, since)
+            if v["log"]:
+                state[1] = v["log"][-1]["step"] + 1
+            try:
+                await ws.send_json({"type": "view", "view": v})
+            except Exception:   # a closed tab: forgotten
+                room.clients.pop(ws, None)
+
+
+def _message(e: CglError) -> str:
+    d = e.diagnostics[0]
+    return d.message + (f" ({d.hint})" if d.hint else "")
+
+
+# ---------------------------------------------------------------- routes
+
+def _page(name: str) -> Response:
+    return FileResponse(os.path.join(WEB, name), media_type="text/html")
+
+
+def _refused(e: Refused) -> JSONResponse:
+    return JSONResponse({"error": e.message}, status_code=e.status)
+
+
+async def _json_body(request: Request):
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise Refused(413, "the request is too large")
+    try:
+        return json.loads(body or b"{}")
+    except (ValueError, RecursionError):
+        raise Refused(400, "the request is not JSON") from None
+
+
+def make_app(server: Server) -> Starlette:
+    """The Starlette app of `server`: the lobby (host key), the seat pages, their JSON and
+    WebSocket API."""
+
+    def host_only(request: Request) -> None:
+        key = request.query_params.get("key") or request.headers.get("x-cgl-key") or ""
+        if not secrets.compare_digest(key, server.key):
+            raise Refused(403, "the lobby is the host's: open the link `cgl serve` printed")
+
+    def guarded(fn):
+        async def route(request: Request):
+            try:
+                return await fn(request)
+            except Refused as e:
+                return _refused(e)
+        return route
+
+    @guarded
+    async def lobby(request: Request):
+        host_only(request)
+        return _page("lobby.html")
+
+    @guarded
+    async def rulesets(request: Request):
+        host_only(request)
+        out = []
+        for name, path in server.rulesets.items():
+            try:
+                rs = load(path, {})
+            except CglError as e:
+                out.append({"name": name, "error": _message(e)})
+                continue
+            g = rs.game
+            out.append({"name": name, "title": g.title, "min_players": g.min_players, "max_players": g.max_players,
+                        "options": [{"name": o.name, "type": str(o.type), "default": rs.option_values[o.name],
+                                     "doc": o.doc or ""} for o in rs.options.values()]})
+        return JSONResponse({"rulesets": out, "agents": ["random", "greedy", "mcts:50"]})
+
+    @guarded
+    async def games(request: Request):
+        host_only(request)
+        if request.method == "POST":
+            room = server.create(await _json_body(request))
+            async with room.lock:
+                await server.advance(room)
+            return JSONResponse(room.summary(), status_code=201)
+        return JSONResponse({"games": [r.summary() for r in server.rooms.values()], "problems": server.problems})
+
+    @guarded
+    async def play_page(request: Request):
+        server.seat_of(request.path_params["gid"], request.path_params["token"])
+        return _page("table.html")
+
+    @guarded
+    async def view(request: Request):
+        room, seat = server.seat_of(request.path_params["gid"], request.path_params["token"])
+        since = request.query_params.get("since", "0")
+        if not since.isdigit():
+            raise Refused(400, "`since` is a log step (a whole number)")
+        return JSONResponse(room.view(seat, int(since)))
+
+    @guarded
+    async def answer(request: Request):
+        room, seat = server.seat_of(request.path_params["gid"], request.path_params["token"])
+        body = await _json_body(request)
+        if not isinstance(body, dict) or "answer" not in body or "decision" not in body:
+            raise Refused(400, "send {\"decision\": N, \"answer\": …}")
+        await server.answer(room, seat, body["decision"], body["answer"])
+        return JSONResponse(room.view(seat, len(room.game.state.log)))
+
+    async def socket(ws: WebSocket):
+        try:
+            room, seat = server.seat_of(ws.path_params["gid"], ws.path_params["token"])
+        except Refused as e:
+            await ws.close(code=4404, reason=e.message)
+            return
+        await ws.accept()
+        state = room.clients[ws] = [seat, 0]
+        bucket, last = float(RATE), time.monotonic()
+        try:
+            v = room.view(seat, 0)
+            if v["log"]:
+                state[1] = v["log"][-1]["step"] + 1
+            await ws.send_json({"type": "view", "view": v})
+            while True:
+                text = await ws.receive_text()
+                now = time.monotonic()
+                bucket, last = min(float(RATE), bucket + (now - last) * RATE), now
+                if bucket < 1:
+                    await ws.send_json({"type": "error", "message": "too many messages: slow down"})
+                    continue
+                bucket -= 1
+                try:
+                    if len(text) > MAX_BODY:
+                        raise Refused(413, "the message is too large")
+                    try:
+                        msg = json.loads(text)
+                    except (ValueError, RecursionError):
+                        raise Refused(400, "the message is not JSON") from None
+                    if not isinstance(msg, dict) or msg.get("type") != "answer":
+                        raise Refused(400, "send {\"type\": \"answer\", \"decision\": N, \"answer\": …}")
+                    await server.answer(room, seat, msg.get("decision"), msg.get("answer"))
+                except Refused as e:
+                    await ws.send_json({"type": "error", "message": e.message})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            room.clients.pop(ws, None)
+
+    async def index(request: Request):
+        return HTMLResponse("<!doctype html><title>cgl serve</title><p>This is a cgl table. "
+                            "Open the link the host sent you.</p>")
+
+    routes = [
+        Route("/", index),
+        Route("/lobby", lobby),
+        Route("/api/rulesets", rulesets),
+        Route("/api/games", games, methods=["GET", "POST"]),
+        Route("/play/{gid}/{token}", play_page),
+        Route("/api/view/{gid}/{token}", view),
+        Route("/api/answer/{gid}/{token}", answer, methods=["POST"]),
+        WebSocketRoute("/ws/{gid}/{token}", socket),
+        Mount("/static", StaticFiles(directory=WEB), name="static"),
+    ]
+    return Starlette(routes=routes)

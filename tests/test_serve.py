@@ -1,0 +1,161 @@
+"""`cgl serve` (cli/webapp.py) through its HTTP and WebSocket API, with Starlette's test
+client: the lobby is the host's, a seat's link shows that seat's view only and answers that
+seat's decisions only, bad answers are messages, and a restarted server resumes its games."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from starlette.testclient import TestClient
+
+from cgl.cli.webapp import MAX_BODY, Server, make_app
+
+KEY = "k" * 22
+
+
+@pytest.fixture
+def server(tmp_path):
+    return Server([], str(tmp_path / "games"), KEY)
+
+
+def client(server):
+    return TestClient(make_app(server))
+
+
+def create(c, **spec):
+    r = c.post("/api/games", json=spec, headers={"x-cgl-key": KEY})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def token(link):
+    return link.rsplit("/", 1)[1]
+
+
+def test_the_lobby_and_its_api_are_the_hosts(server):
+    c = client(server)
+    assert c.get("/lobby").status_code == 403
+    assert c.get("/lobby?key=wrong").status_code == 403
+    assert c.get(f"/lobby?key={KEY}").status_code == 200
+    assert c.post("/api/games", json={"ruleset": "mgt", "seats": ["human", "human"]}).status_code == 403
+    r = c.get("/api/rulesets", headers={"x-cgl-key": KEY}).json()
+    names = {x["name"] for x in r["rulesets"]}
+    assert {"mgt", "unicorns", "kozyablo", "monkic"} <= names
+
+
+def test_a_game_of_two_people_each_sees_only_their_seat(server):
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "human"], seed=3)
+    assert set(g["links"]) == {"P1", "P2"}
+    gid = g["id"]
+    t1, t2 = token(g["links"]["P1"]), token(g["links"]["P2"])
+    assert c.get(g["links"]["P1"]).status_code == 200       # the table page
+    v1 = c.get(f"/api/view/{gid}/{t1}").json()
+    v2 = c.get(f"/api/view/{gid}/{t2}").json()
+    assert v1["you"] == "P1" and v2["you"] == "P2"
+    hands1 = {z["label"]: z["cards"] for z in v1["zones"] if z["zone"] == "hand"}
+    assert hands1["hand P1"] is not None and hands1["hand P2"] is None
+    waiting = v1 if v1["decision"]["player"] == "P1" else v2
+    other = v2 if waiting is v1 else v1
+    assert "options" in waiting["decision"] and "options" not in other["decision"]
+    # the other seat may not answer; a stale or malformed answer is a message, not a crash
+    tw, to = (t1, t2) if waiting is v1 else (t2, t1)
+    n = waiting["decision_no"]
+    r = c.post(f"/api/answer/{gid}/{to}", json={"decision": n, "answer": 0})
+    assert r.status_code == 403 and "not yours" in r.json()["error"]
+    r = c.post(f"/api/answer/{gid}/{tw}", json={"decision": n + 5, "answer": 0})
+    assert r.status_code == 409
+    r = c.post(f"/api/answer/{gid}/{tw}", json={"decision": n, "answer": "zero"})
+    assert r.status_code == 400 and "error" in r.json()
+    r = c.post(f"/api/answer/{gid}/{tw}", json={"decision": n, "answer": 999})
+    assert r.status_code == 400 and "error" in r.json()
+    r = c.post(f"/api/answer/{gid}/{tw}", content=b"{not json")
+    assert r.status_code == 400
+    r = c.post(f"/api/answer/{gid}/{tw}", content=b" " * (MAX_BODY + 1))
+    assert r.status_code == 413
+    d = waiting["decision"]
+    good = False if d["kind"] == "may" else 0
+    r = c.post(f"/api/answer/{gid}/{tw}", json={"decision": n, "answer": good})
+    assert r.status_code == 200, r.text
+    assert r.json()["decision_no"] == n + 1
+
+
+def test_bad_tokens_and_games_are_not_found(server):
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "random"], seed=1)
+    gid = g["id"]
+    assert c.get(f"/api/view/{gid}/nope").status_code == 404
+    assert c.get(f"/api/view/nogame/{token(g['links']['P1'])}").status_code == 404
+    assert c.get(f"/play/{gid}/nope").status_code == 404
+    assert "P2" not in g["links"]          # a bot's seat has no link
+
+
+def test_bad_games_are_refused_with_reasons(server):
+    c = client(server)
+    h = {"x-cgl-key": KEY}
+    for spec, words in [({"ruleset": "/etc/passwd", "seats": ["human"]}, "no ruleset"),
+                        ({"ruleset": "mgt", "seats": ["human"] * 9}, "players"),
+                        ({"ruleset": "mgt", "seats": ["human", "grandmaster"]}, "unknown agent"),
+                        ({"ruleset": "mgt", "seats": ["human", "human"], "options": {"rounds": "lots"}}, "rounds"),
+                        ({"ruleset": "mgt", "seats": ["human", "human"], "seed": "x"}, "seed")]:
+        r = c.post("/api/games", json=spec, headers=h)
+        assert r.status_code == 400 and words in r.json()["error"], (spec, r.text)
+
+
+def test_the_websocket_sends_views_and_takes_answers(server):
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "greedy"], seed=5)
+    gid, t1 = g["id"], token(g["links"]["P1"])
+    with c.websocket_connect(f"/ws/{gid}/{t1}") as ws:
+        msg = ws.receive_json()
+        assert msg["type"] == "view" and msg["view"]["you"] == "P1"
+        v = msg["view"]
+        assert v["decision"]["player"] == "P1"        # the bot has played up to P1's decision
+        ws.send_text("{bad")
+        assert ws.receive_json()["type"] == "error"
+        ws.send_text(json.dumps({"type": "answer", "decision": v["decision_no"], "answer": "x"}))
+        assert ws.receive_json()["type"] == "error"
+        d = v["decision"]
+        ws.send_text(json.dumps({"type": "answer", "decision": v["decision_no"],
+                                 "answer": False if d["kind"] == "may" else 0}))
+        nxt = ws.receive_json()
+        assert nxt["type"] == "view" and nxt["view"]["decision_no"] > v["decision_no"]
+        # only new log lines follow the first view
+        assert all(e["step"] > v["log"][-1]["step"] for e in nxt["view"]["log"])
+    with pytest.raises(Exception):
+        with c.websocket_connect(f"/ws/{gid}/wrong") as ws:
+            ws.receive_json()
+
+
+def test_a_restarted_server_resumes_every_game(server, tmp_path):
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "random"], seed=8)
+    gid, t1 = g["id"], token(g["links"]["P1"])
+    for _ in range(6):
+        v = c.get(f"/api/view/{gid}/{t1}").json()
+        d = v["decision"]
+        if v["over"] or d["player"] != "P1":
+            break
+        r = c.post(f"/api/answer/{gid}/{t1}", json={"decision": v["decision_no"],
+                                                      "answer": False if d["kind"] == "may" else 0})
+        assert r.status_code == 200
+    before = c.get(f"/api/view/{gid}/{t1}?since=0").json()
+    again = Server([], str(tmp_path / "games"), KEY)
+    assert not again.problems
+    c2 = client(again)
+    after = c2.get(f"/api/view/{gid}/{t1}?since=0").json()
+    assert after == before
+
+
+def test_serve_refuses_a_port_in_use_with_help(tmp_path):
+    import socket
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = CliRunner().invoke(main, ["serve", "--port", str(port), "--games", str(tmp_path / "g")])
+    assert r.exit_code == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in r.output and "--port" in r.output
+    assert (tmp_path / "g" / "host.key").exists()

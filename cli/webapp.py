@@ -83,10 +83,11 @@ class Room:
         self.folder = folder
         self.agents = agents or [None if s == HUMAN else make_agent(s, i, game.seed) for i, s in enumerate(seats)]
         self.lock = asyncio.Lock()
-        self.clients: dict = {}                   # websocket -> [seat, last log step sent]
+        self.clients: dict = {}                   # websocket -> [seat (None: the designer), last log step sent]
         self.hashes = saves.fingerprint(game)
         self.error: Optional[str] = None          # a game stopped by an error in its rules
         self.created = time.time()
+        self.asked: list = []                     # how each decision read, in order
 
     @property
     def humans(self) -> list:
@@ -107,21 +108,59 @@ class Room:
         g, d = self.game, self.game.pending
         return {"id": self.id, "ruleset": self.name, "players": g.players, "seed": g.seed, "seats": self.seats,
                 "links": {f"P{s + 1}": self.link(s) for s in sorted(set(self.tokens.values()))},
+                "designer": f"/host/{self.id}",
                 "over": g.over, "waiting_for": None if d is None else f"P{d.player + 1}",
                 "decisions": len(g.answers), "error": self.error}
 
     def bot_turns(self) -> None:
         """Let the bots answer until a person must decide or the game ends (in a worker thread)."""
         g = self.game
+        self.note_decision()
         while g.pending is not None and self.agents[g.pending.player] is not None:
             d = g.pending
             g.answer(self.agents[d.player].decide(d))
+            self.note_decision()
 
-    def view(self, seat: int, since: int) -> dict:
-        v = self.game.view(seat, since=since)
+    def view(self, seat: Optional[int], since: int) -> dict:
+        """What a client is sent: the seat view (seat None: the designer's view of everything),
+        the number of the decision waiting (an answer names it), and an error that stopped
+        the game."""
+        v = self.game.view(seat, since=since, everything=seat is None)
         v["decision_no"] = len(self.game.answers)
         v["error"] = self.error
+        if seat is None:
+            v["history"] = [self.asked[i] if i < len(self.asked) else f"decision {i + 1}"
+                            for i in range(len(self.game.answers) + (self.game.pending is not None))]
         return v
+
+    def note_decision(self) -> None:
+        """Remember how the waiting decision reads (for the designer's undo list)."""
+        d = self.game.pending
+        while len(self.asked) > len(self.game.answers):
+            self.asked.pop()
+        if d is not None:
+            self.asked.append(f"P{d.player + 1}: {d.prompt}")
+
+    def rebuild_history(self) -> None:
+        """How each decision so far read, from a replay of the answers (a resumed game)."""
+        g = self.game
+        twin = Game(g.ruleset, g.players, g.seed)
+        d, self.asked = twin.start(), []
+        for a in g.answers:
+            self.asked.append(f"P{d.player + 1}: {d.prompt}")
+            d = twin.answer(a)
+
+    def rewind(self, n: int) -> None:
+        """The game again from its seed, with only its first `n` answers (the designer's undo):
+        a new branch, played on from there by the same seats."""
+        g = self.game
+        twin = Game(g.ruleset, g.players, g.seed, forkable=g.engine.state.known is not None)
+        twin.start()
+        for a in g.answers[:n]:
+            twin.answer(a)
+        self.game, self.error = twin, None
+        self.agents = [None if s == HUMAN else make_agent(s, i, g.seed) for i, s in enumerate(self.seats)]
+        del self.asked[n + 1:]
 
 
 class _NoState:
@@ -190,6 +229,8 @@ class Server:
         room = Room(gid, data["ruleset"], game, seats, data["options"], {t: int(s) for t, s in meta["tokens"].items()},
                     self.dir, agents)
         room.hashes = {"ruleset_sha256": data["ruleset_sha256"], "files": data["files"]}
+        room.rebuild_history()
+        room.note_decision()
         return room
 
     # -------------------------------------------------------- games
@@ -257,14 +298,14 @@ class Server:
             raise Refused(404, "no such seat: ask the host for your link")
         return room, seat
 
-    async def advance(self, room: Room) -> None:
+    async def advance(self, room: Room, reset: bool = False) -> None:
         """Run the bots (in a worker thread), save, and send every client its new view."""
         try:
             await anyio.to_thread.run_sync(room.bot_turns)
         except CglError as e:
             room.error = _message(e)
         room.save()
-        await self.push(room)
+        await self.push(room, reset)
 
     async def answer(self, room: Room, seat: int, number, raw) -> None:
         async with room.lock:
@@ -284,14 +325,36 @@ class Server:
                 room.error = _message(e)
             await self.advance(room)
 
-    async def push(self, room: Room) -> None:
+    async def design(self, room: Room, msg: dict) -> None:
+        """The designer's controls: `undo` to an earlier decision, `bots` to play the rest."""
+        async with room.lock:
+            if msg.get("type") == "undo":
+                n = msg.get("to")
+                if type(n) is not int or not 0 <= n <= len(room.game.answers):
+                    raise Refused(400, f"undo to a decision from 0 to {len(room.game.answers)}")
+                try:
+                    await anyio.to_thread.run_sync(room.rewind, n)
+                except CglError as e:
+                    raise Refused(400, _message(e)) from None
+            elif msg.get("type") == "bots":
+                room.seats = [s if s != HUMAN else "greedy" for s in room.seats]
+                room.agents = [a if a is not None else make_agent("greedy", i, room.game.seed)
+                               for i, a in enumerate(room.agents)]
+                self._write_seats(room)
+            else:
+                raise Refused(400, "the designer sends {\"type\": \"undo\", \"to\": N} or {\"type\": \"bots\"}")
+            for state in room.clients.values():
+                state[1] = 0          # (an undo shortens the log: every client is sent it anew)
+            await self.advance(room, reset=True)
+
+    async def push(self, room: Room, reset: bool = False) -> None:
         for ws, state in list(room.clients.items()):
             seat, since = state
             v = room.view(seat, since)
             if v["log"]:
                 state[1] = v["log"][-1]["step"] + 1
             try:
-                await ws.send_json({"type": "view", "view": v})
+                await ws.send_json({"type": "view", "view": v, "reset": reset})
             except Exception:   # a closed tab: forgotten
                 room.clients.pop(ws, None)
 
@@ -370,6 +433,13 @@ def make_app(server: Server) -> Starlette:
         return JSONResponse({"games": [r.summary() for r in server.rooms.values()], "problems": server.problems})
 
     @guarded
+    async def host_page(request: Request):
+        host_only(request)
+        if request.path_params["gid"] not in server.rooms:
+            raise Refused(404, "no such game")
+        return _page("table.html")
+
+    @guarded
     async def play_page(request: Request):
         server.seat_of(request.path_params["gid"], request.path_params["token"])
         return _page("table.html")
@@ -392,8 +462,14 @@ def make_app(server: Server) -> Starlette:
         return JSONResponse(room.view(seat, len(room.game.state.log)))
 
     async def socket(ws: WebSocket):
+        designer = "token" not in ws.path_params
         try:
-            room, seat = server.seat_of(ws.path_params["gid"], ws.path_params["token"])
+            if designer:
+                room, seat = server.rooms.get(ws.path_params["gid"]), None
+                if room is None or not secrets.compare_digest(ws.query_params.get("key", ""), server.key):
+                    raise Refused(404, "no such game, or not the host's key")
+            else:
+                room, seat = server.seat_of(ws.path_params["gid"], ws.path_params["token"])
         except Refused as e:
             await ws.close(code=4404, reason=e.message)
             return
@@ -420,6 +496,9 @@ def make_app(server: Server) -> Starlette:
                         msg = json.loads(text)
                     except (ValueError, RecursionError):
                         raise Refused(400, "the message is not JSON") from None
+                    if designer and isinstance(msg, dict):
+                        await server.design(room, msg)
+                        continue
                     if not isinstance(msg, dict) or msg.get("type") != "answer":
                         raise Refused(400, "send {\"type\": \"answer\", \"decision\": N, \"answer\": …}")
                     await server.answer(room, seat, msg.get("decision"), msg.get("answer"))
@@ -440,6 +519,8 @@ def make_app(server: Server) -> Starlette:
         Route("/api/rulesets", rulesets),
         Route("/api/games", games, methods=["GET", "POST"]),
         Route("/play/{gid}/{token}", play_page),
+        Route("/host/{gid}", host_page),
+        WebSocketRoute("/ws/host/{gid}", socket),
         Route("/api/view/{gid}/{token}", view),
         Route("/api/answer/{gid}/{token}", answer, methods=["POST"]),
         WebSocketRoute("/ws/{gid}/{token}", socket),

@@ -159,3 +159,34 @@ def test_serve_refuses_a_port_in_use_with_help(tmp_path):
     assert r.exit_code == 2
     assert f"cannot listen on 127.0.0.1:{port}" in r.output and "--port" in r.output
     assert (tmp_path / "g" / "host.key").exists()
+
+
+def test_the_designers_seat_sees_everything_undoes_and_hands_over_to_bots(server):
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "human"], seed=3)
+    gid = g["id"]
+    assert c.get(f"/host/{gid}").status_code == 403              # the host's key is needed
+    assert c.get(f"/host/{gid}?key={KEY}").status_code == 200
+    with pytest.raises(Exception):
+        with c.websocket_connect(f"/ws/host/{gid}?key=wrong") as ws:
+            ws.receive_json()
+    tokens = {s: token(link) for s, link in g["links"].items()}
+    with c.websocket_connect(f"/ws/host/{gid}?key={KEY}") as ws:
+        v = ws.receive_json()["view"]
+        assert v["you"] is None and all(z["cards"] is not None for z in v["zones"])   # every card
+        first = v["decision_no"]
+        for _ in range(3):          # the people answer three decisions
+            d = c.get(f"/api/view/{gid}/{tokens[v['decision']['player']]}").json()["decision"]
+            r = c.post(f"/api/answer/{gid}/{tokens[d['player']]}",
+                       json={"decision": v["decision_no"], "answer": False if d["kind"] == "may" else 0})
+            assert r.status_code == 200
+            v = ws.receive_json()["view"]
+        assert v["decision_no"] == first + 3 and len(v["history"]) == first + 4
+        ws.send_json({"type": "undo", "to": first + 1})
+        msg = ws.receive_json()
+        assert msg["reset"] and msg["view"]["decision_no"] == first + 1
+        ws.send_json({"type": "undo", "to": 10_000})
+        assert ws.receive_json()["type"] == "error"
+        ws.send_json({"type": "bots"})
+        end = ws.receive_json()["view"]
+        assert end["over"] and end["decision"] is None          # the bots played it to the end

@@ -142,8 +142,14 @@ def test_two_people_play_rock_paper_scissors_to_the_end(tmp_path):
             click_option(p2, "rock")
             for page in (p1, p2):
                 page.locator("#decision", has_text="Winner: P1").wait_for(timeout=15_000)
-            assert "P2 shows" not in p1.locator("#log").inner_text() or True
             shoot(p1, "rps-P1")
+            # the designer's seat: everything, and the undo list
+            host = browser.new_page()
+            host.goto(f"{served.url}/host/{g['id']}?key={KEY}")
+            host.locator("#designer select option").first.wait_for(state="attached", timeout=15_000)
+            assert "Designer's view" in host.locator("#status").inner_text()
+            assert host.locator("#designer select option").count() >= 4
+            shoot(host, "rps-designer")
             browser.close()
     finally:
         served.stop()

@@ -58,6 +58,10 @@ async function listGames() {
     e.innerHTML = "<b></b> <span></span><div class='links'></div>";
     e.querySelector("b").textContent = `${g.ruleset} · ${g.players} players · seed ${g.seed}`;
     e.querySelector("span").textContent = g.over ? "— over" : g.waiting_for ? `— waiting for ${g.waiting_for}` : "";
+    const host = document.createElement("a");
+    host.href = `${g.designer}?key=${encodeURIComponent(key)}`; host.textContent = "designer's seat (every card; undo; bots)";
+    host.target = "_blank";
+    e.querySelector(".links").appendChild(host);
     for (const [seat, link] of Object.entries(g.links)) {
       const a = document.createElement("a");
       a.href = link; a.textContent = `${seat}: ${location.origin}${link}`; a.target = "_blank";

@@ -1,8 +1,10 @@
 // The table of one seat: it shows the seat view the server sends (docs/view.md) and sends
 // back this seat's answers. It knows nothing of any game: zones, cards, players, a decision.
 "use strict";
-const parts = location.pathname.split("/");            // /play/<game>/<token>
+const parts = location.pathname.split("/");            // /play/<game>/<token>, or /host/<game>?key=…
+const designer = parts[1] === "host";
 const gid = parts[2], token = parts[3];
+const key = new URLSearchParams(location.search).get("key") || "";
 let view = null, log = [], fresh = true, picked = new Set(), socket = null, retry = 500;
 
 const $ = (id) => document.getElementById(id);
@@ -24,13 +26,14 @@ function fmt(v) {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${proto}://${location.host}/ws/${gid}/${token}`);
+  socket = new WebSocket(designer ? `${proto}://${location.host}/ws/host/${gid}?key=${encodeURIComponent(key)}`
+                                  : `${proto}://${location.host}/ws/${gid}/${token}`);
   fresh = true;
   socket.onopen = () => { retry = 500; };
   socket.onmessage = (ev) => {
     const msg = JSON.parse(ev.data);
     if (msg.type === "view") {
-      if (fresh) { log = []; fresh = false; }
+      if (fresh || msg.reset) { log = []; fresh = false; }
       const last = log.length ? log[log.length - 1].step : -1;
       for (const e of msg.view.log) if (e.step === null || e.step > last) log.push(e);
       if (!view || view.decision_no !== msg.view.decision_no) picked = new Set();
@@ -89,10 +92,11 @@ function backs(n) {
 function renderHead() {
   const v = view;
   $("title").textContent = v.game;
-  const bits = [`You are ${v.you}`, `round ${v.round}`, `turn ${v.turn}`, `${v.current} to play`];
+  const bits = [designer ? "Designer's view: every card" : `You are ${v.you}`, `round ${v.round}`, `turn ${v.turn}`,
+                `${v.current} to play`];
   if (v.phase) bits.push(`phase ${v.phase}`);
   $("status").textContent = bits.join(" · ");
-  document.title = `${v.game} — ${v.you}`;
+  document.title = `${v.game} — ${designer ? "designer" : v.you}`;
 }
 
 function renderDecision() {
@@ -105,6 +109,12 @@ function renderDecision() {
     return;
   }
   if (!d) { box.className = "waiting"; box.appendChild(el("p", null, "Waiting…")); return; }
+  if (designer) {
+    box.className = "waiting";
+    box.appendChild(el("h2", null, `${d.player} decides: ${d.prompt}`));
+    box.appendChild(el("p", null, d.kind === "may" ? "yes or no" : d.options.map((o) => o.label).join(" · ")));
+    return;
+  }
   if (d.player !== v.you) {
     box.className = "waiting";
     box.appendChild(el("p", null, `Waiting for ${d.player} to decide.`));
@@ -233,8 +243,25 @@ function renderLog() {
   box.scrollTop = box.scrollHeight;
 }
 
+function renderDesigner() {
+  const box = $("designer");
+  if (!designer) { box.hidden = true; return; }
+  box.hidden = false;
+  box.replaceChildren(el("h2", null, "Designer"));
+  const pick = el("select");
+  pick.id = "undo-to";
+  view.history.forEach((text, i) => pick.add(new Option(`${i + 1}. ${text}`, i)));
+  pick.value = String(Math.max(0, view.history.length - 1));
+  const undo = el("button", "opt", "Undo to this decision");
+  undo.onclick = () => socket.send(JSON.stringify({type: "undo", to: Number(pick.value)}));
+  const bots = el("button", "opt", "Play the rest with bots");
+  bots.onclick = () => socket.send(JSON.stringify({type: "bots"}));
+  box.append(pick, " ", undo, " ", bots);
+}
+
 function render() {
   renderHead();
+  renderDesigner();
   renderDecision();
   renderPlayers();
   renderZones();

@@ -408,12 +408,25 @@ def _write_log(t: _Table, path):
 
 @main.command()
 @click.argument("log_file", type=click.Path(exists=True))
-def replay(log_file):
+@click.option("--html", "as_html", is_flag=True,
+              help="Also write the game as one self-contained HTML page that steps through every decision "
+                   "(no server or network needed to open it), showing any seat's view or every card.")
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Where --html writes the page (default: the log's name with .html). An existing file "
+                   "is replaced.")
+def replay(log_file, as_html, output):
     """Re-play a game from its --log file and check that it reproduces event for event.
 
     Exit 0 when it does, 1 when it does not (the message names the line where the log and the
     game differ), 2 when the file is not a log (the message says where and why).
+
+    \b
+    To step through a game in a browser:
+      cgl run mgt -p 3 -s 1 --log game.jsonl
+      cgl replay --html game.jsonl -o game.html
     """
+    if output and not as_html:
+        raise click.BadParameter("--output names the page --html writes: add --html", param_hint="--output")
     try:
         log = logs.read_log(log_file)
     except CglError as e:
@@ -427,6 +440,15 @@ def replay(log_file):
     n = len(log.answers.value["answers"])
     click.echo(f"Reproduced: {len(log.events)} events, {n} decisions, "
                + (game.result.summary() if game.over else f"a game left after {n} answers"))
+    if as_html:
+        from . import replay_html
+        target = output or os.path.splitext(log_file)[0] + ".html"
+        data = replay_html.frames(logs.fresh_game(log), log.answers.value["answers"])
+        try:
+            write_text(target, replay_html.page(data), "replay page", inputs=(log_file,))
+        except CglError as e:
+            _report(e, EXIT_USAGE)
+        click.echo(f"Wrote {target}: {len(data['frames'])} steps; open it in a browser.")
 
 
 # ---------------------------------------------------------------- test

@@ -108,7 +108,7 @@ class Room:
         g, d = self.game, self.game.pending
         return {"id": self.id, "ruleset": self.name, "players": g.players, "seed": g.seed, "seats": self.seats,
                 "links": {f"P{s + 1}": self.link(s) for s in sorted(set(self.tokens.values()))},
-                "designer": f"/host/{self.id}",
+                "designer": f"/host/{self.id}", "replay": f"/replay/{self.id}",
                 "over": g.over, "waiting_for": None if d is None else f"P{d.player + 1}",
                 "decisions": len(g.answers), "error": self.error}
 
@@ -444,6 +444,26 @@ def make_app(server: Server) -> Starlette:
         server.seat_of(request.path_params["gid"], request.path_params["token"])
         return _page("table.html")
 
+    async def _replay(room: Room, seat: Optional[int]) -> HTMLResponse:
+        from . import replay_html
+        g = room.game
+        data = await anyio.to_thread.run_sync(
+            lambda: replay_html.frames(Game(g.ruleset, g.players, g.seed), list(g.answers), seat))
+        return HTMLResponse(replay_html.page(data))
+
+    @guarded
+    async def seat_replay(request: Request):
+        room, seat = server.seat_of(request.path_params["gid"], request.path_params["token"])
+        return await _replay(room, seat)
+
+    @guarded
+    async def host_replay(request: Request):
+        host_only(request)
+        room = server.rooms.get(request.path_params["gid"])
+        if room is None:
+            raise Refused(404, "no such game")
+        return await _replay(room, None)
+
     @guarded
     async def view(request: Request):
         room, seat = server.seat_of(request.path_params["gid"], request.path_params["token"])
@@ -520,6 +540,8 @@ def make_app(server: Server) -> Starlette:
         Route("/api/games", games, methods=["GET", "POST"]),
         Route("/play/{gid}/{token}", play_page),
         Route("/host/{gid}", host_page),
+        Route("/replay/{gid}/{token}", seat_replay),
+        Route("/replay/{gid}", host_replay),
         WebSocketRoute("/ws/host/{gid}", socket),
         Route("/api/view/{gid}/{token}", view),
         Route("/api/answer/{gid}/{token}", answer, methods=["POST"]),

@@ -28,6 +28,11 @@ def create(c, **spec):
     return r.json()
 
 
+def replay_data(page: str) -> dict:
+    blob = page[page.index("window.CGL_REPLAY = ") + len("window.CGL_REPLAY = "):page.index(";</script>")]
+    return json.loads(blob.replace("<\\/", "</"))
+
+
 def token(link):
     return link.rsplit("/", 1)[1]
 
@@ -190,3 +195,22 @@ def test_the_designers_seat_sees_everything_undoes_and_hands_over_to_bots(server
         ws.send_json({"type": "bots"})
         end = ws.receive_json()["view"]
         assert end["over"] and end["decision"] is None          # the bots played it to the end
+
+
+def test_a_seat_replays_the_game_as_it_saw_it_and_the_host_sees_all(server):
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "greedy"], seed=5, options={"rounds": "1"})
+    gid, t1 = g["id"], token(g["links"]["P1"])
+    for _ in range(3):
+        v = c.get(f"/api/view/{gid}/{t1}").json()
+        d = v["decision"]
+        c.post(f"/api/answer/{gid}/{t1}", json={"decision": v["decision_no"],
+                                                  "answer": False if d["kind"] == "may" else 0})
+    mine = c.get(f"/replay/{gid}/{t1}")
+    assert mine.status_code == 200
+    data = replay_data(mine.text)
+    assert all(set(f["views"]) == {"P1"} for f in data["frames"])
+    assert c.get(f"/replay/{gid}").status_code == 403
+    full = replay_data(c.get(f"/replay/{gid}?key={KEY}").text)
+    assert set(full["frames"][0]["views"]) == {"P1", "P2", "all"}
+    assert c.get(f"/replay/{gid}/wrong").status_code == 404

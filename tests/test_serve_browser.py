@@ -193,3 +193,42 @@ def test_one_person_plays_a_round_of_mgt_against_bots_and_the_tables_are_legible
     finally:
         served.stop()
     check_frames(frames)
+
+
+def test_a_replay_page_steps_through_every_decision_offline(tmp_path):
+    """`cgl replay --html` of a logged MGT game opens with the network off and steps through
+    every decision, with a seat selector."""
+    sync_api = _need_browser()
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    log, page_file = tmp_path / "game.jsonl", tmp_path / "game.html"
+    assert CliRunner().invoke(main, ["run", "mgt", "-p", "3", "-s", "2", "-o", "rounds=1", "-q",
+                                     "--log", str(log)]).exit_code == 0
+    assert CliRunner().invoke(main, ["replay", "--html", str(log), "-o", str(page_file)]).exit_code == 0
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        ctx = browser.new_context(offline=True, viewport={"width": 1200, "height": 900})
+        asked = []
+        ctx.route("**/*", lambda route: (asked.append(route.request.url),
+                                         route.continue_() if route.request.url.startswith("file:") else route.abort()))
+        page = ctx.new_page()
+        problems = []
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(page_file.as_uri())
+        page.locator("#frame").wait_for(timeout=15_000)
+        n = int(page.locator("#frame").get_attribute("max")) + 1
+        assert n > 10
+        for k in range(1, n):
+            page.keyboard.press("ArrowRight")
+            assert page.evaluate("frame") == k
+        assert "The game is over" in page.locator("#decision").inner_text()
+        page.select_option("#seat", "P2")
+        page.locator("#designer button", has_text="« start").click()
+        assert "Replay as P2" in page.locator("#status").inner_text()
+        hidden = page.locator("#zones .zone", has_text="hand P1")
+        assert hidden.locator(".card.back").count() > 0        # P1's hand as backs, seen as P2
+        page.locator("#designer button", has_text="end »").click()
+        shoot(page, "replay-mgt-P2")
+        browser.close()
+    assert not problems, problems
+    assert all(u.startswith("file:") for u in asked), asked

@@ -62,6 +62,10 @@ async function listGames() {
     host.href = `${g.designer}?key=${encodeURIComponent(key)}`; host.textContent = "designer's seat (every card; undo; bots)";
     host.target = "_blank";
     e.querySelector(".links").appendChild(host);
+    const rep = document.createElement("a");
+    rep.href = `${g.replay}?key=${encodeURIComponent(key)}`; rep.textContent = "replay (step through every decision)";
+    rep.target = "_blank";
+    e.querySelector(".links").appendChild(rep);
     for (const [seat, link] of Object.entries(g.links)) {
       const a = document.createElement("a");
       a.href = link; a.textContent = `${seat}: ${location.origin}${link}`; a.target = "_blank";

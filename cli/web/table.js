@@ -3,6 +3,8 @@
 "use strict";
 const parts = location.pathname.split("/");            // /play/<game>/<token>, or /host/<game>?key=…
 const designer = parts[1] === "host";
+const replay = window.CGL_REPLAY || null;             // a replay file: its frames, no server
+let frame = 0, watching = "all";
 const gid = parts[2], token = parts[3];
 const key = new URLSearchParams(location.search).get("key") || "";
 let view = null, log = [], fresh = true, picked = new Set(), socket = null, retry = 500;
@@ -92,8 +94,9 @@ function backs(n) {
 function renderHead() {
   const v = view;
   $("title").textContent = v.game;
-  const bits = [designer ? "Designer's view: every card" : `You are ${v.you}`, `round ${v.round}`, `turn ${v.turn}`,
-                `${v.current} to play`];
+  const who = replay ? (watching === "all" ? "Replay: every card" : `Replay as ${watching}`)
+    : designer ? "Designer's view: every card" : `You are ${v.you}`;
+  const bits = [who, `round ${v.round}`, `turn ${v.turn}`, `${v.current} to play`];
   if (v.phase) bits.push(`phase ${v.phase}`);
   $("status").textContent = bits.join(" · ");
   document.title = `${v.game} — ${designer ? "designer" : v.you}`;
@@ -106,13 +109,21 @@ function renderDecision() {
   if (v.error) { box.appendChild(el("p", "over", `The game stopped: ${v.error}`)); return; }
   if (v.over) {
     box.appendChild(el("p", "over", v.winners.length ? `The game is over. Winner: ${v.winners.join(", ")}` : "The game is over. No winner."));
+    if (!replay) {
+      const a = el("a", null, "Step through the game again");
+      a.href = designer ? `/replay/${gid}?key=${encodeURIComponent(key)}` : `/replay/${gid}/${token}`;
+      a.id = "replay-link";
+      box.appendChild(a);
+    }
     return;
   }
   if (!d) { box.className = "waiting"; box.appendChild(el("p", null, "Waiting…")); return; }
-  if (designer) {
+  if (designer || replay) {
     box.className = "waiting";
-    box.appendChild(el("h2", null, `${d.player} decides: ${d.prompt}`));
-    box.appendChild(el("p", null, d.kind === "may" ? "yes or no" : d.options.map((o) => o.label).join(" · ")));
+    box.appendChild(el("h2", null, d.prompt ? `${d.player} decides: ${d.prompt}` : `${d.player} decides.`));
+    if (d.options) box.appendChild(el("p", null, d.kind === "may" ? "yes or no" : d.options.map((o) => o.label).join(" · ")));
+    const f = replay && replay.frames[frame];
+    if (f && f.answer !== null && (watching === "all" || watching === f.decider)) box.appendChild(el("p", "over", `Answered: ${f.answer}`));
     return;
   }
   if (d.player !== v.you) {
@@ -245,6 +256,7 @@ function renderLog() {
 
 function renderDesigner() {
   const box = $("designer");
+  if (replay) { renderReplay(box); return; }
   if (!designer) { box.hidden = true; return; }
   box.hidden = false;
   box.replaceChildren(el("h2", null, "Designer"));
@@ -268,4 +280,59 @@ function render() {
   renderLog();
 }
 
-connect();
+// ---------------------------------------------------------------- a replay file
+function show(k) {
+  frame = Math.max(0, Math.min(replay.frames.length - 1, k));
+  const f = replay.frames[frame];
+  const base = replay.views[f.views[watching]];
+  const zone = (i) => {
+    const z = replay.zones[i];
+    return z.cards === null ? z : Object.assign({}, z, {cards: z.cards.map((c) => replay.faces[c])});
+  };
+  view = Object.assign({}, base, {zones: base.zones.map(zone), cards: replay.cards, log: []});
+  const seen = watching === "all" ? null : new Set(replay.seen[watching]);
+  log = replay.log.filter((e) => e.step < f.step && (!seen || seen.has(e.step)));
+  render();
+}
+
+function renderReplay(box) {
+  box.hidden = false;
+  box.replaceChildren(el("h2", null, `Replay of ${replay.game} (seed ${replay.seed})`));
+  const n = replay.frames.length, f = replay.frames[frame];
+  const button = (label, to, title) => {
+    const b = el("button", "opt", label);
+    b.title = title;
+    b.onclick = () => show(to);
+    return b;
+  };
+  box.append(button("« start", 0, "the start"), " ", button("◀", frame - 1, "back one decision (←)"), " ",
+             button("▶", frame + 1, "forward one decision (→)"), " ", button("end »", n - 1, "the end"), " ");
+  const slider = el("input");
+  slider.type = "range"; slider.min = 0; slider.max = n - 1; slider.value = frame; slider.id = "frame";
+  slider.oninput = () => show(Number(slider.value));
+  box.append(slider, el("span", "count", ` decision ${frame + 1} of ${n} · round ${f.round} · turn ${f.turn} `));
+  const seat = el("select");
+  seat.id = "seat";
+  for (const s of Object.keys(f.views)) seat.add(new Option(s === "all" ? "every card (designer)" : `as ${s} saw it`, s));
+  seat.value = watching;
+  seat.onchange = () => { watching = seat.value; show(frame); };
+  const turn = el("input");
+  turn.type = "number"; turn.min = 0; turn.placeholder = "turn"; turn.id = "turn"; turn.style.width = "5em";
+  turn.onchange = () => {
+    const t = Number(turn.value), k = replay.frames.findIndex((x) => x.turn >= t);
+    show(k < 0 ? n - 1 : k);
+  };
+  box.append(seat, " jump to turn ", turn);
+}
+
+if (replay) {
+  const first = Object.keys(replay.frames[0].views);
+  watching = first.includes("all") ? "all" : first[0];
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "ArrowRight") show(frame + 1);
+    if (e.key === "ArrowLeft") show(frame - 1);
+  });
+  show(0);
+} else {
+  connect();
+}

@@ -395,6 +395,12 @@ def _first_difference(log: Log, game: Game, whole: bool) -> Optional[NotReproduc
     return None
 
 
+def fresh_game(log: Log) -> Game:
+    """The game of a log, made again before its first answer (its ruleset and files checked
+    as `replay` checks them)."""
+    return _game(log, _ruleset(log))
+
+
 def replay(log: Log) -> Game:
     """Play the game of a log again and compare: the game, or a :class:`NotReproduced` naming
     the line where the log and the game first differ (a ruleset that does not load too)."""

@@ -384,168 +384,220 @@ async def _json_body(request: Request):
         raise Refused(400, "the request is not JSON") from None
 
 
-def make_app(server: Server) -> Starlette:
-    """The Starlette app of `server`: the lobby (host key), the seat pages, their JSON and
-    WebSocket API."""
+def _server(request) -> Server:
+    return request.app.state.server
 
-    def host_only(request: Request) -> None:
-        key = request.query_params.get("key") or request.headers.get("x-cgl-key") or ""
-        if not secrets.compare_digest(key, server.key):
-            raise Refused(403, "the lobby is the host's: open the link `cgl serve` printed")
 
-    def guarded(fn):
-        async def route(request: Request):
-            try:
-                return await fn(request)
-            except Refused as e:
-                return _refused(e)
-        return route
+def _host_only(request: Request) -> None:
+    key = request.query_params.get("key") or request.headers.get("x-cgl-key") or ""
+    if not secrets.compare_digest(key, _server(request).key):
+        raise Refused(403, "the lobby is the host's: open the link `cgl serve` printed")
 
-    @guarded
-    async def lobby(request: Request):
-        host_only(request)
-        return _page("lobby.html")
 
-    @guarded
-    async def rulesets(request: Request):
-        host_only(request)
-        out = []
-        for name, path in server.rulesets.items():
-            try:
-                rs = load(path, {})
-            except CglError as e:
-                out.append({"name": name, "error": _message(e)})
-                continue
-            g = rs.game
-            out.append({"name": name, "title": g.title, "min_players": g.min_players, "max_players": g.max_players,
-                        "options": [{"name": o.name, "type": str(o.type), "default": rs.option_values[o.name],
-                                     "doc": o.doc or ""} for o in rs.options.values()]})
-        return JSONResponse({"rulesets": out, "agents": ["random", "greedy", "mcts:50"]})
-
-    @guarded
-    async def games(request: Request):
-        host_only(request)
-        if request.method == "POST":
-            room = server.create(await _json_body(request))
-            async with room.lock:
-                await server.advance(room)
-            return JSONResponse(room.summary(), status_code=201)
-        return JSONResponse({"games": [r.summary() for r in server.rooms.values()], "problems": server.problems})
-
-    @guarded
-    async def host_page(request: Request):
-        host_only(request)
-        if request.path_params["gid"] not in server.rooms:
-            raise Refused(404, "no such game")
-        return _page("table.html")
-
-    @guarded
-    async def play_page(request: Request):
-        server.seat_of(request.path_params["gid"], request.path_params["token"])
-        return _page("table.html")
-
-    async def _replay(room: Room, seat: Optional[int]) -> HTMLResponse:
-        from . import replay_html
-        g = room.game
-        data = await anyio.to_thread.run_sync(
-            lambda: replay_html.frames(Game(g.ruleset, g.players, g.seed), list(g.answers), seat))
-        return HTMLResponse(replay_html.page(data))
-
-    @guarded
-    async def seat_replay(request: Request):
-        room, seat = server.seat_of(request.path_params["gid"], request.path_params["token"])
-        return await _replay(room, seat)
-
-    @guarded
-    async def host_replay(request: Request):
-        host_only(request)
-        room = server.rooms.get(request.path_params["gid"])
-        if room is None:
-            raise Refused(404, "no such game")
-        return await _replay(room, None)
-
-    @guarded
-    async def view(request: Request):
-        room, seat = server.seat_of(request.path_params["gid"], request.path_params["token"])
-        since = request.query_params.get("since", "0")
-        if not since.isdigit():
-            raise Refused(400, "`since` is a log step (a whole number)")
-        return JSONResponse(room.view(seat, int(since)))
-
-    @guarded
-    async def answer(request: Request):
-        room, seat = server.seat_of(request.path_params["gid"], request.path_params["token"])
-        body = await _json_body(request)
-        if not isinstance(body, dict) or "answer" not in body or "decision" not in body:
-            raise Refused(400, "send {\"decision\": N, \"answer\": …}")
-        await server.answer(room, seat, body["decision"], body["answer"])
-        return JSONResponse(room.view(seat, len(room.game.state.log)))
-
-    async def socket(ws: WebSocket):
-        designer = "token" not in ws.path_params
+def _guarded(fn):
+    """A route whose Refused is the JSON answer it says (status and message)."""
+    async def route(request: Request):
         try:
-            if designer:
-                room, seat = server.rooms.get(ws.path_params["gid"]), None
-                if room is None or not secrets.compare_digest(ws.query_params.get("key", ""), server.key):
-                    raise Refused(404, "no such game, or not the host's key")
-            else:
-                room, seat = server.seat_of(ws.path_params["gid"], ws.path_params["token"])
+            return await fn(request)
         except Refused as e:
-            await ws.close(code=4404, reason=e.message)
-            return
-        await ws.accept()
-        state = room.clients[ws] = [seat, 0]
-        bucket, last = float(RATE), time.monotonic()
+            return _refused(e)
+    route.__name__ = fn.__name__
+    return route
+
+
+def _room(request: Request) -> Room:
+    room = _server(request).rooms.get(request.path_params["gid"])
+    if room is None:
+        raise Refused(404, "no such game")
+    return room
+
+
+def _seat(request) -> tuple:
+    return _server(request).seat_of(request.path_params["gid"], request.path_params["token"])
+
+
+@_guarded
+async def lobby(request: Request):
+    _host_only(request)
+    return _page("lobby.html")
+
+
+@_guarded
+async def rulesets(request: Request):
+    _host_only(request)
+    out = []
+    for name, path in _server(request).rulesets.items():
         try:
-            v = room.view(seat, 0)
-            if v["log"]:
-                state[1] = v["log"][-1]["step"] + 1
-            await ws.send_json({"type": "view", "view": v})
-            while True:
-                text = await ws.receive_text()
-                now = time.monotonic()
-                bucket, last = min(float(RATE), bucket + (now - last) * RATE), now
-                if bucket < 1:
-                    await ws.send_json({"type": "error", "message": "too many messages: slow down"})
-                    continue
-                bucket -= 1
-                try:
-                    if len(text) > MAX_BODY:
-                        raise Refused(413, "the message is too large")
-                    try:
-                        msg = json.loads(text)
-                    except (ValueError, RecursionError):
-                        raise Refused(400, "the message is not JSON") from None
-                    if designer and isinstance(msg, dict):
-                        await server.design(room, msg)
-                        continue
-                    if not isinstance(msg, dict) or msg.get("type") != "answer":
-                        raise Refused(400, "send {\"type\": \"answer\", \"decision\": N, \"answer\": …}")
-                    await server.answer(room, seat, msg.get("decision"), msg.get("answer"))
-                except Refused as e:
-                    await ws.send_json({"type": "error", "message": e.message})
-        except WebSocketDisconnect:
-            pass
-        finally:
-            room.clients.pop(ws, None)
+            rs = load(path, {})
+        except CglError as e:
+            out.append({"name": name, "error": _message(e)})
+            continue
+        g = rs.game
+        out.append({"name": name, "title": g.title, "min_players": g.min_players, "max_players": g.max_players,
+                    "options": [{"name": o.name, "type": str(o.type), "default": rs.option_values[o.name],
+                                 "doc": o.doc or ""} for o in rs.options.values()]})
+    return JSONResponse({"rulesets": out, "agents": ["random", "greedy", "mcts:50"]})
 
-    async def index(request: Request):
-        return HTMLResponse("<!doctype html><title>cgl serve</title><p>This is a cgl table. "
-                            "Open the link the host sent you.</p>")
 
-    routes = [
-        Route("/", index),
-        Route("/lobby", lobby),
-        Route("/api/rulesets", rulesets),
-        Route("/api/games", games, methods=["GET", "POST"]),
-        Route("/play/{gid}/{token}", play_page),
-        Route("/host/{gid}", host_page),
-        Route("/replay/{gid}/{token}", seat_replay),
-        Route("/replay/{gid}", host_replay),
-        WebSocketRoute("/ws/host/{gid}", socket),
-        Route("/api/view/{gid}/{token}", view),
-        Route("/api/answer/{gid}/{token}", answer, methods=["POST"]),
-        WebSocketRoute("/ws/{gid}/{token}", socket),
-        Mount("/static", StaticFiles(directory=WEB), name="static"),
-    ]
-    return Starlette(routes=routes)
+@_guarded
+async def games(request: Request):
+    _host_only(request)
+    server = _server(request)
+    if request.method == "POST":
+        room = server.create(await _json_body(request))
+        async with room.lock:
+            await server.advance(room)
+        return JSONResponse(room.summary(), status_code=201)
+    return JSONResponse({"games": [r.summary() for r in server.rooms.values()], "problems": server.problems})
+
+
+@_guarded
+async def host_page(request: Request):
+    _host_only(request)
+    _room(request)
+    return _page("table.html")
+
+
+@_guarded
+async def play_page(request: Request):
+    _seat(request)
+    return _page("table.html")
+
+
+async def _replay(room: Room, seat: Optional[int]) -> HTMLResponse:
+    from . import replay_html
+    g = room.game
+    data = await anyio.to_thread.run_sync(
+        lambda: replay_html.frames(Game(g.ruleset, g.players, g.seed), list(g.answers), seat))
+    return HTMLResponse(replay_html.page(data))
+
+
+@_guarded
+async def seat_replay(request: Request):
+    room, seat = _seat(request)
+    return await _replay(room, seat)
+
+
+@_guarded
+async def host_replay(request: Request):
+    _host_only(request)
+    return await _replay(_room(request), None)
+
+
+@_guarded
+async def view(request: Request):
+    room, seat = _seat(request)
+    since = request.query_params.get("since", "0")
+    if not since.isdigit():
+        raise Refused(400, "`since` is a log step (a whole number)")
+    return JSONResponse(room.view(seat, int(since)))
+
+
+@_guarded
+async def answer(request: Request):
+    room, seat = _seat(request)
+    body = await _json_body(request)
+    if not isinstance(body, dict) or "answer" not in body or "decision" not in body:
+        raise Refused(400, "send {\"decision\": N, \"answer\": …}")
+    await _server(request).answer(room, seat, body["decision"], body["answer"])
+    return JSONResponse(room.view(seat, len(room.game.state.log)))
+
+
+def _socket_seat(ws: WebSocket) -> tuple:
+    """(room, seat) of a WebSocket: a seat's token, or the designer's (seat None) with the host's key."""
+    server = _server(ws)
+    if "token" in ws.path_params:
+        return server.seat_of(ws.path_params["gid"], ws.path_params["token"])
+    room = server.rooms.get(ws.path_params["gid"])
+    if room is None or not secrets.compare_digest(ws.query_params.get("key", ""), server.key):
+        raise Refused(404, "no such game, or not the host's key")
+    return room, None
+
+
+async def socket(ws: WebSocket):
+    """A table's live connection: its view, then a new one after every change; it sends
+    answers (a seat) or the designer's controls (the host)."""
+    try:
+        room, seat = _socket_seat(ws)
+    except Refused as e:
+        await ws.close(code=4404, reason=e.message)
+        return
+    await ws.accept()
+    state = room.clients[ws] = [seat, 0]
+    limit = _Rate()
+    try:
+        v = room.view(seat, 0)
+        if v["log"]:
+            state[1] = v["log"][-1]["step"] + 1
+        await ws.send_json({"type": "view", "view": v})
+        while True:
+            text = await ws.receive_text()
+            try:
+                await _take(_server(ws), room, seat, text, limit)
+            except Refused as e:
+                await ws.send_json({"type": "error", "message": e.message})
+    except WebSocketDisconnect:
+        pass
+    finally:
+        room.clients.pop(ws, None)
+
+
+class _Rate:
+    """A token bucket: RATE messages a second, a burst of as many."""
+
+    def __init__(self):
+        self.bucket, self.last = float(RATE), time.monotonic()
+
+    def take(self) -> None:
+        now = time.monotonic()
+        self.bucket, self.last = min(float(RATE), self.bucket + (now - self.last) * RATE), now
+        if self.bucket < 1:
+            raise Refused(429, "too many messages: slow down")
+        self.bucket -= 1
+
+
+async def _take(server: Server, room: Room, seat: Optional[int], text: str, limit: _Rate) -> None:
+    """One message from a client: checked, then an answer (a seat's) or a control (the designer's)."""
+    limit.take()
+    if len(text) > MAX_BODY:
+        raise Refused(413, "the message is too large")
+    try:
+        msg = json.loads(text)
+    except (ValueError, RecursionError):
+        raise Refused(400, "the message is not JSON") from None
+    if seat is None and isinstance(msg, dict):
+        await server.design(room, msg)
+        return
+    if not isinstance(msg, dict) or msg.get("type") != "answer":
+        raise Refused(400, "send {\"type\": \"answer\", \"decision\": N, \"answer\": …}")
+    await server.answer(room, seat, msg.get("decision"), msg.get("answer"))
+
+
+async def index(request: Request):
+    return HTMLResponse("<!doctype html><title>cgl serve</title><p>This is a cgl table. "
+                        "Open the link the host sent you.</p>")
+
+
+ROUTES = [
+    Route("/", index),
+    Route("/lobby", lobby),
+    Route("/api/rulesets", rulesets),
+    Route("/api/games", games, methods=["GET", "POST"]),
+    Route("/play/{gid}/{token}", play_page),
+    Route("/host/{gid}", host_page),
+    Route("/replay/{gid}/{token}", seat_replay),
+    Route("/replay/{gid}", host_replay),
+    WebSocketRoute("/ws/host/{gid}", socket),
+    Route("/api/view/{gid}/{token}", view),
+    Route("/api/answer/{gid}/{token}", answer, methods=["POST"]),
+    WebSocketRoute("/ws/{gid}/{token}", socket),
+    Mount("/static", StaticFiles(directory=WEB), name="static"),
+]
+
+
+def make_app(server: Server) -> Starlette:
+    """The Starlette app of `server`: the lobby and the designer's seat (host key), the seat
+    pages, their JSON and WebSocket API, the replays."""
+    app = Starlette(routes=ROUTES)
+    app.state.server = server
+    return app

@@ -4,8 +4,8 @@ The table is drawn from the seat view alone (`Game.view(seat)`, built by
 `cgl.interpreter.walker.seatview`; its shape in docs/view.md), so it shows exactly what the
 seat may know and nothing of the engine. Nothing game-specific: the view says how cards
 group and which variable is the score. `about CARD` reads what is printed on a card the
-seat can see (a text field of the card data, the doc comments of the triggers and rules
-that meet it) from the ruleset.
+seat can see (a text field of the card data, the player text of the triggers and rules
+that meet it: `##` lines, never a designer's `#` notes) from the ruleset.
 
 Text comes out as rich markup (`render_*`); :func:`plain` strips it, for pipes and tests.
 """
@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from cgl.interpreter.base import ast as A
-from cgl.interpreter.check.about import doc_comment, rules_about
+from cgl.interpreter.check.about import player_text, rules_about
 from cgl.interpreter.runtime.state import plain as plain_value
 from cgl.interpreter.walker.seatview import TEXT_FIELDS, attr, counters
 
@@ -242,13 +242,14 @@ def rules_for(eng, card, seat) -> list:
     """[(kind, name, doc)]: the triggers, reactions, rules, actions and checks whose
     conditions single out this card by its properties, its data and what it derives now
     (`check.about.rules_about`, what the language server's hover lists too), each with
-    its doc comment. Nothing is evaluated under a made-up event."""
+    its player text (`##` lines; a designer's `#` notes never). Nothing is evaluated under
+    a made-up event."""
     values = dict(card.props)
     for name in eng.rs.derives:
         v = attr(eng, card, name)
         if v is not None:
             values[name] = v
-    return [(_RULE_KINDS[type(d)], d.name, doc_comment(d.span))
+    return [(_RULE_KINDS[type(d)], d.name, player_text(d.span))
             for d in rules_about(eng.rs, values) if type(d) in _RULE_KINDS]
 
 

@@ -77,7 +77,7 @@ def test_about_reads_a_visible_card_by_name_in_the_rulesets_words():
     mean = next(eng.cards[i] for i in range(len(eng.cards))
                 if str(eng.attr_of(eng.cards[i], "nature")[1]) == "mean")
     text = lines(T.render_about(eng, mean, 0))
-    assert "trigger mean: MGT-N-MEAN: the discarder must discard one more card, at random." in text
+    assert "trigger mean" in text and "MGT-N" not in text     # the rule, never the designer's notes
     assert "data: type " in text
     hand_card = eng.cards[game.state.zones["hand:0"][0]]
     found, problem = T.find_card(eng, game.view(0), hand_card.name.upper())
@@ -273,7 +273,7 @@ def test_a_human_mgt_game_on_a_terminal():
         assert re.search(r"pile: top .+ \(\d+ cards; `look pile` for all\)", screen)
         t.type("about dullahan\n")
         about = t.until(r"Your choice")
-        assert "Dullahan" in about and "trigger honest: MGT-N-HONEST" in about
+        assert "Dullahan" in about and "trigger honest" in about and "MGT-N-HONEST" not in about
         t.type("look pile\n")
         assert "pile (" in t.until(r"Your choice")
         t.type("quit\n")
@@ -342,3 +342,25 @@ def test_a_hot_seat_round_end_screen_does_not_swallow_a_seats_private_lines():
     assert out == ["everyone sees this"]
     agent.catch_up()
     assert "only P1 sees this" in out[1:]
+
+
+@pytest.mark.one_engine
+def test_about_shows_a_player_the_player_text_and_never_the_designers_notes(make_rules):
+    """`##` lines above a rule are what a player reads of it; `#` lines are the designer's."""
+    from cgl.interpreter.check.about import doc_comment, player_text
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { } }
+        # CLAUSE-7: decision: the document is silent on ties.
+        ## When you discard a blue card, every other player discards one too.
+        on discard if suit = "blue" as spikes { }
+    """)
+    decl = next(t for t in rs.triggers if t.name == "spikes")
+    assert player_text(decl.span) == "When you discard a blue card, every other player discards one too."
+    assert "CLAUSE-7" in doc_comment(decl.span)          # the designer's editor still shows the notes
+    game = Game(rs, 2, 0)
+    game.start()
+    blue = next(c for c in game.engine.cards if c.name == "B1")
+    text = lines(T.render_about(game.engine, blue, 0))
+    assert "trigger spikes: When you discard a blue card" in text and "CLAUSE-7" not in text

@@ -1,7 +1,8 @@
 """What a ruleset says about its declarations and its cards, read without playing: a
 declaration's doc comment (the ruleset's own words for what it does), and the
 declarations whose conditions single out a card by its properties. The language server's
-hover and the table's `about` read these, so both tell a designer the same thing."""
+hover shows a designer the doc comments; the table's `about` shows a player only the player
+text (`##` lines), never a designer's notes."""
 from __future__ import annotations
 
 from typing import Optional
@@ -32,6 +33,24 @@ def doc_comment(sp: Optional[A.Span]) -> str:
     cut = _comment_start(first)
     if cut is not None:
         above.append(first[cut + 1:].strip())
+    return " ".join(a for a in above if a)
+
+
+def player_text(sp: Optional[A.Span]) -> str:
+    """What the table tells a player about a declaration: the `##` lines of the comment block
+    right above it (docs/language.md, section 2). Plain `#` comments are the designer's notes
+    and never reach a player."""
+    if sp is None:
+        return ""
+    above = []
+    n = sp.line - 1
+    while n >= 1:
+        text = (_source_line(sp.path, n) or "").strip()
+        if not text.startswith("#") or text.lstrip("#").strip().startswith(("---", "===")):
+            break
+        if text.startswith("##"):
+            above.insert(0, text[2:].strip())
+        n -= 1
     return " ".join(a for a in above if a)
 
 

@@ -185,12 +185,13 @@ def render_players(view: dict, full: bool = False) -> str:
     parts = []
     for p in view["players"]:
         who = p["player"] + (" (you)" if p["you"] else "") + (" (out)" if p["out"] else "")
+        shown = ", ".join(f"{k} {fmt(v)}" for k, v in p["shown"].items())
         if full:
-            parts.append(f"  {who}: " + ", ".join(f"{k} {fmt(v)}" for k, v in p["vars"].items()))
+            parts.append(f"  {who}: " + ", ".join(f"{k} {fmt(v)}" for k, v in [*p["shown"].items(), *p["vars"].items()]))
         elif score is not None:
-            parts.append(f"{who} {fmt(p['score'])}")
+            parts.append(f"{who} {fmt(p['score'])}" + (f" ({shown})" if shown else ""))
         else:
-            parts.append(who)
+            parts.append(who + (f" ({shown})" if shown else ""))
     if full:
         return "\n".join(escape(x) for x in parts)
     return "[bold]" + escape(score.capitalize() if score else "Players") + "[/bold]: " + escape(" · ".join(parts))

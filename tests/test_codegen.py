@@ -325,13 +325,13 @@ def test_counts_over_ids_and_groups_of_an_empty_zone_compiled(make_rules, monkey
         def with_tag(p, t) = count(hand(p) where tag = t and rank >= 2)
         def reds(p) = with_tag(p, "r")
         def has_o(p) = exists(hand(p) where tag = "o")
-        procedure show(q) {
+        procedure report(q) {
           say "{reds(q)} {has_o(q)} {[g.size for g in table(q) group by suit]}"
           say "{[g.label for g in hand(q) group by tag]} {count(hand(q) where it != first(hand(q)))}"
         }
         turn { phase p {
           draw 1
-          show(current)
+          report(current)
           if turn_no = 3 { move first(hand(current)) to table(current) }
           if turn_no >= 8 { end game }
         } }

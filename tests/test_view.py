@@ -95,3 +95,34 @@ def test_leak_oracle_worlds_a_seat_cannot_tell_apart_give_it_one_view(name, play
     if not compared and not game.answers:
         pytest.skip(f"{name} asks no decision (its bots have nothing to choose)")
     assert compared > 0
+
+
+SHOWN = """
+match { rounds 1 }
+round { start { deal 2 to hand } until turn_no >= 2 }
+turn { phase p { choose c in hand(current) { discard c } } }
+show pile_size for p: count(pile) "cards on the pile"
+show held for p: count(hand(p)) "cards in hand"
+"""
+
+
+def test_a_show_declaration_is_on_every_seats_view(make_rules):
+    game = Game(make_rules(SHOWN), 2, 0)
+    d = game.start()
+    d = game.answer(0)
+    for seat in (0, 1, None):
+        v = game.view(seat)
+        assert v["shown"] == [{"name": "pile_size", "label": "cards on the pile"},
+                              {"name": "held", "label": "cards in hand"}]
+        assert [p["shown"] for p in v["players"]] == [{"pile_size": 1, "held": 1}, {"pile_size": 1, "held": 2}]
+    assert "P1 (you) (pile_size 1, held 1)" in T.plain(T.render_players(game.view(0)))
+
+
+@pytest.mark.one_engine
+@pytest.mark.parametrize("text,code", [("show x for p: nobody(p)\n", "E004"),
+                                       ("show x for p: p.points\nshow x for q: 1\n", "E005")])
+def test_a_show_declaration_is_checked_like_any_expression(make_rules, text, code):
+    from cgl.interpreter.base.diagnostics import CglError
+    with pytest.raises(CglError) as e:
+        make_rules(SHOWN.split("show")[0] + text)
+    assert e.value.diagnostics[0].code == code

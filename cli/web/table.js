@@ -179,6 +179,7 @@ function renderPlayers() {
     const e = el("div", "player" + (p.current ? " current" : ""));
     e.appendChild(el("span", "who", p.player + (p.you ? " (you)" : "") + (p.out ? " (out)" : "")));
     if (p.score !== null) e.appendChild(el("span", "score", fmt(p.score)));
+    for (const s of view.shown) e.appendChild(el("div", "shown", `${s.label}: ${fmt(p.shown[s.name])}`));
     const vars = Object.entries(p.vars).filter(([k]) => !view.score || k !== view.score.var);
     if (vars.length) e.appendChild(el("div", "vars", vars.map(([k, v]) => `${k} ${fmt(v)}`).join(" · ")));
     row.appendChild(e);

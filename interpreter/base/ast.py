@@ -762,6 +762,22 @@ class Estimate(Decl):
 
 
 @attrs.frozen
+class Show(Decl):
+    """`show unicorns for p: count(stable(p) where unicorn) "unicorns (7 win)"` — a value
+    of each player that the table shows everyone beside the player (progress toward the
+    goal, resources, what it controls), worked out from the game whenever it is shown.
+    Everyone is told it: it must read only what every player may see."""
+    name: str
+    var: str
+    value: Expr
+    label: Optional[str] = None
+
+    @property
+    def key(self):
+        return f"show {self.name}"
+
+
+@attrs.frozen
 class Invariant(Decl):
     """`invariant eight_cards: count(players where holding(it) != hand_size) = 0`
 

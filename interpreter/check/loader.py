@@ -80,6 +80,7 @@ class Ruleset:
     uses: Optional[dict] = attrs.field(default=None, repr=False, eq=False)
     checks: list = attrs.field(factory=list)   # A.Check, in declaration order
     estimate: Optional[A.Estimate] = None      # `estimate p: …` (for search bots)
+    shows: list = attrs.Factory(list)          # `show NAME for p: …` (on every player's table)
     roots: tuple = ()                          # the project's folders (files.project_roots): what it may read
     # the ruleset's own events: name -> the fields `emit` gives it (every `emit NAME(…)` of
     # every declaration, found once: names, the resolver, statistics and the LSP read this)
@@ -586,6 +587,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []),
         invariants=by_kind.get(A.Invariant, []), deck=one(A.DeckDecl), items=items, sources=sources,
         checks=by_kind.get(A.Check, []), estimate=one(A.Estimate), roots=roots, emits=_emits(items),
+        shows=by_kind.get(A.Show, []),
     )
     _check_roles(rs)
     from .names import check_names

@@ -380,6 +380,8 @@ class NameChecker:
             self.expr(inv.cond, root)
         if rs.estimate is not None:
             self.expr(rs.estimate.value, root.child([rs.estimate.var], how="parameter", node=rs.estimate))
+        for show in rs.shows:
+            self.expr(show.value, root.child([show.var], how="parameter", node=show))
         for chk in rs.checks:
             sc = root
             if chk.var is not None:

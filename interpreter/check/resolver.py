@@ -100,7 +100,7 @@ def bound_names(node) -> set:
             out.add(n.param)
         elif isinstance(n, A.Check) and n.var:
             out.add(n.var)
-        elif isinstance(n, A.Estimate):
+        elif isinstance(n, (A.Estimate, A.Show)):
             out.add(n.var)
     return out
 

@@ -393,7 +393,7 @@ class Checks:
             return
         elif isinstance(item, A.Pattern):
             sc.names["it"] = Binding("it", True, None)
-        elif isinstance(item, A.Estimate):
+        elif isinstance(item, (A.Estimate, A.Show)):
             sc.names[item.var] = Binding(item.var, False, None, "player")
         self.visit(item, sc)
 
@@ -564,6 +564,9 @@ class Checks:
         t = self.ty(e.value, sc)
         if t is not None and t != "int":
             self.report(e.value, f"an estimate must be a number (bigger is better), and this is {describe(t)}")
+
+    def c_Show(self, e, sc):
+        self.ty(e.value, sc)
 
     # ------------------------------------------------------------ statements
     def _count(self, s, sc):

@@ -253,6 +253,8 @@ class CodeGen(Expressions, Statements):
             self.body(chk.body, sure=[chk.var] if chk.var else [])
         if rs.estimate is not None:   # (Engine.estimates evaluates it with `ev`)
             self.entry_expr(rs.estimate.value, sure=[rs.estimate.var])
+        for show in rs.shows:        # (the seat view evaluates them with `ev`)
+            self.entry_expr(show.value, sure=[show.var])
         for r in rs.rules:
             if r.zone is not None:   # a zone rule's condition, of a card event (Engine.refusing_rule)
                 self.zone_rules[id(r)] = self.event_fn("expr", r.cond, False, fields, event="move")

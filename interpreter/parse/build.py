@@ -735,6 +735,10 @@ class _Build(Transformer):
     def estimate_decl(self, meta, c):
         return A.Estimate(str(c[0]), c[1], span=self.sp(meta))
 
+    def show_decl(self, meta, c):
+        label = _unquote(c[3]) if len(c) > 3 else None
+        return A.Show(str(c[0]), str(c[1]), c[2], label, span=self.sp(meta))
+
     def override_decl(self, meta, c):
         return A.Override(c[0], span=self.sp(meta))
 

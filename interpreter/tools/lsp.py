@@ -747,6 +747,8 @@ def _symbol(item) -> Optional[tuple]:
         return (blocks[t], SK["namespace"], item.span, blocks[t], [])
     if t is A.Estimate:
         return ("estimate", SK["function"], item.span, f"estimate {item.var}", [])
+    if t is A.Show:
+        return (f"show {item.name}", SK["property"], item.span, item.label or f"shown for {item.var}", [])
     if t in (A.Extends, A.Remove):
         return None
     kinds = {A.Option: ("constant", "option"), A.Enum: ("enum", "enum"), A.Derive: ("property", "derive"),

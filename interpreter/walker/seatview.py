@@ -8,6 +8,8 @@ browser table. Its shape is documented, with a JSON schema, in `docs/view.md`
 What a seat may know is decided here, in one place, from what the ruleset declares:
 - a zone's cards are listed when the zone is `public`, or `owner` and the seat's (a zone
   under a card belongs to whoever the card's zone belongs to); otherwise only its size;
+- what the ruleset declares to `show` of each player, to everyone (its declaration says
+  it reads only what every player may see);
 - a variable is listed when the seat may read it (`Engine.may_read`: `public` to all,
   `private` to its own player, `internal` to no one at the table);
 - a card's own variables, the same way (only `public` ones are shown on the table);
@@ -157,7 +159,8 @@ class _Builder:
         score = eng.rs.score[0] if eng.rs.score else None
         return {"player": f"P{p + 1}", "you": p == self.seat, "current": p == st.current, "out": p in st.out,
                 "score": plain(st.player_vars[p].get(score)) if score and self.may_read(score, p) else None,
-                "vars": {k: plain(v) for k, v in st.player_vars[p].items() if self.may_read(k, p)}}
+                "vars": {k: plain(v) for k, v in st.player_vars[p].items() if self.may_read(k, p)},
+                "shown": {s.name: shown(eng, s, p) for s in eng.rs.shows}}
 
     def option(self, d, i: int, o) -> dict:
         out = {"index": i, "label": d.labels[i]}
@@ -190,6 +193,15 @@ def zone_label(eng, z: ZoneRef) -> str:
     if z.card is not None:
         return f"{z.name} {eng.cards[z.card].name}"
     return z.name if z.owner is None else f"{z.name} P{z.owner + 1}"
+
+
+def shown(eng, decl, p: int):
+    """The value a `show` declaration gives player `p` now (None when it cannot be read)."""
+    from .compiler import Env
+    try:
+        return plain(eng.ev(decl.value, Env({decl.var: eng.players[p]})))
+    except CglError:
+        return None
 
 
 def place_var(eng, cards: list) -> Optional[str]:
@@ -245,6 +257,7 @@ def seat_view(eng, seat: Optional[int], since: Optional[int] = None, decision=No
         "over": bool(st.finished),
         "winners": [f"P{w + 1}" for w in st.winners] if st.finished and st.winners else [],
         "score": {"var": rs.score[0], "lowest_leads": rs.score[1] == "low"} if rs.score else None,
+        "shown": [{"name": s.name, "label": s.label or s.name} for s in rs.shows],
         "zones": zones,
         "globals": {k: plain(v) for k, v in st.globals.items() if b.may_read(k)},
         "groups": {"by": b.gprop, "order": group_order(rs, b.gprop)},

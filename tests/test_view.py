@@ -108,8 +108,8 @@ show held for p: count(hand(p)) "cards in hand"
 
 def test_a_show_declaration_is_on_every_seats_view(make_rules):
     game = Game(make_rules(SHOWN), 2, 0)
-    d = game.start()
-    d = game.answer(0)
+    game.start()
+    game.answer(0)
     for seat in (0, 1, None):
         v = game.view(seat)
         assert v["shown"] == [{"name": "pile_size", "label": "cards on the pile"},

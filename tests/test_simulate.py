@@ -243,7 +243,7 @@ def test_mgt_text_report_has_every_section():
     for part in ("Results by seat", "Wilson score interval", "counts 1/k", "first seat", "Game length",
                  "turns per game:", "How games end", "custom events (emit)", "Scores at the end",
                  "Lead changes (points", "options per decision",
-                 "What fired", "triggers: misc_roll", "Never fired in 4 games", "P1 greedy, P2 random",
+                 "What fired", "triggers: unoffered_discard", "Never fired in 4 games", "P1 greedy, P2 random",
                  "replay one game: cgl run mgt --players 2 --agents greedy,random -o rounds=1 --seed <seed>"):
         assert part in out, part
     assert "\r" not in out and "[####" not in r.output      # no progress bar off a terminal

@@ -22,7 +22,7 @@ from cgl.interpreter.base.diagnostics import CglError, did_you_mean, render_all,
 from cgl.interpreter.base.files import check_target, write_text
 from cgl.interpreter.play import game as game_module
 from cgl.interpreter.play.game import Game
-from cgl.interpreter.check.loader import load, resolve
+from cgl.interpreter.check.loader import load, option_text, resolve
 from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS
 
 from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent, check_skill
@@ -68,6 +68,14 @@ def _agents(agent: Optional[str], agents_csv: Optional[str], skill: Optional[tup
         a, b = skill
         return [a] + [b] * (players - 1), True
     return agent_specs(agent, agents_csv, players, DEFAULT_AGENT), False
+
+
+def _unset_defaults_that_differ(rs_a, rs_b, given: set) -> list:
+    """(name, A's value, B's value) of each option both rulesets declare, that nobody set
+    and whose defaults differ: `cgl compare` would measure the defaults, not the rules."""
+    both = [k for k in rs_a.option_values if k in rs_b.option_values and k not in given]
+    return [(k, rs_a.option_values[k], rs_b.option_values[k]) for k in both
+            if rs_a.option_values[k] != rs_b.option_values[k]]
 
 
 def _prepare(ruleset: str, opts: dict, players: Optional[int], agent, agents_csv, seed: int, score: Optional[str],
@@ -308,9 +316,14 @@ def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, sk
 
     \b
     Examples:
-      cgl compare rulesets/mgt-v0.1.cgl rulesets/mgt.cgl -n 2000 --players 4
+      cgl compare rulesets/mgt-v0.1.cgl rulesets/mgt.cgl -n 2000 --players 4 -o rounds=3
       cgl compare mgt -n 500 -p 4 --a-option rounds=3 --b-option rounds=4
       cgl compare rulesets/mgt-v0.1.cgl rulesets/mgt.cgl -n 400 -p 2 --skill greedy,random
+
+    -o sets an option for both A and B; --a-option and --b-option for one side
+    only (they win over -o). Where the two rulesets give one option different
+    defaults and nothing sets it (v0.1 of MGT plays 1 round, v0.2 3), a note on
+    stderr says so: set it for both to compare like with like.
     """
     common = _parse_options(options, "--option")
     opts_a = {**common, **_parse_options(a_options, "--a-option")}
@@ -320,6 +333,9 @@ def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, sk
         seed = random.SystemRandom().randrange(1, 10**6)
     rs_a, spec_a = _prepare(ruleset_a, opts_a, players, agent, agents_csv, seed, score, skill, direction)
     rs_b, spec_b = _prepare(ruleset_b, opts_b, players, agent, agents_csv, seed, score, skill, direction)
+    for name, a_value, b_value in _unset_defaults_that_differ(rs_a, rs_b, set(opts_a) | set(opts_b)):
+        click.echo(f"note: option `{name}` is {option_text(a_value)} in A and {option_text(b_value)} in B (their "
+                   f"defaults): -o {name}=VALUE compares like with like", err=True)
     _check_dask(dask)
     workers = _workers(workers, oversubscribe)
     rec_a = _play(spec_a, games, workers, dask, "A ")

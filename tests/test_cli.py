@@ -93,7 +93,7 @@ def test_test_command_runs_scenarios_and_fails_on_a_wrong_expectation(tmp_path):
     r = cli("test", "tests/scenarios/mgt/MGT-N-MEAN.yaml")
     assert r.exit_code == 0, r.output
     assert "1 passed, 0 failed" in r.output
-    bad = open("tests/scenarios/mgt/MGT-N-MEAN.yaml").read().replace("random: [Lich]", "random: [Succubus]")
+    bad = open("tests/scenarios/mgt/MGT-N-MEAN.yaml").read().replace("random: [Troll]", "random: [Succubus]")
     bad = bad.replace("ruleset: mgt", "ruleset: mgt")
     (tmp_path / "bad.yaml").write_text(bad)
     r = cli("test", str(tmp_path / "bad.yaml"))

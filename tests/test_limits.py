@@ -134,6 +134,18 @@ on ping as echo { emit ping() }
     _at(diag, 11, "on ping as echo")
 
 
+def test_a_runaway_chain_of_forced_discards_stops(make_rules):
+    """A discard trigger that fires on forced discards too and forces another without end
+    (MGT's natures act on every discard since issue 31; their chains end with the hand, but
+    a ruleset's need not) stops at the nesting limit, named, on both engines."""
+    rs = make_rules(ONE_TURN + """turn { phase p { draw 1  discard top(hand(current), 1) } }
+on discard as sulk { move card to hand(player)  discard card forced }
+""")
+    diag, _, _ = _stopped(rs)
+    assert diag.code == "E011" and "runs away" in diag.message and "sulk -> sulk" in diag.message
+    _at(diag, 11, "on discard as sulk")
+
+
 def test_a_round_without_end_names_the_round(make_rules):
     rs = make_rules("""
         match { rounds 1 }

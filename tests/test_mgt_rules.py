@@ -224,12 +224,11 @@ def test_mgt_rounds_v02_number_of_rounds_is_an_option():
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_mgt_rounds_v01_plays_rounds_like_v02_by_default(seed):
-    """MGT-ROUNDS, decision 3: v0.1's document never speaks of rounds but gives points that
-    only matter when summed, so v0.1 offers the `rounds` option with v0.2's default of 3
-    (`cgl compare` then compares like with like): points are summed, most points wins."""
-    rs = load("mgt-v0.1")
-    assert rs.option_values["rounds"] == 3
+def test_mgt_rounds_v01_plays_several_rounds_like_v02_when_asked(seed):
+    """MGT-ROUNDS, decision 3: v0.1 keeps the `rounds` option, so `-o rounds=3` plays it as
+    v0.2's match (`cgl compare … -o rounds=3` compares like with like): points are summed,
+    most points wins."""
+    rs = load("mgt-v0.1", {"rounds": "3"})
     game = play(rs, players=4, seed=seed, agents=["greedy"] * 4, check_invariants=True)
     res = game.result
     assert res.rounds == 3
@@ -243,11 +242,13 @@ def test_mgt_rounds_v01_plays_rounds_like_v02_by_default(seed):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_mgt_rounds_v01_one_round_is_the_single_hand_of_its_document(seed):
-    """MGT-ROUNDS, decision 3: with `rounds=1` v0.1 is the single hand its document describes:
-    the player who completes it wins; a hand that runs the stock dry has no winner."""
-    game = play(load("mgt-v0.1", {"rounds": "1"}), players=4, seed=seed, agents=["greedy"] * 4,
-                check_invariants=True)
+def test_mgt_rounds_v01_is_the_single_hand_of_its_document_by_default(seed):
+    """MGT-ROUNDS, decision 3 (follows the text, issue 31): the v0.1 document describes one
+    hand and never speaks of rounds, so v0.1 plays one round unless told otherwise: the
+    player who completes the hand wins; a hand that runs the stock dry has no winner."""
+    rs = load("mgt-v0.1")
+    assert rs.option_values["rounds"] == 1
+    game = play(rs, players=4, seed=seed, agents=["greedy"] * 4, check_invariants=True)
     res = game.result
     assert res.rounds == 1
     assert sum(1 for e in game.state.log if e.get("type") == "round") == 1
@@ -292,7 +293,8 @@ def test_mgt_proud_ban_and_set_aside_monster_survive_the_start_of_a_round():
 def test_mgt_proud_set_aside_monster_stays_out_for_the_whole_match(version, seed):
     """MGT-N-PROUD: a proud monster set aside is never dealt, drawn or moved again in the match
     (`cgl run mgt -p 4 -s 1` used to deal P1's set-aside Sphinx again in round 2)."""
-    game = play(load(version), players=4, seed=seed, agents=["greedy"] * 4, check_invariants=True)
+    game = play(load(version, {"rounds": "3"}), players=4, seed=seed, agents=["greedy"] * 4,
+                check_invariants=True)
     log = game.state.log
     rounds = [i for i, e in enumerate(log) if e.get("type") == "round"]
     assert len(rounds) == 3

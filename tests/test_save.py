@@ -12,7 +12,7 @@ from cgl.interpreter.play import saves
 from cgl.interpreter.play.game import Game, make_agent
 from cgl.interpreter.check.loader import load
 
-MGT = ["-p", "2", "-s", "3", "--human", "1", "-o", "rounds=1"]
+MGT = ["-p", "2", "-s", "5", "--human", "1", "-o", "rounds=1"]
 ANSWERS = "1\n" * 400          # the human picks option 1 (or yes) every time
 BEFORE_QUIT = 5                # the human's answers before they quit
 
@@ -37,13 +37,13 @@ def test_a_human_game_quit_saved_and_resumed_goes_on_as_if_never_stopped(human_s
     assert f"You left the game.\nSaved to {path}: go on with `cgl run --resume {path}`" in first.output
     data = json.loads(path.read_text())
     assert data["format"] == "cgl-save" and data["version"] == 1 and data["ruleset"] == "mgt"
-    assert data["humans"] == [1] and data["seed"] == 3 and data["options"] == {"rounds": "1"}
+    assert data["humans"] == [1] and data["seed"] == 5 and data["options"] == {"rounds": "1"}
     assert len(data["answers"]) > BEFORE_QUIT and set(data["states"]) == {"1", "2"}
 
     resumed = cli("run", "--resume", path, input=ANSWERS)
     assert resumed.exit_code == 0, resumed.output[-2000:]
     banner, body = resumed.output.split("\n", 1)
-    assert banner == (f"Resumed Monster Girl Taxonomy 0.2 · 2 players · seed 3 · options rounds=1 "
+    assert banner == (f"Resumed Monster Girl Taxonomy 0.2 · 2 players · seed 5 · options rounds=1 "
                       f"at decision {len(data['answers']) + 1} ({path})")
     whole = cli("run", "mgt", *MGT, input=ANSWERS)
     assert whole.exit_code == 0
@@ -194,7 +194,7 @@ BAD_SAVES = {
     "a thing that is not an answer": (lambda d: d["answers"].__setitem__(1, "yes"),
                                       'answer 2 of the save is "yes": not an answer'),
     "an answer the game refuses": (lambda d: d["answers"].__setitem__(2, 99),
-                                   "answer 3 of the save, 99, does not fit the game (P1 choose"),
+                                   "answer 3 of the save, 99, does not fit the game (P2 choose"),
     "a bot state that does not fit": (lambda d: d["states"].__setitem__("2", {"rng": [3, [1, 2], None]}),
                                       "the saved state of P2 does not fit: not the state of a `greedy` bot"),
     "a human state that does not fit": (lambda d: d["states"].__setitem__("1", {"rng": 1}),

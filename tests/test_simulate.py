@@ -243,7 +243,7 @@ def test_mgt_text_report_has_every_section():
     for part in ("Results by seat", "Wilson score interval", "counts 1/k", "first seat", "Game length",
                  "turns per game:", "How games end", "custom events (emit)", "Scores at the end",
                  "Lead changes (points", "options per decision",
-                 "What fired", "triggers: misc_roll", "Never fired in 4 games", "P1 greedy, P2 random",
+                 "What fired", "triggers: unoffered_discard", "Never fired in 4 games", "P1 greedy, P2 random",
                  "replay one game: cgl run mgt --players 2 --agents greedy,random -o rounds=1 --seed <seed>"):
         assert part in out, part
     assert "\r" not in out and "[####" not in r.output      # no progress bar off a terminal
@@ -286,6 +286,31 @@ def test_compare_flags_a_difference_that_is_there(tmp_path):
                "--b-option", "winner=2").stdout
     assert re.search(r"P1 win rate .* <0\.001 +\*", text)
     assert "Welch" in text and "Newcombe" in text
+
+
+def test_compare_notes_an_option_whose_defaults_differ_and_that_nobody_set(tmp_path):
+    """Two versions that give one option different defaults (MGT v0.1 plays 1 round, v0.2
+    3: issue 31) measure the defaults, not the rules, unless the option is set for both: the
+    note says so on stderr (the JSON on stdout stays whole), and is gone once it is set, by
+    -o for both or by --a-option and --b-option."""
+    a = write(tmp_path, "a.cgl", PICK)
+    b = write(tmp_path, "b.cgl", PICK.replace('= 1 "Who wins"', '= 2 "Who wins"'))
+    note = "note: option `winner` is 1 in A and 2 in B (their defaults): -o winner=VALUE compares like with like"
+    r = cli("compare", a, b, "-n", 4, "-p", 2, "-s", 1, "-w", 1, "--json")
+    assert r.exit_code == 0, r.output
+    assert note in r.stderr and "fair" not in r.stderr
+    assert json.loads(r.stdout)["rows"]
+    for flags in (["-o", "winner=2"], ["--a-option", "winner=1", "--b-option", "winner=1"]):
+        r = cli("compare", a, b, "-n", 4, "-p", 2, "-s", 1, "-w", 1, *flags)
+        assert r.exit_code == 0 and "note:" not in r.stderr, r.output
+    r = cli("compare", a, a, "-n", 4, "-p", 2, "-s", 1, "-w", 1)
+    assert r.exit_code == 0 and "note:" not in r.stderr, r.output
+
+
+def test_compare_help_says_how_to_set_an_option_for_one_side_or_both():
+    text = cli("compare", "--help").output
+    assert "--a-option" in text and "--b-option" in text and "-o rounds=3" in text
+    assert "compare like with like" in " ".join(text.split())
 
 
 def test_compare_finds_nothing_between_identical_versions(tmp_path):

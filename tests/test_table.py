@@ -77,7 +77,8 @@ def test_about_reads_a_visible_card_by_name_in_the_rulesets_words():
     mean = next(eng.cards[i] for i in range(len(eng.cards))
                 if str(eng.attr_of(eng.cards[i], "nature")[1]) == "mean")
     text = lines(T.render_about(eng, mean, 0))
-    assert "trigger mean" in text and "MGT-N" not in text     # the rule, never the designer's notes
+    assert "trigger mean: Mean: when you discard it, you discard one more card" in text
+    assert "MGT-N" not in text                                  # the player's text, never the designer's notes
     assert "data: type " in text
     hand_card = eng.cards[game.state.zones["hand:0"][0]]
     found, problem = T.find_card(eng, game.view(0), hand_card.name.upper())

@@ -367,3 +367,30 @@ def test_about_shows_a_player_the_player_text_and_never_the_designers_notes(make
     blue = next(c for c in game.engine.cards if c.name == "B1")
     text = lines(T.render_about(game.engine, blue, 0))
     assert "trigger spikes: When you discard a blue card" in text and "CLAUSE-7" not in text
+
+
+@pytest.mark.one_engine
+@pytest.mark.parametrize("args,shown,internal", [
+    (("unicorns", "-p", "3", "-s", "2"), "unicorns 0", ("tries", "played_by", "stopped", "end_now")),
+    (("kozyablo", "-s", "3"), "gold ", ("mulligans", "dodged", "redirect", "first_seat", "target")),
+])
+def test_the_tables_of_unicorns_and_kozyablo_show_progress_and_draws_not_bookkeeping(args, shown, internal):
+    """Through a terminal (issue 29): each player's progress or production is on the score
+    line, others' hidden draws are told ("P2 draws a card"), and no internal variable shows,
+    not even in the whole table (`view`)."""
+    t = Terminal("run", *args, "--human", "1", "--agent", "random")
+    try:
+        seen = ""
+        for _ in range(40):
+            seen += t.until(r"Your choice[^\n]*: $")
+            if "P2 draws a card" in seen:
+                break
+            t.type("1\n")
+        assert "P2 draws a card" in seen
+        assert shown in seen
+        t.type("view\n")
+        whole = t.until(r"Your choice[^\n]*: $")
+        for name in internal:
+            assert f"{name} " not in whole and f"{name}:" not in whole, name
+    finally:
+        t.close()

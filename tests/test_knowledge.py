@@ -287,3 +287,43 @@ def test_an_actions_hint_is_watched_too(make_rules):
     with pytest.raises(CglError) as e:
         d.scores()
     assert e.value.diagnostics[0].code == "E019" and e.value.diagnostics[0].span.line == 8
+
+
+# ---------------------------------------------------------------- copies a player cannot tell apart
+
+TWINS = """
+game "Twins" { players 2 }
+cards from "twins.yaml" { name: text
+  rank: int }
+zone deck: shared, hidden, as deck
+zone hand: per player, owner, as hand
+zone pile: shared, public, as discard
+setup {
+  move first(deck where name = "Guard") to hand(seat(1))
+  move first(deck where name = "Prince") to hand(seat(2))
+  reveal hand(seat(2)) to seat(1)
+  move first(deck where name = "Prince") to hand(seat(2))
+  discard first(hand(seat(2)))   # the Prince drawn last, which P1 did not see
+}
+turn { phase a { choose o in [1, 2] by seat(1) "Pick" { pass }  end game } }
+"""
+
+
+@pytest.mark.both_engines
+def test_a_seat_cannot_tell_which_of_two_copies_moved(make_rules):
+    """The issue's reproducer: P1 saw P2's Prince; P2 drew the other Prince, unseen, and
+    played "a Prince". P1 cannot tell which, so its imagined worlds must not keep the
+    Prince it saw in P2's hand every time (all 200 did: knowledge followed card ids)."""
+    import random
+    from cgl.interpreter.play.game import Game
+    rs = make_rules(TWINS, header=False, files={"twins.yaml": "cards:\n- {name: Prince, rank: 5}\n"
+                                                "- {name: Prince, rank: 5}\n- {name: Guard, rank: 1}\n"
+                                                + "".join(f"- {{name: Baron{i}, rank: 3}}\n" for i in range(4))})
+    game = Game(rs, 2, 0, forkable=True)
+    d = game.start()
+    st = game.state
+    assert [game.engine.cards[i].name for i in st.zones["pile"]] == ["Prince"]
+    assert [game.engine.cards[i].name for i in st.zones["hand:1"]] == ["Prince"]
+    rng = random.Random(1)
+    held = {game.engine.cards[d.sample(rng).state.zones["hand:1"][0]].name for _ in range(200)}
+    assert "Prince" in held and len(held) > 1

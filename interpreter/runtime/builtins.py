@@ -230,7 +230,7 @@ def _deck_of(eng, e, a):
 
 
 def _text(eng, e, a):
-    if getattr(eng, "hint_seat", None) is not None:   # inside a hint: a card it may not see (walker/hints.py)
+    if eng.hint_seat is not None:   # inside a hint: a card it may not see (walker/hints.py)
         eng.hint_sees(a[0])
     return _show(a[0])
 

@@ -167,3 +167,163 @@ def test_the_final_scores_of_cgl_run_show_no_bookkeeping():
     assert r.exit_code == 0, r.output
     end = r.output.split("Winner")[1]
     assert "P1: army pozorki" in end and "mulligans" not in end
+
+
+# ---------------------------------------------------------------- honest hints
+
+HINTS = """
+game "Hints" {{ players 2 }}
+cards from "hints.yaml" {{
+  name: text
+  rank: int
+}}
+derive rank2 = rank * 2
+zone deck: shared, hidden, as deck
+zone hand: per player, owner, as hand
+zone pile: shared, public, as discard
+private var seen per player = 0
+internal var step = 0
+setup {{ shuffle deck  deal 1 from deck to hand }}
+turn {{
+  phase a {{
+    {before}
+    choose o in [1, 2] by seat(1) "Pick" prefer {hint} {{ pass }}
+    end game
+  }}
+}}
+"""
+
+HINT_CARDS = {"hints.yaml": "cards:\n- {name: Princess, rank: 8}\n- {name: Guard, rank: 1}\n"
+                            "- {name: Priest, rank: 2}\n- {name: Baron, rank: 3}\n"}
+
+
+def _hint_rules(make_rules, hint, before=""):
+    return make_rules(HINTS.format(hint=hint, before=before), header=False, files=HINT_CARDS)
+
+
+def _first_scores(rs, seed=0):
+    from cgl.interpreter.play.game import Game
+    game = Game(rs, 2, seed)
+    d = game.start()
+    assert d.prompt == "Pick" and d.player == 0
+    return game, d.scores()
+
+
+@pytest.mark.both_engines
+def test_a_hint_reading_another_players_hidden_hand_is_refused(make_rules):
+    """The issue's reproducer: P1's hint read P2's hidden card, so greedy's scores were
+    [1, 2] when P2 held the Princess and [-1, -2] otherwise, while P1's view showed only
+    `hand P2: 1`. Now the hint stops with E019, located at the hint, on every deal."""
+    rs = _hint_rules(make_rules, '(if first(hand(seat(2))).name = "Princess" then o else -o)')
+    for seed in range(6):
+        with pytest.raises(CglError) as e:
+            _first_scores(rs, seed)
+        d = e.value.diagnostics[0]
+        assert d.code == "E019" and d.span.line == 17 and d.span.column == 50   # the hint
+        assert "reads the `name` of a card in hand(P2), which P1 cannot see" in d.message
+        assert "its own zones" in d.hint
+
+
+@pytest.mark.both_engines
+@pytest.mark.parametrize("hint,refused", [
+    ("count(hand(seat(2))) * o", None),                          # how many: public
+    ("first(hand(seat(1))).rank * o", None),                     # its own hand
+    ("(if first(pile) = none then o else first(pile).rank)", None),   # a public zone
+    ("seat(1).seen + o", None),                                  # its own private memory
+    ("seat(2).seen + o", "P2's `seen`, which is private"),
+    ("step + o", "`step`, which is internal"),
+    ("first(deck).rank * o", "a card in deck"),
+    ('text(first(hand(seat(2)))) = "Guard"', "a card in hand(P2)"),
+    ('"{first(hand(seat(2)))}" = "Guard"', "a card in hand(P2)"),
+    ("count(hand(seat(2)) where rank > 2)", "the `rank` of a card in hand(P2)"),
+    ("o + first(hand(seat(2))).rank2", "the `rank2` of a card in hand(P2)"),   # a derived property
+    ("o + first(hand(seat(1))).rank2", None),
+    ('(if first(hand(seat(2))).zone = "hand" then o else 0)', None),   # where a card lies: public
+])
+def test_a_hint_reads_only_what_its_seat_sees(make_rules, hint, refused):
+    rs = _hint_rules(make_rules, hint)
+    if refused is None:
+        _, scores = _first_scores(rs)
+        assert len(scores) == 2
+    else:
+        with pytest.raises(CglError) as e:
+            _first_scores(rs)
+        assert e.value.diagnostics[0].code == "E019" and refused in e.value.diagnostics[0].message
+
+
+@pytest.mark.both_engines
+def test_a_hint_reads_a_card_shown_to_its_seat_until_the_card_moves(make_rules):
+    """`reveal … to` shows a card: the seat's hint may read it while it stays where it was
+    shown (a Priest's look); shown to another seat, or moved since, it is hidden again."""
+    hint = "first(hand(seat(2))).rank * o"
+    _, scores = _first_scores(_hint_rules(make_rules, hint, "reveal hand(seat(2)) to seat(1)"))
+    assert scores[1] == 2 * scores[0] != 0
+    _, scores = _first_scores(_hint_rules(make_rules, hint, "reveal hand(seat(2))"))
+    assert scores[1] == 2 * scores[0] != 0
+    for before in ("reveal hand(seat(2)) to seat(2)",
+                   "reveal hand(seat(2)) to seat(1)\n    move first(hand(seat(2))) to deck\n"
+                   "    move first(deck) to hand(seat(2))"):
+        with pytest.raises(CglError) as e:
+            _first_scores(_hint_rules(make_rules, hint, before))
+        assert e.value.diagnostics[0].code == "E019"
+
+
+@pytest.mark.both_engines
+def test_an_actions_hint_is_watched_too(make_rules):
+    rs = make_rules("""
+        game "A" { players 2 }
+        cards from "hints.yaml" { name: text
+          rank: int }
+        zone deck: shared, hidden, as deck
+        zone hand: per player, owner, as hand
+        setup { deal 1 from deck to hand }
+        action low "Low" prefer first(hand(next_after(actor))).rank { pass }
+        action high "High" prefer 1 { pass }
+        turn { phase a { act by current  end game } }
+    """, header=False, files=HINT_CARDS)
+    from cgl.interpreter.play.game import Game
+    d = Game(rs, 2, 0).start()
+    assert d.kind == "action"
+    with pytest.raises(CglError) as e:
+        d.scores()
+    assert e.value.diagnostics[0].code == "E019" and e.value.diagnostics[0].span.line == 8
+
+
+# ---------------------------------------------------------------- copies a player cannot tell apart
+
+TWINS = """
+game "Twins" { players 2 }
+cards from "twins.yaml" { name: text
+  rank: int }
+zone deck: shared, hidden, as deck
+zone hand: per player, owner, as hand
+zone pile: shared, public, as discard
+setup {
+  move first(deck where name = "Guard") to hand(seat(1))
+  move first(deck where name = "Prince") to hand(seat(2))
+  reveal hand(seat(2)) to seat(1)
+  move first(deck where name = "Prince") to hand(seat(2))
+  discard first(hand(seat(2)))   # the Prince drawn last, which P1 did not see
+}
+turn { phase a { choose o in [1, 2] by seat(1) "Pick" { pass }  end game } }
+"""
+
+
+@pytest.mark.both_engines
+def test_a_seat_cannot_tell_which_of_two_copies_moved(make_rules):
+    """The issue's reproducer: P1 saw P2's Prince; P2 drew the other Prince, unseen, and
+    played "a Prince". P1 cannot tell which, so its imagined worlds must not keep the
+    Prince it saw in P2's hand every time (all 200 did: knowledge followed card ids)."""
+    import random
+    from cgl.interpreter.play.game import Game
+    rs = make_rules(TWINS, header=False, files={"twins.yaml": "cards:\n- {name: Prince, rank: 5}\n"
+                                                "- {name: Prince, rank: 5}\n- {name: Guard, rank: 1}\n"
+                                                + "".join(f"- {{name: Baron{i}, rank: 3}}\n" for i in range(4))})
+    game = Game(rs, 2, 0, forkable=True)
+    d = game.start()
+    st = game.state
+    assert [game.engine.cards[i].name for i in st.zones["pile"]] == ["Prince"]
+    assert [game.engine.cards[i].name for i in st.zones["hand:1"]] == ["Prince"]
+    rng = random.Random(1)
+    held = {game.engine.cards[d.sample(rng).state.zones["hand:1"][0]].name for _ in range(200)}
+    assert "Prince" in held and len(held) > 1

@@ -24,6 +24,7 @@ LINT_CASES = {
     "E009": ("def holding(p) = count(hand(p))\ndef mine = holding()\n", 7),
     "E015": ('round { start { deal 3 to hand } }\n', 6),
     "E018": ("zone bag: per player, owner, hidden\n", 6),
+    "E019": ('turn { phase p { choose o in [1, 2] prefer first(deck).rank * o { pass } } }\n', 6),
     "W101": ("def bonus = 2\n", 6),
     "W102": ("turn { phase draw { end turn  draw 1 } }\n", 6),
     "W103": ('on discard as tidy { say "tidied" }\n', 6),
@@ -199,3 +200,28 @@ def test_a_choice_judged_through_a_def_it_calls(tmp_path):
     body = 'def cap(n) = n + 1\nturn { phase p { choose c in all_cards where rank > cap(5) { discard c } } }\n'
     found = lint_file(_write(tmp_path, body))
     assert [(d.code, d.span.line) for d in found] == [("W105", 7)]
+
+
+@pytest.mark.parametrize("body,what", [
+    ("internal var step = 0\nturn { phase p { choose o in [1, 2] prefer step + o { pass } } }\n",
+     "`step`, which is internal"),
+    ("internal var tries per player = 0\n"
+     "turn { phase p { choose o in [1, 2] prefer current.tries + o { pass } } }\n", "`tries`, which is internal"),
+    ("def top = first(deck)\naction take \"Take\" prefer top.rank { pass }\nturn { phase p { act by current } }\n",
+     "the cards of `deck`"),
+    ("turn { phase p { choose o in [1, 2] prefer count(deck where rank > 2) * o { pass } } }\n",
+     "the cards of `deck`"),
+])
+def test_a_hint_reading_what_no_player_sees_is_e019(tmp_path, body, what):
+    found = [d for d in lint_file(_write(tmp_path, body)) if d.code == "E019"]
+    assert len(found) == 1 and what in found[0].message and found[0].hint
+
+
+@pytest.mark.parametrize("body", [
+    "turn { phase p { choose o in [1, 2] prefer count(deck) * o + deck.size { pass } } }\n",
+    "turn { phase p { choose o in [1, 2] prefer (if exists(deck) then o else 0) { pass } } }\n",
+    "turn { phase p { choose o in [1, 2] prefer first(hand(current)).rank * o { pass } } }\n",
+    "var open = 0\nturn { phase p { choose o in [1, 2] prefer open + o { pass } } }\n",
+])
+def test_a_hint_reading_what_its_player_may_see_passes_lint(tmp_path, body):
+    assert not [d for d in lint_file(_write(tmp_path, body)) if d.code == "E019"]

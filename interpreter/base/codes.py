@@ -135,6 +135,16 @@ _CODES = [
          "the only one to read it), or a score that is not public.",
          'zone hand: per player, owner, hidden',
          'zone hand: per player, owner'),
+    Code("E019", "error", "a hint that reads what its player cannot see",
+         "A `prefer` is its player's own judgement, so it reads only what that player sees: its own "
+         "zones and the public ones, the cards it was shown (`reveal … to`) where they still lie, how "
+         "many cards the others hold, and the variables it may read (`public` ones, its own `private` "
+         "ones). Lint refuses what no player ever sees (an `internal` variable, the cards of a `hidden` "
+         "zone); the rest (another player's hand or `private` variable) stops the game where the hint "
+         "reads it, located at the hint. Record what a player learns in a `private var` and let the "
+         "hint read that (examples/priest.cgl).",
+         'choose o in [1, 2] by seat(1) prefer first(hand(seat(2))).rank * o',
+         'choose o in [1, 2] by seat(1) prefer count(hand(seat(2))) * o'),
     Code("W101", "warning", "unused definition",
          "A definition (def, table, pattern, procedure, variable, zone, option, enum) that nothing "
          "refers to. Remove it, or use it.",

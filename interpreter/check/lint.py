@@ -22,8 +22,9 @@ from ..base import ast as A
 from ..base.codes import CODES
 from ..base.diagnostics import CglError, Diagnostic, did_you_mean
 from ..base.files import found_in
+from ..runtime import builtins as B
 from .loader import Ruleset, load
-from .resolver import facts
+from .resolver import call_meaning, facts, use_of
 from .statics import UNKNOWN, Statics
 from .typecheck import check_types
 
@@ -593,3 +594,71 @@ def wrong_types(ctx):
     """Values of the wrong kind: a zone where a number is needed, a card compared with a player,
     arithmetic on text… (the one type checker of `typecheck.py`, which the code generator reads too)."""
     yield from check_types(ctx.rs, _own_items(ctx))
+
+
+def _counting(name: str) -> bool:
+    """Whether built-in `name` reads of a zone only how many cards it holds (`count`, `exists`)."""
+    f = B.FUNCTIONS.get(name)
+    return f is not None and f.loop == "count"
+
+
+def _hint_reads(rs, expr, seen: set):
+    """(node, what) for each read of hint `expr`, through the defs and tables it calls, that no
+    seat may make: an `internal` variable, the cards of a `hidden` zone (but how many)."""
+    stack = [(expr, None)]
+    while stack:
+        n, parent = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend((x, parent) for x in n)
+            continue
+        if not attrs.has(type(n)):
+            continue
+        zone = None
+        if isinstance(n, A.Name):
+            use = use_of(rs, n)
+            if use.kind == "global" and use.meaning == "global" and rs.vars[n.id].sight == "internal":
+                yield n, f"`{n.id}`, which is internal"
+            elif use.kind == "global" and use.meaning == "zone":
+                zone = n.id
+            elif use.kind == "global" and use.meaning == "def" and n.id not in seen:
+                seen.add(n.id)
+                stack.append((rs.defs[n.id], None))
+        elif isinstance(n, A.Attr):
+            v = rs.vars.get(n.name)
+            if v is not None and v.scope == "player" and v.sight == "internal":
+                yield n, f"`{n.name}`, which is internal"
+        elif isinstance(n, A.Call):
+            meaning = call_meaning(rs, n.name)
+            if meaning == "zone":
+                zone = n.name
+            elif meaning in ("def", "table") and n.name not in seen:
+                seen.add(n.name)
+                body = rs.defs[n.name] if meaning == "def" else rs.table_decls[n.name]
+                stack.append((body, None))
+        if zone is not None and rs.zones[zone].visibility == "hidden" and not (
+                isinstance(parent, A.Call) and call_meaning(rs, parent.name) == "builtin" and _counting(parent.name)
+                or isinstance(parent, A.Attr) and parent.name == "size"):
+            yield n, f"the cards of `{zone}`, a hidden zone"
+        for f in attrs.fields(type(n)):
+            if f.name != "span":
+                stack.append((getattr(n, f.name), n))
+
+
+@rule("E019")
+def hints_reading_what_no_seat_sees(ctx):
+    """A `prefer` hint that reads, whoever decides, what its player cannot see: an `internal`
+    variable, or the cards of a `hidden` zone (not just how many). The rest (another
+    player's hand, another's `private` variable) is refused as the game is played."""
+    rs = ctx.rs
+    for item in _own_items(ctx):
+        for n in _walk(item):
+            hint = n.prefer if isinstance(n, (A.Choose, A.Action)) else None
+            if hint is None:
+                continue
+            found = next(_hint_reads(rs, hint, set()), None)
+            if found is not None:
+                node, what = found
+                yield Diagnostic("E019", f"this hint reads {what}, which its player cannot see", hint.span,
+                                 hint="a hint may read only what its player sees: its own zones, the public "
+                                      "ones, how many cards a hidden zone holds, and the variables it may read "
+                                      "(declare a variable every player may know `public`)")

@@ -62,6 +62,7 @@ class _Context:
         rs = statics.rs
         self.cards = rs.cards
         self.opts = rs.option_values
+        self.hint_seat = None   # (no hint is evaluated here: interpreter/walker/hints.py)
         if statics.start:   # (the seats of a game for the fewest players)
             self.n = max(rs.game.min_players, 1)
             self.players = [Player(i) for i in range(self.n)]

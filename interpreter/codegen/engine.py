@@ -30,6 +30,7 @@ class CompiledEngine(Engine):
         super().__init__(rs, players, seed, check_invariants, max_steps)
         self.dcache = {name: [_MISSING] * len(self.cards) for name in self.card_derives}
         self._use(self.cx)
+        self.hint_plain_derives = frozenset(self.cx.derives) - self.card_var_names
         self._forbidden = {r.tag for r in rs.rules} - {None}
         # the zones of the roles `draw 1` and `discard c` use, found once (see s_draw1)
         self._deck = self._pile = None
@@ -202,8 +203,7 @@ class CompiledEngine(Engine):
                 label = c.label(self, who, v) if c.label else (a.name if v is None else f"{a.name} {_show(v)}")
                 choices.append(ActionChoice(a, v, label))
         pieces = self.cx.actions
-        yield from self.c_act(s, who, choices, lambda ch: pieces[id(ch.decl)].prefer(self, who, ch.value),
-                              lambda ch: pieces[id(ch.decl)].body(self, who, ch.value))
+        yield from self.c_act(s, who, choices, env_fn, lambda ch: pieces[id(ch.decl)].body(self, who, ch.value))
 
     def _event_env(self, ev: Event) -> Env:
         """The tree walker's environment of an event (for rule conditions, which it evaluates)."""
@@ -267,7 +267,7 @@ class CompiledEngine(Engine):
 
     def match_pattern(self, p: A.Pattern, args: list):
         fns = self.cx.patterns.get(p.name)
-        if fns is None:
+        if fns is None or self.hint_seat is not None:   # (a hint's reads are watched by the tree walker)
             return Engine.match_pattern(self, p, args)
         return self.match_compiled(p, fns, args)
 

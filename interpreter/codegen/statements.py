@@ -609,7 +609,7 @@ class Statements:
             dsc = Scope()
             dsc.names["actor"] = _Binding("e_actor", False, None, "player")
             dom_ty = self.elem_ty(self.ty(a.domain, dsc))
-        for key in ("domain", "when", "label", "prefer", "body"):
+        for key in ("domain", "when", "label", "body"):   # (its `prefer`: `Engine.action_hint`)
             node = getattr(a, key)
             if node is None:
                 out[key] = None
@@ -620,8 +620,6 @@ class Statements:
             sc.names["actor"] = _Binding("e_actor", False, f, "player")
             if key != "domain" and a.param:
                 sc.names[a.param] = _Binding("e_value", False, f, dom_ty)
-                if key == "prefer":
-                    sc.names["it"] = _Binding("e_value", False, f, dom_ty)
             if key == "body":
                 f.emit("st = eng.state")
                 if self.budget:
@@ -698,19 +696,10 @@ class Statements:
             fn.lines += f2.source()
             prompt = pf
         scores = "None"
-        if s.prefer is not None:
-            sf = self.fresh("s")
-            f2 = _Fn(self, f"def {sf}(_opts):", fn.ind)
-            f2.parent = fn
-            v = self.fresh("v_" + s.name + "_")
-            inner = sc.child()
-            inner.names[s.name] = _Binding(v, False, f2)
-            inner.names["it"] = _Binding(v, False, f2)
-            f2.emit("try:")
-            f2.emit(f"    return [{self.x(s.prefer, inner, f2)} for {v} in _opts]")
-            f2.emit(f"except _PE as _x: raise _everr(eng, {self.k(s.prefer)}, _x) from None")
-            fn.lines += f2.source()
-            scores = sf
+        if s.prefer is not None:   # evaluated by the tree walker, its reads watched (walker/hints.py)
+            flat = sc.flat()
+            scores = ("lambda _o: eng.choose_hints(" + ks + ", _mkenv({"
+                      + ", ".join(f"{k!r}: {self.ref(b)}" for k, b in flat.items()) + "}), _o)")
         val = self.fresh("c")
         self.call(fn, s, [f"{val} = eng.c_ask({ks}, {opts}, {chooser}, {prompt}, {scores})",  # (c_decide's
                           f"if {val}.__class__ is Decision: {val} = eng.c_took({ks}, {val}, (yield {val}))"])  # halves)

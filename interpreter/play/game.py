@@ -262,6 +262,10 @@ class Game:
                 if free:
                     places.append((ids, key, free))
                     pool += [ids[i] for i in free]
+        # (what a seat was shown at a place, `State.shown`, stays with the place: the card
+        # imagined there is the one it saw)
+        shown = st.shown
+        marks = [shown.pop(cid, _UNSHOWN) for cid in pool] if shown else None
         pool.sort()
         rng.shuffle(pool)
         at = 0
@@ -277,6 +281,12 @@ class Game:
                     ids[i] = cid = pool[at]
                     at += 1
                     where[cid] = key
+        if marks is not None:
+            dealt_order = [cid for ids, key, free in places
+                           for cid in (ids if free is None else [ids[i] for i in free])]
+            for cid, mark in zip(dealt_order, marks):
+                if mark is not _UNSHOWN:
+                    shown[cid] = mark
         st.rng = random.Random(rng.getrandbits(64))
         # (the cached derived properties hold, a card's own data and variables going with
         # it, except those that read where it lies)
@@ -306,6 +316,9 @@ class Game:
             players=[{k: plain(v) for k, v in pv.items()} for pv in st.player_vars],
             rounds=st.round_no, turns=st.stats.get("turns", 0), steps=st.steps, log=st.log,
             stats=dict(st.stats), decisions=len(self.answers))
+
+
+_UNSHOWN = object()   # (a place whose card no seat was shown: `determinised`)
 
 
 def _weak(obj, method: str):

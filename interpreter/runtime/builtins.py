@@ -229,6 +229,12 @@ def _deck_of(eng, e, a):
     return eng.decks[p.seat].as_value()
 
 
+def _text(eng, e, a):
+    if eng.hint_seat is not None:   # inside a hint: a card it may not see (walker/hints.py)
+        eng.hint_sees(a[0])
+    return _show(a[0])
+
+
 def _fn(name, lo, hi, signature, doc, run, result=None, reads_game=False, on_list=None, args=("any",),
         keeps_texts=False, reads_place=False, on_card=None, loop=None, on_count=None, draws=False, on_player=None):
     return Function(name, lo, hi, signature, doc, run, result, reads_game, on_list, args, keeps_texts, reads_place,
@@ -282,7 +288,7 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("exists", 1, 1, "exists(X)", "true when the list or zone is not empty",
         lambda eng, e, a: _count(eng, e, a) > 0, "bool", on_list="(len({0}) > 0)", args=("countable",),
         loop="count", on_count="({0} > 0)"),
-    _fn("text", 1, 1, "text(X)", "a value as text", lambda eng, e, a: _show(a[0]), "str"),
+    _fn("text", 1, 1, "text(X)", "a value as text", _text, "str"),
     _fn("deck_of", 1, 1, "deck_of(P)",
         "the deck list P brought (games with a `deck` block, section 3.23): its fields, read with `lookup`, "
         "and `.cards`",

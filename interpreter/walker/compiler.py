@@ -99,6 +99,8 @@ class Compiler:
         parts = [p if isinstance(p, str) else self(p) for p in e.parts]
 
         def text(eng, env):
+            if eng.hint_seat is not None:   # inside a hint, a card is named only if its seat sees it
+                return "".join(p if isinstance(p, str) else _show(eng.hint_sees(p(eng, env))) for p in parts)
             return "".join(p if isinstance(p, str) else _show(p(eng, env)) for p in parts)
         return text
 
@@ -176,6 +178,12 @@ class Compiler:
         if meaning == "option":
             return lambda eng, env: eng.opts[name]
         if meaning == "global":
+            if rs.vars[name].sight != "public":
+                def watched(eng, env):
+                    if eng.hint_seat is not None:   # (inside a hint: walker/hints.py)
+                        eng.hint_reads(name)
+                    return eng.state.globals[name]
+                return watched
             return lambda eng, env: eng.state.globals[name]
         if meaning == "def":
             body = self(rs.defs[name].expr)

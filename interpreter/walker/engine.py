@@ -27,6 +27,7 @@ from .continuous import ContinuousRules
 from .events import Events
 from .flow import Flow
 from .forks import Forks
+from .hints import Hints
 from .statements import Statements
 from .trial import Trials
 from .turn_order import TurnOrder
@@ -41,7 +42,7 @@ from ..check.loader import Card  # noqa: E402
 
 # ---------------------------------------------------------------- the engine
 
-class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials, Forks):
+class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials, Forks, Hints):
     """Runs one game of a ruleset. Create through :class:`Game`. (Its statements are in
     statements.py, who plays next in turn_order.py, the continuous rules and state checks
     in continuous.py, snapshots, clones and what each seat knows in forks.py.)"""
@@ -92,6 +93,8 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self._zone_refs: dict = {}
         self._key_owners: dict = {}    # zone key -> its owner (a Player or None), as found
         self._sight: dict = {}         # (zone key, seat) -> whether that seat sees the zone (`hidden_keys`)
+        self._hint_how: dict = {}      # a card property -> how a hint's read of it is watched (hints.py)
+        self._twins: Optional[dict] = None   # card id -> the ids of its identical copies (`twins`)
         # "start" / "end" when some trigger or reaction waits for the start (end) of something
         self._scope_kinds = {k for k in ("start", "end") if k in self._triggers_by_kind
                              or k in self._reactions_by_kind or k in self._instead_by_kind}
@@ -227,6 +230,8 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         old = where[cid]
         if st.known is not None:
             self._learn(cid, old, dest)
+        if st.shown:
+            st.shown.pop(cid, None)
         if old is not None:
             ids = zones[old]
             if ids[-1] == cid:  # the top card (a draw): no search

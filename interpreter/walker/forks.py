@@ -128,13 +128,35 @@ class Forks:
         return out
 
     def _learn(self, cid: int, old: Optional[str], dest: ZoneRef) -> None:
-        """Follow what each seat knows (`State.known`) as card `cid` moves from `old` to `dest`."""
-        seers = self.seers(None if old is None else self.zone_ref(old), dest)
+        """Follow what each seat knows (`State.known`) as card `cid` moves from `old` to `dest`.
+        Copies a seat cannot tell apart are one for what it knows: a seat that sees a card
+        leave a zone it cannot look into, where it knew of a copy of it, cannot tell which of
+        the two left, so it knows that copy's place no longer (`determinised` deals it anew)."""
+        src = None if old is None else self.zone_ref(old)
+        seers = self.seers(src, dest)
+        twins = self.twins(cid) if src is not None else ()
+        where = self.state.where
         for seat, known in enumerate(self.state.known):
             if seers is None or seat in seers:
                 known.add(cid)
+                if twins and not self.sees_zone(src, seat):
+                    for t in twins:
+                        if t in known and where[t] == old:
+                            known.discard(t)
             else:
                 known.discard(cid)
+
+    def twins(self, cid: int) -> tuple:
+        """The other cards identical to card `cid` (the same name and printed properties), which
+        no player can tell from it by looking."""
+        found = self._twins
+        if found is None:
+            groups: dict = {}
+            for c in self.cards:
+                groups.setdefault((c.name, repr(sorted(c.props.items()))), []).append(c.id)
+            found = self._twins = {i: tuple(x for x in ids if x != i)
+                                   for ids in groups.values() if len(ids) > 1 for i in ids}
+        return found.get(cid, ())
 
     def _resumed_round(self, root, seat: int, why: str, phase: int = 0):
         """The rest of a round from a turn's start (or the start of its phase number

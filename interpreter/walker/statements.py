@@ -90,7 +90,7 @@ class Statements:
         moved = 0
         dkey = dest.key
         # a quiet move is `_place` written in (when it has nothing else to do)
-        plain = st.known is None and not st.trying and not self.place_derives and s.position != "bottom"
+        plain = st.known is None and not st.shown and not st.trying and not self.place_derives and s.position != "bottom"
         watched = self._watched
         for c in cards:
             cid = c.id
@@ -287,6 +287,9 @@ class Statements:
             self._learn(a.id, ka, zb)
             self._learn(b.id, kb, za)
         where[a.id], where[b.id] = kb, ka
+        if self.state.shown:
+            self.state.shown.pop(a.id, None)
+            self.state.shown.pop(b.id, None)
         if self.place_derives:
             self.forget_place(a.id)
             self.forget_place(b.id)
@@ -378,6 +381,14 @@ class Statements:
             for seat, k in enumerate(known):
                 if seats is None or seat in seats:
                     k.update(c.id for c in cards)
+        shown = self.state.shown   # (what a hint of theirs may read: walker/hints.py)
+        for c in cards:
+            if seats is None:
+                shown[c.id] = None
+            else:
+                old = shown.get(c.id, ())
+                if old is not None:
+                    shown[c.id] = tuple(sorted({*old, *seats}))
         if seats is not None:
             self.log("reveal", f"{', '.join(f'P{x + 1}' for x in seats)} sees: {', '.join(names) or 'nothing'}",
                      visible_to=seats, cards=names)
@@ -437,16 +448,19 @@ class Statements:
         options = self.c_options(s, self.ev(s.domain, env), lambda: env)
         chooser = self.as_player(self.ev(s.by, env), s.by) if s.by else self.players[self.state.current]
 
-        def scores(opts, env=env, s=s):
-            return [self.ev(s.prefer, env.child({s.name: o, "it": o})) for o in opts]
         value = yield from self.c_decide(s, options, chooser, lambda: self.ev(s.prompt, env),
-                                         scores if s.prefer is not None else None)
+                                         partial(self.choose_hints, s, env) if s.prefer is not None else None)
         if value is OTHERWISE:
             yield from self.run_block(s.otherwise, env)
         elif self.state.deferred is not None:  # inside `simultaneously`: the body waits for the others
             self.state.deferred.append(lambda: self.run_block(s.body, env.child({s.name: value})))
         else:
             yield from self.run_block(s.body, env.child({s.name: value}))
+
+    def choose_hints(self, s, env, options) -> list:
+        """The `prefer` value of each option of `choose` `s` (asked in `env`), for both engines:
+        evaluated by the tree walker with its reads watched (`hint_values`, hints.py)."""
+        return [self.hint_ev(s.prefer, env.child({s.name: o, "it": o})) for o in options]
 
     def c_options(self, s, domain, env_fn) -> list:
         """The options of a `choose`: its domain, less those a rule forbids (`env_fn()` gives
@@ -496,7 +510,7 @@ class Statements:
         # (partials, not lambdas: no closure cells for this function's locals)
         return Decision(seat, "choose", prompt, options, partial(self.show_options, options),
                         lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
-                        None if scores_fn is None else partial(scores_fn, options),
+                        None if scores_fn is None else partial(self.hint_values, seat, s.prefer, scores_fn, options),
                         view or self._viewer(seat))
 
     def c_took(self, s, d: Decision, answer):
@@ -787,19 +801,23 @@ class Statements:
                 label = self.ev(a.label, local) if a.label else (a.name if v is None else f"{a.name} {_show(v)}")
                 choices.append(ActionChoice(a, v, label))
 
-        def prefer(c):
-            return self.ev(c.decl.prefer, Env({c.decl.param: c.value, "it": c.value, "actor": who}
-                                              if c.decl.param else {"actor": who}, env))
-
         def run(c):
             local = Env({c.decl.param: c.value} if c.decl.param else {}, env)
             local.vars["actor"] = who
             return self.run_block(c.decl.body, local)
-        yield from self.c_act(s, who, choices, prefer, run)
+        yield from self.c_act(s, who, choices, lambda: env, run)
 
-    def c_act(self, s, who, choices, prefer, run):
-        """Offer the legal actions (`choices`) to `who`; run the one chosen. `prefer(choice)`
-        gives an action's `prefer` score, `run(choice)` its body (a generator)."""
+    def action_hint(self, c, who, env):
+        """The `prefer` value of action choice `c` offered to `who` (asked in `env`), for both
+        engines: by the tree walker (see `choose_hints`)."""
+        d = c.decl
+        return self.hint_ev(d.prefer, Env({d.param: c.value, "it": c.value, "actor": who}
+                                          if d.param else {"actor": who}, env))
+
+    def c_act(self, s, who, choices, env_fn, run):
+        """Offer the legal actions (`choices`) to `who`; run the one chosen. `env_fn()` gives
+        the environment the actions were asked in (their `prefer` hints read it: `action_hint`),
+        `run(choice)` an action's body (a generator)."""
         if not choices:
             self.log("act", f"{who} has no legal action")
             return
@@ -807,7 +825,9 @@ class Statements:
             idx = 0
         else:
             def scores(choices=choices):
-                return [0 if c.decl.prefer is None else prefer(c) for c in choices]
+                env = env_fn()
+                return [0 if c.decl.prefer is None else
+                        self.hint_values(who.seat, c.decl.prefer, self.action_hint, c, who, env) for c in choices]
             d = Decision(who.seat, "action", f"{who}: choose an action", choices, [c.label for c in choices],
                          1, 1, False, None, False, s.span, scores, self._viewer(who.seat))
             answer = yield d

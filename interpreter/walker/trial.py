@@ -32,6 +32,8 @@ class Trials:
         """`possible(P(args))`: could procedure P, run now with these arguments, change the game?"""
         if self.state.trying:
             return True
+        if self.hint_seat is not None:   # inside a hint: the procedure is tried as rules
+            return self.unwatched(self.possible, e, args)
         proc = self.rs.procedures[e.call.name]
         if len(args) != len(proc.params):
             raise self.fail(e, f"`{proc.name}` takes {len(proc.params)} argument(s), not {len(args)}")

@@ -440,3 +440,64 @@ def test_hover_tells_an_event_from_a_phase_of_the_same_name():
     ph = next(n for n, text in enumerate(lines) if "phase discard" in text)
     phase = session.hover(path, ph, lines[ph].index("discard") + 2)
     assert "phase discard {" in phase and "a card is discarded" not in phase
+
+
+# ---------------------------------------------------------------- positions in the negotiated encoding
+
+EMOJI = RULESET.replace("  deal 2 to hand\n", '  deal 2 to hand\n  say "🐉🐉 {strength(current)} {count(dek)}"\n')
+
+
+def units(text: str, needle: str, encoding: str, offset: int = 0) -> T.Position:
+    """The position of `needle` in `text`, counted in the units of `encoding`."""
+    p = at(text, needle, offset)
+    head = text.splitlines()[p.line][:p.character]
+    n = len(head.encode("utf-16-le")) // 2 if encoding == "utf-16" else len(head.encode("utf-8"))
+    return T.Position(p.line, n)
+
+
+@aio
+async def test_positions_count_utf16_code_units_by_default(client: LanguageClient, folder):
+    """(The server announced UTF-16 and counted code points: after two emoji a diagnostic
+    landed two columns early. Issue 33.)"""
+    assert client.capabilities.general is None   # (the client offers no encoding: UTF-16)
+    uri = open_ruleset(client, folder, EMOJI)
+    d, = await diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert "unknown name `dek`" in d.message
+    assert d.range.start == units(EMOJI, "dek", "utf-16") == T.Position(at(EMOJI, "dek").line, 39)
+    assert d.range.end == units(EMOJI, "dek", "utf-16", 3)
+    h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri),
+                                                             units(EMOJI, "strength(current)}", "utf-16", 2)))
+    assert "def strength(p)" in h.contents.value
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "cgl.cli.main", "lsp"]),
+                    scope="module")
+async def utf8_client(lsp_client: LanguageClient, folder):
+    offer = T.GeneralClientCapabilities(position_encodings=[T.PositionEncodingKind.Utf8, T.PositionEncodingKind.Utf16])
+    result = await lsp_client.initialize_session(T.InitializeParams(
+        capabilities=T.ClientCapabilities(general=offer), root_uri=folder.as_uri()))
+    assert result.capabilities.position_encoding == T.PositionEncodingKind.Utf8
+    yield
+    await lsp_client.shutdown_session()
+
+
+@aio
+async def test_positions_count_utf8_bytes_when_the_client_offers_utf8(utf8_client: LanguageClient, folder):
+    uri = open_ruleset(utf8_client, folder, EMOJI)
+    d, = await diagnostics(utf8_client, uri, lambda ds: len(ds) > 0)
+    assert d.range.start == units(EMOJI, "dek", "utf-8") == T.Position(at(EMOJI, "dek").line, 43)
+    loc = await utf8_client.text_document_definition_async(T.DefinitionParams(
+        T.TextDocumentIdentifier(uri), units(EMOJI, "strength(current)}", "utf-8", 3)))
+    assert loc.range.start == at(EMOJI, "def strength")
+
+
+def test_the_conversions_between_code_points_and_units():
+    from cgl.interpreter.tools.server import code_points, units as to_units
+    line = 'say "é🐉x"'
+    for enc, widths in (("utf-16", [1, 1, 1, 1, 1, 1, 2, 1, 1]), ("utf-8", [1, 1, 1, 1, 1, 2, 4, 1, 1])):
+        n = 0
+        for i, w in enumerate(widths):
+            assert to_units(line, i, enc) == n and code_points(line, n, enc) == i
+            n += w
+        assert to_units(line, len(line), enc) == n and code_points(line, n, enc) == len(line)
+    assert to_units(line, 7, "utf-32") == 7

@@ -16,9 +16,10 @@ What an editor gets, for `.cgl` rulesets, their card data (YAML) and scenario fi
 - document symbols: the top-level declarations.
 
 :class:`Session` is the analysis, plain Python over the loader's Ruleset and the parser's
-AST (the tests call it too); only :func:`serve` imports pygls, so no other command pays
-for it. Positions here are 0-based (line, character), as LSP counts them; CGL's Spans
-are 1-based, `span_range` turns one into the other.
+AST (the tests call it too); only `server.py` imports pygls, so no other command pays
+for it. Positions here are 0-based (line, code point); CGL's Spans are 1-based,
+`span_range` turns one into the other; `server.py` converts code points to and from the
+encoding the editor negotiated.
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ CK = {"function": 3, "field": 5, "variable": 6, "module": 9, "property": 10, "va
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CARDS_FROM = re.compile(r'^\s*(?:override\s+)?cards\s+from\s+"([^"]+)"', re.M)
 _EXTENDS = re.compile(r'^\s*extends\s+"([^"]+)"', re.M)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 
@@ -84,6 +86,7 @@ class Session:
         self.good: dict = {}           # .cgl path -> the last Ruleset that loaded from it
         self._statics: dict = {}       # id(Ruleset) -> (Ruleset, Statics)
         self._loaded: dict = {}        # (path, options) -> (its files' texts, Ruleset): for scenarios
+        self._lines: dict = {}         # path -> (its text, its lines)
 
     # ------------------------------------------------------------ text
     def text(self, path: str) -> str:
@@ -98,7 +101,12 @@ class Session:
         return t
 
     def line(self, path: str, n: int) -> str:
-        lines = self.text(path).splitlines()
+        """Line `n` (0-based) of a file, as an editor counts lines (split at \\n, \\r\\n or \\r only)."""
+        text = self.text(path)
+        got = self._lines.get(path)
+        if got is None or got[0] != text:
+            got = self._lines[path] = (text, _LINE_BREAK.split(text))
+        lines = got[1]
         return lines[n] if 0 <= n < len(lines) else ""
 
     # ------------------------------------------------------------ diagnostics
@@ -767,193 +775,3 @@ def _symbol(item) -> Optional[tuple]:
         detail = f"{word} ({', '.join(item.params)})"
     children = [(m, SK["member"], item.span, "member", []) for m in item.members] if t is A.Enum else []
     return (item.name, SK[kind], item.span, detail, children)
-
-
-# ---------------------------------------------------------------- the server
-
-def serve(version: str, stdin=None, stdout=None) -> None:  # pragma: no cover - a subprocess of tests/test_lsp.py
-    """Run the language server over stdin/stdout until the client says exit."""
-    from pygls.lsp.server import LanguageServer
-    server = LanguageServer("cgl", version)
-    _Server(server).register()
-    server.start_io(stdin, stdout)
-
-
-class _Server:
-    """The protocol's side: documents in, diagnostics and answers out, in lsprotocol's types.
-
-    One thread, off the server's loop, runs every check and request: the session and the
-    loader's caches are never used by two threads at once, and the loop stays free to read
-    the editor's changes while a check runs."""
-
-    def __init__(self, server):
-        from concurrent.futures import ThreadPoolExecutor
-
-        from lsprotocol import types
-        self.server, self.T = server, types
-        self.session = Session()
-        self.worker = ThreadPoolExecutor(max_workers=1)
-        self.generation: dict = {}     # path -> how many changes so far (a check of an older one is dropped)
-
-    # ------------------------------------------------------------ conversions
-    def range(self, sp):
-        (l0, c0), (l1, c1) = span_range(sp)
-        return self.T.Range(self.T.Position(l0, c0), self.T.Position(l1, c1))
-
-    def diagnostic(self, d: Diagnostic):
-        T = self.T
-        msg = d.message + (f"\nhelp: {d.hint}" if d.hint else "") + "".join(f"\nnote: {r}" for r in d.related)
-        return T.Diagnostic(range=self.range(d.span), message=msg, code=d.code, source="cgl",
-                            severity=T.DiagnosticSeverity.Warning if d.level == "warning"
-                            else T.DiagnosticSeverity.Error)
-
-    @staticmethod
-    def path_of(uri: str) -> Optional[str]:
-        from pygls.uris import to_fs_path
-        p = to_fs_path(uri)
-        return _norm(p) if p else None
-
-    @staticmethod
-    def uri_of(path: str) -> str:
-        from pygls.uris import from_fs_path
-        return from_fs_path(_norm(path))
-
-    def open_texts(self) -> dict:
-        out = {}
-        for uri, doc in list(self.server.workspace.text_documents.items()):
-            p = self.path_of(uri)
-            if p:
-                out[p] = doc.source
-        return out
-
-    def log_error(self, e: Exception):
-        T = self.T
-        self.server.window_log_message(T.LogMessageParams(T.MessageType.Error, f"cgl: internal error: {e!r}"))
-
-    # ------------------------------------------------------------ work on the worker's thread
-    def _run(self, fn, path, texts, *args):
-        self.session.texts = texts
-        try:
-            return fn(path, *args)
-        except Exception as e:   # a bug of ours: say so in the editor's log, never die
-            self.log_error(e)
-            return None
-
-    async def ask(self, fn, uri, *args):
-        import asyncio
-        path = self.path_of(uri)
-        if not path:
-            return None
-        return await asyncio.get_running_loop().run_in_executor(self.worker, self._run, fn, path,
-                                                                self.open_texts(), *args)
-
-    async def check_soon(self, uri: str):
-        """Check a document once the typing pauses, and publish what the check found."""
-        import asyncio
-        path = self.path_of(uri)
-        if not path:
-            return
-        gen = self.generation[path] = self.generation.get(path, 0) + 1
-        await asyncio.sleep(DEBOUNCE)
-        if self.generation.get(path) != gen:
-            return   # typed again: the newer change checks
-        found = await self.ask(self.session.check, uri)
-        if found is None or self.generation.get(path) != gen:
-            return
-        for p, diags in found.items():
-            self.publish(self.uri_of(p), [self.diagnostic(d) for d in diags])
-
-    def publish(self, uri, diagnostics):
-        self.server.text_document_publish_diagnostics(self.T.PublishDiagnosticsParams(uri=uri,
-                                                                                      diagnostics=diagnostics))
-
-    # ------------------------------------------------------------ answers
-    async def hover(self, params):
-        T = self.T
-        text = await self.ask(self.session.hover, params.text_document.uri, params.position.line,
-                              params.position.character)
-        return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text)) if text else None
-
-    async def definition(self, params):
-        sp = await self.ask(self.session.definition, params.text_document.uri, params.position.line,
-                            params.position.character)
-        if sp is None or not sp.path or sp.path == A.NOWHERE.path:
-            return None
-        return self.T.Location(uri=self.uri_of(sp.path), range=self.range(sp))
-
-    async def references(self, params):
-        spans = await self.ask(self.session.references, params.text_document.uri, params.position.line,
-                               params.position.character)
-        return [self.T.Location(uri=self.uri_of(sp.path), range=self.range(sp)) for sp in spans or ()]
-
-    async def rename(self, params):
-        T = self.T
-        found = await self.ask(self.session.rename, params.text_document.uri, params.position.line,
-                               params.position.character, params.new_name)
-        spans, why = found if found is not None else ([], "the file could not be read")
-        if why is not None:
-            raise _RenameRefused(why)
-        changes: dict = {}
-        for sp in spans:
-            edit = T.TextEdit(range=self.range(sp), new_text=params.new_name)
-            changes.setdefault(self.uri_of(sp.path), []).append(edit)
-        return T.WorkspaceEdit(changes=changes)
-
-    async def completion(self, params):
-        T = self.T
-        items = await self.ask(self.session.complete, params.text_document.uri, params.position.line,
-                               params.position.character) or []
-        return T.CompletionList(is_incomplete=False, items=[
-            T.CompletionItem(label=label, kind=T.CompletionItemKind(kind), detail=detail)
-            for label, kind, detail in items])
-
-    async def symbols(self, params):
-        T = self.T
-
-        def make(s):
-            name, kind, sp, detail, children = s
-            r = self.range(sp)
-            head = r if r.end.line == r.start.line else T.Range(r.start, T.Position(r.start.line,
-                                                                                     r.start.character + 1))
-            return T.DocumentSymbol(name=name, kind=T.SymbolKind(kind), range=r, selection_range=head,
-                                    detail=detail, children=[make(c) for c in children] or None)
-        return [make(s) for s in await self.ask(self.session.symbols, params.text_document.uri) or []]
-
-    def closed(self, params):
-        path = self.path_of(params.text_document.uri)
-        if path:
-            self.generation[path] = self.generation.get(path, 0) + 1
-        self.publish(params.text_document.uri, [])
-
-    async def changed(self, params):
-        await self.check_soon(params.text_document.uri)
-
-    def register(self):
-        """Declare what the server answers: pygls calls each handler with the request's params."""
-        T, feature = self.T, self.server.feature
-        for event in (T.TEXT_DOCUMENT_DID_OPEN, T.TEXT_DOCUMENT_DID_CHANGE, T.TEXT_DOCUMENT_DID_SAVE):
-            feature(event)(_handler(self.changed))
-        feature(T.TEXT_DOCUMENT_DID_CLOSE)(_handler(self.closed))
-        feature(T.TEXT_DOCUMENT_HOVER)(_handler(self.hover))
-        feature(T.TEXT_DOCUMENT_DEFINITION)(_handler(self.definition))
-        feature(T.TEXT_DOCUMENT_COMPLETION,
-                T.CompletionOptions(trigger_characters=[".", '"', " "]))(_handler(self.completion))
-        feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(_handler(self.symbols))
-        feature(T.TEXT_DOCUMENT_REFERENCES)(_handler(self.references))
-        feature(T.TEXT_DOCUMENT_RENAME)(_handler(self.rename))
-
-
-class _RenameRefused(Exception):
-    """A rename the server refuses; its message is the reason the editor shows."""
-
-
-def _handler(method):
-    """A new plain function calling `method` (pygls marks the functions it registers)."""
-    import asyncio
-    if asyncio.iscoroutinefunction(method):
-        async def handle(params):
-            return await method(params)
-    else:
-        def handle(params):
-            return method(params)
-    return handle

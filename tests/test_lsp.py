@@ -501,3 +501,53 @@ def test_the_conversions_between_code_points_and_units():
             n += w
         assert to_units(line, len(line), enc) == n and code_points(line, n, enc) == len(line)
     assert to_units(line, 7, "utf-32") == 7
+
+
+# ---------------------------------------------------------------- quick fixes
+
+def apply_edits(text: str, edits) -> str:
+    """The text with LSP edits applied (positions in code points: the texts here have no astral characters)."""
+    lines = text.split("\n")
+    offsets = [0]
+    for ln in lines:
+        offsets.append(offsets[-1] + len(ln) + 1)
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        a = offsets[e.range.start.line] + e.range.start.character
+        b = offsets[e.range.end.line] + e.range.end.character
+        text = text[:a] + e.new_text + text[b:]
+    return text
+
+
+ELSE_IF = RULESET.replace("    draw 1\n", "    if count(deck) > 0 {\n      draw 1\n    } else if count(pile) > 0 {\n"
+                          "      draw 1\n    }\n")
+QUICK_FIXES = [   # (the broken text, the fixed text, the title of the fix)
+    (RULESET.replace("count(deck) = 0", "count(dek) = 0"), RULESET, "write `deck`"),
+    (RULESET.replace("-c.power", "-c.powr"), RULESET, "write `power`"),
+    (RULESET.replace("on discard if", "on discrad if"), RULESET, "write `discard`"),
+    (RULESET.replace("  shuffle deck", "  shufle deck"), RULESET, "write `shuffle`"),
+    (ELSE_IF.replace("} else if", "} else if"), ELSE_IF.replace("} else if", "} elif"), "write `elif`"),
+    (RULESET.replace('"Discard a card" prefer -c.power {', '"Discard a card" prefer -c.power'),
+     RULESET, "insert `{`"),
+]
+
+
+@aio
+async def test_a_quick_fix_applied_lints_clean(client: LanguageClient, folder):
+    """Each diagnostic with a `help:` fix offers it as a code action: a did-you-mean (a name,
+    a property, an event, a statement's keyword), `else if` → `elif`, a missing `{`. (Issue 33.)"""
+    for broken, fixed, title in QUICK_FIXES:
+        uri = open_ruleset(client, folder, broken)
+        d, = await diagnostics(client, uri, lambda ds: len(ds) > 0)
+        got = await client.text_document_code_action_async(T.CodeActionParams(
+            T.TextDocumentIdentifier(uri), d.range, T.CodeActionContext(diagnostics=[d])))
+        action, = got
+        assert action.title == title and action.kind == T.CodeActionKind.QuickFix and list(action.diagnostics) == [d]
+        text = apply_edits(broken, action.edit.changes[uri])
+        if "elif" in fixed:
+            assert "} elif count(pile) > 0 {" in text
+        else:
+            assert text == fixed, title
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=text)]))
+        assert list(await diagnostics(client, uri, lambda ds: len(ds) == 0)) == []

@@ -21,6 +21,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..base import ast as A
 from ..base.diagnostics import Diagnostic
 from . import lsp
+from .actions import quick_fix
 from .names import span_range
 
 
@@ -89,8 +90,18 @@ class _Server:
         return T.Location(uri=self.uri_of(sp.path), range=self.range(sp))
 
     def diagnostic(self, d: Diagnostic, path: str):
+        """The editor's diagnostic; its `data` holds the quick fix of its help, if it has one
+        (the code action request hands it back)."""
         msg = d.message + (f"\nhelp: {d.hint}" if d.hint else "") + "".join(f"\nnote: {r}" for r in d.related)
-        return T.Diagnostic(range=self.range(d.span, path), message=msg, code=d.code, source="cgl",
+        fix = quick_fix(d, lambda n: self.session.line(path, n)) if d.span and lsp._norm(d.span.path or "") == path \
+            else None
+        data = None
+        if fix is not None:
+            title, ((l0, c0), (l1, c1)), text = fix
+            data = {"title": title, "newText": text, "range": {
+                "start": {"line": l0, "character": units(self.session.line(path, l0), c0, self.encoding)},
+                "end": {"line": l1, "character": units(self.session.line(path, l1), c1, self.encoding)}}}
+        return T.Diagnostic(range=self.range(d.span, path), message=msg, code=d.code, source="cgl", data=data,
                             severity=T.DiagnosticSeverity.Warning if d.level == "warning"
                             else T.DiagnosticSeverity.Error)
 
@@ -202,6 +213,22 @@ class _Server:
         return await self.ask(params.text_document.uri,
                               lambda p: [make(s, p) for s in self.session.symbols(p)]) or []
 
+    def code_actions(self, params):
+        """The quick fixes of the diagnostics the editor hands back (each carries its own)."""
+        out = []
+        for diag in params.context.diagnostics:
+            data = diag.data if isinstance(diag.data, dict) else None
+            if diag.source != "cgl" or not data or "newText" not in data:
+                continue
+            r = data["range"]
+            edit = T.TextEdit(range=T.Range(T.Position(r["start"]["line"], r["start"]["character"]),
+                                            T.Position(r["end"]["line"], r["end"]["character"])),
+                              new_text=data["newText"])
+            out.append(T.CodeAction(title=data["title"], kind=T.CodeActionKind.QuickFix, diagnostics=[diag],
+                                    is_preferred=True,
+                                    edit=T.WorkspaceEdit(changes={params.text_document.uri: [edit]})))
+        return out
+
     def closed(self, params):
         path = self.path_of(params.text_document.uri)
         if path:
@@ -224,6 +251,8 @@ class _Server:
         feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(_handler(self.symbols))
         feature(T.TEXT_DOCUMENT_REFERENCES)(_handler(self.references))
         feature(T.TEXT_DOCUMENT_RENAME)(_handler(self.rename))
+        feature(T.TEXT_DOCUMENT_CODE_ACTION,
+                T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))(_handler(self.code_actions))
 
 
 class _Refused(Exception):

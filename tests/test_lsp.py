@@ -382,7 +382,11 @@ def test_rename_refuses_what_it_cannot_do_safely(folder):
     assert "a word of the language" in session.rename(str(path), p.line, p.character, "draw")[1]
     assert "not a name" in session.rename(str(path), p.line, p.character, "2x")[1]
     d = at(RULESET, "strength(current)")
-    assert "only a local name" in session.rename(str(path), d.line, d.character, "power_of")[1]
+    spans, why = session.rename(str(path), d.line, d.character, "power_of")   # a def: its declaration and call
+    assert why is None and [(sp.line, sp.column) for sp in spans] == [
+        (at(RULESET, "def strength").line + 1, 5), (d.line + 1, d.character + 1)]
+    b = at(RULESET, "sum(")
+    assert "only a local name or a declaration" in session.rename(str(path), b.line, b.character, "total")[1]
 
 
 def test_a_scenarios_ruleset_outside_its_project_is_refused_as_cgl_test_refuses_it(tmp_path):
@@ -551,3 +555,81 @@ async def test_a_quick_fix_applied_lints_clean(client: LanguageClient, folder):
             text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[T.TextDocumentContentChangeWholeDocument(text=text)]))
         assert list(await diagnostics(client, uri, lambda ds: len(ds) == 0)) == []
+
+
+# ---------------------------------------------------------------- declarations across the `extends` chain
+
+@pytest.fixture(scope="module")
+def mgt(tmp_path_factory):
+    """A copy of the shipped MGT, version 0.2 and the version 0.1 that extends it."""
+    import shutil
+    d = tmp_path_factory.mktemp("mgt")
+    for name in ("mgt.cgl", "mgt-v0.1.cgl", "mgt-cards.yaml"):
+        shutil.copy(f"rulesets/{name}", d / name)
+    return d
+
+
+def _lint_codes(path):
+    from cgl.interpreter.check.lint import lint_ruleset
+    from cgl.interpreter.check.loader import load
+    return sorted(d.code for d in lint_ruleset(load(str(path))))
+
+
+@aio
+async def test_rename_of_a_table_across_the_extends_chain(client: LanguageClient, mgt):
+    """`override table what_points` in mgt-v0.1.cgl: renaming it there renames the base's
+    declaration and its call in mgt.cgl too; both files still load, with the same lint."""
+    base, child = mgt / "mgt.cgl", mgt / "mgt-v0.1.cgl"
+    before = {p: _lint_codes(p) for p in (base, child)}
+    texts = {p: p.read_text() for p in (base, child)}
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
+        uri=child.as_uri(), language_id="cgl", version=1, text=texts[child])))
+    where = at(texts[child], "override table what_points", len("override table "))
+    refs = await client.text_document_references_async(T.ReferenceParams(
+        text_document=T.TextDocumentIdentifier(child.as_uri()), position=where,
+        context=T.ReferenceContext(include_declaration=True)))
+    assert sorted((r.uri, r.range.start.line) for r in refs) == sorted([
+        (child.as_uri(), where.line), (base.as_uri(), at(texts[base], "table what_points").line),
+        (base.as_uri(), at(texts[base], "what_points(g) for g").line)])
+    edit = await client.text_document_rename_async(T.RenameParams(
+        text_document=T.TextDocumentIdentifier(child.as_uri()), position=where, new_name="set_points"))
+    assert set(edit.changes) == {base.as_uri(), child.as_uri()}
+    for p in (base, child):
+        p.write_text(apply_edits(texts[p], edit.changes[p.as_uri()]))
+    try:
+        assert "what_points" not in base.read_text() and "override table set_points(g)" in child.read_text()
+        assert {p: _lint_codes(p) for p in (base, child)} == before
+    finally:
+        for p in (base, child):
+            p.write_text(texts[p])
+    client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(child.as_uri())))
+
+
+def test_references_and_rename_of_declarations_of_each_kind(mgt):
+    """A zone, a variable, a procedure, a def and an event the rules emit; and the renames
+    refused, each with its reason."""
+    from cgl.interpreter.tools.lsp import Session
+    base, child = str(mgt / "mgt.cgl"), str(mgt / "mgt-v0.1.cgl")
+    text = open(base).read()
+    lines = text.splitlines()
+    session = Session()
+
+    def refs(needle, offset):
+        p = at(text, needle, offset)
+        return [(sp.path, sp.line, lines[sp.line - 1][sp.column - 1:sp.end_column - 1])
+                for sp in session.references(base, p.line, p.character)]
+    stock = refs("zone stock", 5)
+    assert (base, at(text, "on move from stock", 13).line + 1, "stock") in stock and len(stock) > 5
+    assert all(word == "stock" for _, _, word in stock)
+    assert {w for _, _, w in refs("procedure refill", 10)} == {"refill"} and len(refs("procedure refill", 10)) >= 2
+    assert [w for _, _, w in refs("emit round_won", 5)] == ["round_won"]
+    p = at(text, "procedure refill", 10)
+    spans, why = session.rename(base, p.line, p.character, "top_up")
+    assert why is None and len(spans) >= 2
+    for new, reason in (("stock", "already a name of the ruleset"), ("count", "a built-in name"),
+                        ("draw", "a word of the language")):
+        assert reason in session.rename(base, p.line, p.character, new)[1]
+    pts = at(text, "var points", 4)
+    assert "also a card's property or an event's field" in session.rename(base, pts.line, pts.character, "score")[1]
+    d = at(open(child).read(), "override table what_points", 16)
+    assert session.rename(child, d.line, d.character, "deck_size")[1].startswith("`deck_size` is already a name")

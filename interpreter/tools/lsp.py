@@ -39,6 +39,7 @@ from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
 from ..check.resolver import bound_names
+from .rename import Family, declaration_at, rename_problem
 from .names import _binder_text, _event_doc, _named_uses, _use_at, _uses_in, span_range
 from ..check.statics import UNKNOWN, Statics
 from ..check.loader import MarkedDict, Ruleset, load, read_yaml, ruleset_files, unsaved_text, unsaved_texts
@@ -537,12 +538,30 @@ class Session:
                 return A.Span(sp.path, n, m.start() + 1, n, m.end() + 1)
         return None
 
+    def _declaration(self, path: str, line: int, char: int) -> tuple:
+        """(family, kind, name, [(span, declaration)]) of the declaration named under the
+        cursor, across the `extends` family; (None, None, None, []) when none is."""
+        path = _norm(path)
+        rs = self.ruleset(path)
+        item = self._enclosing(rs, path, line) if rs is not None and path.endswith(".cgl") else None
+        found = declaration_at(rs, item, self._line_of, (line, char)) if item is not None else None
+        if found is None:
+            return None, None, None, []
+        kind, name = found
+        fam = Family(path, self.texts, self.text, self._line_of, _norm)
+        return fam, kind, name, fam.places(name, kind)
+
+    def _line_of(self, path: str, n: int) -> str:
+        return self.line(_norm(path), n)
+
     def references(self, path: str, line: int, char: int) -> list:
-        """The spans of the local under the cursor: where it is bound, then each use, in
-        source order; [] for anything else (only locals, so far)."""
+        """The spans of the local or declaration under the cursor: where it is bound or
+        declared, then each use, in source order (a declaration's across its `extends`
+        family); [] for anything else."""
         rs, item, b = self._local_at(path, line, char)
         if b is None:
-            return []
+            places = self._declaration(path, line, char)[3]
+            return sorted({sp for sp, _ in places}, key=lambda sp: (sp.path, sp.line, sp.column))
         out = [sp for sp in (self._name_span(b),) if sp is not None]
         for n, u in _named_uses(rs, item):
             if u.binder is not None and u.binder.node is b.node and u.binder.name == b.name:
@@ -553,9 +572,7 @@ class Session:
         """(spans to replace with `new`, None) to rename the local under the cursor, or
         ([], why not) when it cannot be renamed safely."""
         rs, item, b = self._local_at(path, line, char)
-        if b is None:
-            return [], "only a local name (`let`, `for`, `choose`, a parameter) can be renamed so far"
-        if b.how in ("event", "engine", "it"):
+        if b is not None and b.how in ("event", "engine", "it"):
             return [], f"`{b.name}` is bound by the engine, not by the rules: it keeps its name"
         if not _WORD.fullmatch(new or ""):
             return [], f"`{new}` is not a name: a letter or `_`, then letters, digits or `_`"
@@ -565,6 +582,14 @@ class Session:
             parsed = None
         if not isinstance(parsed, A.Name) or parsed.id != new or new in _STATEMENT_KEYWORDS or new in _DECL_KEYWORDS:
             return [], f"`{new}` is a word of the language"
+        if b is None:
+            fam, kind, name, places = self._declaration(path, line, char)
+            if fam is None:
+                return [], ("only a local name or a declaration (def, variable, zone, procedure, pattern, "
+                            "table, an event the rules emit) can be renamed")
+            why = rename_problem(fam, name, kind, new, places)
+            return ([], why) if why else (sorted({sp for sp, _ in places}, key=lambda sp: (sp.path, sp.line,
+                                                                                             sp.column)), None)
         taken = {n.id for n in A.walk(item) if isinstance(n, A.Name)} | bound_names(item)
         if new in taken:
             return [], f"`{new}` is already a name in this declaration: renaming to it would change what a name means"

@@ -90,13 +90,14 @@ def folder(tmp_path_factory):
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "cgl.cli.main", "lsp"]),
                     scope="module")
 async def client(lsp_client: LanguageClient, folder):
-    await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities(),
-                                                           root_uri=folder.as_uri()))
+    SERVER["capabilities"] = (await lsp_client.initialize_session(T.InitializeParams(
+        capabilities=T.ClientCapabilities(), root_uri=folder.as_uri()))).capabilities
     yield
     await lsp_client.shutdown_session()
 
 
 _opened = 0
+SERVER: dict = {}   # what the server announced at `initialize`
 
 
 def open_ruleset(client, folder, text=RULESET):
@@ -633,3 +634,107 @@ def test_references_and_rename_of_declarations_of_each_kind(mgt):
     assert "also a card's property or an event's field" in session.rename(base, pts.line, pts.character, "score")[1]
     d = at(open(child).read(), "override table what_points", 16)
     assert session.rename(child, d.line, d.character, "deck_size")[1].startswith("`deck_size` is already a name")
+
+
+# ---------------------------------------------------------------- highlights, folding, formatting, signatures, tokens
+
+def _pos(p: T.Position) -> tuple:
+    return p.line, p.character
+
+
+def _open(client, path, text=None):
+    text = path.read_text() if text is None else text
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
+        uri=path.as_uri(), language_id="cgl", version=1, text=text)))
+    return T.TextDocumentIdentifier(path.as_uri()), text
+
+
+@aio
+async def test_document_highlights_of_a_procedure_and_of_a_local(client: LanguageClient, mgt):
+    doc, text = _open(client, mgt / "mgt.cgl")
+    got = await client.text_document_document_highlight_async(T.DocumentHighlightParams(
+        doc, at(text, "procedure refill", 11)))
+    starts = {(h.range.start.line, h.range.start.character): h.kind for h in got}
+    assert starts[_pos(at(text, "procedure refill", 10))] == T.DocumentHighlightKind.Write
+    calls = [n for n, ln in enumerate(text.splitlines()) if "refill(" in ln and "procedure" not in ln]
+    assert len(got) == 1 + len(calls) and {s[0] for s in starts} == {at(text, "procedure refill").line, *calls}
+    got = await client.text_document_document_highlight_async(T.DocumentHighlightParams(
+        doc, at(text, "let pts = round_points", 4)))
+    lines = text.splitlines()
+    assert {h.range.start.line for h in got} == {n for n in range(at(text, "let pts").line, at(text, "points: pts").line + 1)
+                                                 if " pts" in lines[n] or "{pts}" in lines[n]}
+    assert len(got) == 4
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_folding_ranges(client: LanguageClient, mgt):
+    doc, text = _open(client, mgt / "mgt.cgl")
+    got = await client.text_document_folding_range_async(T.FoldingRangeParams(doc))
+    folds = {(f.start_line, f.end_line): f.kind for f in got}
+    refill = at(text, "procedure refill").line
+    end = text.splitlines().index("}", refill)
+    assert folds[(refill, end - 1)] == T.FoldingRangeKind.Region      # the body, its `}` left showing
+    top = next(n for n, ln in enumerate(text.splitlines()) if not ln.startswith("#"))
+    assert folds[(0, top - 1)] == T.FoldingRangeKind.Comment          # the comments at the top
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_formatting_and_range_formatting_are_cgl_fmt(client: LanguageClient, mgt):
+    """(The shipped ruleset is already in `cgl fmt`'s layout: messed up twice, formatted back.)"""
+    original = (mgt / "mgt.cgl").read_text()
+    messy = original.replace("  while holding(p) < hand_size", "      while   holding(p)<hand_size") \
+                    .replace("    if count(stock) = 0 {", "    if count( stock )=0 {")
+    path = mgt / "messy.cgl"
+    path.write_text(messy)
+    doc, _ = _open(client, path, messy)
+    edits = await client.text_document_formatting_async(T.DocumentFormattingParams(
+        doc, T.FormattingOptions(tab_size=2, insert_spaces=True)))
+    assert apply_edits(messy, edits) == original
+    first = at(messy, "      while").line
+    edits = await client.text_document_range_formatting_async(T.DocumentRangeFormattingParams(
+        doc, T.Range(T.Position(first, 0), T.Position(first + 1, 0)), T.FormattingOptions(tab_size=2, insert_spaces=True)))
+    partly = apply_edits(messy, edits)
+    assert "  while holding(p) < hand_size" in partly and "if count( stock )=0 {" in partly
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_signature_help_of_a_def_a_procedure_and_a_builtin(client: LanguageClient, mgt):
+    text = (mgt / "mgt.cgl").read_text() + "\ndef probe(m, p) = round_points(m, sum([1, 2]))\n"
+    path = mgt / "probe.cgl"
+    path.write_text(text)
+    doc, _ = _open(client, path, text)
+    got = await client.text_document_signature_help_async(T.SignatureHelpParams(doc, at(text, "sum([1", 4)))
+    sig, = got.signatures
+    assert sig.label == "sum(LIST)" and "the sum of numbers" in sig.documentation.value
+    got = await client.text_document_signature_help_async(T.SignatureHelpParams(doc, at(text, "sum([1")))
+    assert got.signatures[0].label == "round_points(m, p)" and got.active_parameter == 1
+    assert [p.label for p in got.signatures[0].parameters] == ["m", "p"]
+    inside = at(text, "refill(current)", 7)   # (a procedure's call statement)
+    got = await client.text_document_signature_help_async(T.SignatureHelpParams(doc, inside))
+    assert got.signatures[0].label == "refill(p)" and "procedure" in got.signatures[0].documentation.value
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_semantic_tokens_come_from_the_resolver(client: LanguageClient, mgt):
+    init = SERVER["capabilities"].semantic_tokens_provider
+    types, mods = init.legend.token_types, init.legend.token_modifiers
+    doc, text = _open(client, mgt / "mgt.cgl")
+    got = await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(doc))
+    tokens, line, char = {}, 0, 0
+    for i in range(0, len(got.data), 5):
+        dl, dc, length, kind, bits = got.data[i:i + 5]
+        line, char = line + dl, (char + dc if dl == 0 else dc)
+        tokens[(line, char)] = (text.splitlines()[line][char:char + length], types[kind],
+                                {m for n, m in enumerate(mods) if bits >> n & 1})
+    assert tokens[_pos(at(text, "procedure refill", 10))] == ("refill", "function", {"declaration"})
+    assert tokens[_pos(at(text, "holding(p) < hand_size", 8))] == ("p", "parameter", set())
+    assert tokens[_pos(at(text, "count(stock) > 0", 6))] == ("stock", "struct", set())
+    assert tokens[_pos(at(text, "count(stock) > 0"))] == ("count", "function", {"defaultLibrary"})
+    assert tokens[_pos(at(text, "emit exhausted", 5))] == ("exhausted", "event", set())
+    assert tokens[_pos(at(text, "+= pts", 3))] == ("pts", "variable", set())
+    assert tokens[_pos(at(text, "set p.points", 6))] == ("points", "property", set())
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))

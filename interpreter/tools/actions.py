@@ -1,15 +1,23 @@
 """What the language server offers beyond the names under the cursor: the quick fix of a
-diagnostic (its `help:` as one edit).
+diagnostic (its `help:` as one edit), formatting (`cgl fmt`'s, as edits), folding ranges
+and signature help.
 
 Positions are 0-based (line, code point), as `lsp.Session` counts them; `server.py`
 converts them to the editor's encoding.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Callable, Optional
 
-from ..base.diagnostics import Diagnostic
+from ..base import ast as A
+from ..base.diagnostics import CglError, Diagnostic
+from ..check.about import doc_comment
+from ..check.resolver import call_meaning
+from ..parse.syntax import code_chars
+from ..runtime import builtins as B
+from .fmt import format_text
 
 _DID_YOU_MEAN = re.compile(r"did you mean `([^`]+)`\?")
 _QUOTED = re.compile(r"`([^`]+)`")
@@ -44,3 +52,96 @@ def quick_fix(d: Diagnostic, line: Callable[[int], str]) -> Optional[tuple]:
     if len(found) != 1:   # not there, or there twice: which one is meant is not sure
         return None
     return f"write `{right}`", found[0], right
+
+
+# ---------------------------------------------------------------- formatting (`cgl fmt`)
+
+def format_edits(text: str, path: str, lines: Optional[tuple] = None) -> list:
+    """((line, char), (line, char), new text) edits that give `text` the layout of `cgl fmt`
+    (only the changes that touch the 0-based `lines` (first, last), when given); [] when the
+    text does not parse (the formatter never guesses)."""
+    try:
+        new = format_text(text, path)
+    except CglError:
+        return []
+    old_lines, new_lines = text.splitlines(keepends=True), new.splitlines(keepends=True)
+    n = len(old_lines)
+
+    def pos(i):
+        if i < n or not old_lines or old_lines[-1].endswith(("\n", "\r")):
+            return (i, 0)
+        return (n - 1, len(old_lines[-1]))
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        if lines is not None and not (i1 <= lines[1] and max(i2 - 1, i1) >= lines[0]):
+            continue
+        out.append((pos(i1), pos(i2), "".join(new_lines[j1:j2])))
+    return out
+
+
+# ---------------------------------------------------------------- folding
+
+def folding_ranges(items: list, text: str) -> list:
+    """(first line, last line, kind) of what an editor may fold: each declaration and block
+    over several lines (to the line before its `}`), and each run of comment lines."""
+    out = set()
+    for item in items:
+        for n in A.walk(item):
+            sp = n.span if isinstance(n, (A.Decl, A.Block, A.Stmt)) else None
+            if sp is not None and sp.line and sp.end_line and sp.end_line - 1 > sp.line:
+                out.add((sp.line - 1, sp.end_line - 2, "region"))
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and lines[j].lstrip().startswith("#"):
+            j += 1
+        if j - i >= 2:
+            out.add((i, j - 1, "comment"))
+        i = max(j, i + 1)
+    return sorted(out)
+
+
+# ---------------------------------------------------------------- signature help
+
+def call_at(text: str) -> Optional[tuple]:
+    """(the name called, which argument) of the innermost call still open at the end of
+    `text` (the document up to the cursor), or None."""
+    stack = []   # (bracket, its index, commas so far)
+    for i, ch in code_chars(text):
+        if ch in "([":
+            stack.append([ch, i, 0])
+        elif ch in ")]" and stack:
+            stack.pop()
+        elif ch == "," and stack:
+            stack[-1][2] += 1
+    for bracket, i, commas in reversed(stack):
+        if bracket == "(":
+            m = re.search(r"([A-Za-z_]\w*)\s*$", text[:i])
+            return (m.group(1), commas) if m else None
+        return None
+    return None
+
+
+def signature(rs, name: str) -> Optional[tuple]:
+    """(label, its parameters, doc) of what `name(…)` calls: a procedure, a def, table or
+    pattern of the ruleset (meanings by `call_meaning`), a zone of each player or card, a built-in."""
+    decl = rs.procedures.get(name) if rs is not None else None
+    meaning = call_meaning(rs, name) if rs is not None else ("builtin" if name in B.FUNCTIONS else None)
+    if decl is None and meaning in ("def", "table", "pattern"):
+        decl = {"def": rs.defs, "table": rs.table_decls, "pattern": rs.patterns}[meaning][name]
+    if decl is not None:
+        params = list(decl.params or ())
+        what = "procedure" if isinstance(decl, A.Procedure) else meaning
+        return f"{name}({', '.join(params)})", params, f"{what}. {doc_comment(decl.span)}".strip()
+    if meaning in ("card_zone", "player_zone"):
+        who = "CARD" if meaning == "card_zone" else "PLAYER"
+        return f"{name}({who})", [who], f"the zone `{name}` of a {who.lower()}"
+    f = B.FUNCTIONS.get(name)
+    if f is None:
+        return None
+    inside = f.signature[f.signature.find("(") + 1:f.signature.rfind(")")]
+    params = [p.strip() for p in inside.split(",") if p.strip()]
+    return f.signature, params, f.doc

@@ -39,7 +39,9 @@ from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
 from ..check.resolver import bound_names
-from .rename import Family, declaration_at, rename_problem
+from .actions import call_at, folding_ranges, format_edits, signature
+from .rename import _HEAD, KINDS, Family, _find, declaration_at, occurrences, rename_problem
+from .tokens import semantic_tokens
 from .names import _binder_text, _event_doc, _named_uses, _use_at, _uses_in, span_range
 from ..check.statics import UNKNOWN, Statics
 from ..check.loader import MarkedDict, Ruleset, load, read_yaml, ruleset_files, unsaved_text, unsaved_texts
@@ -649,19 +651,68 @@ class Session:
                 out += [(p.name, CK["property"], f"card property: {p.type}") for p in rs.cards_decl.props]
         return _unique(out)
 
+    # ------------------------------------------------------------ highlights, folding, formatting, signatures, tokens
+    def highlights(self, path: str, line: int, char: int) -> list:
+        """(span, whether it is written there) of each place in this file that names what
+        the cursor is on: a local, or a declaration (this file's, read from its own ruleset)."""
+        path = _norm(path)
+        rs, item, b = self._local_at(path, line, char)
+        if b is not None:
+            return [(sp, sp == self._name_span(b)) for sp in self.references(path, line, char)]
+        found = declaration_at(rs, item, self._line_of, (line, char)) if item is not None else None
+        if found is None:
+            return []
+        out, heads = set(), set()
+        for it in rs.items:
+            if it is not None and _norm(it.span.path) == path:
+                out |= {sp for sp, k, n in occurrences(rs, it, self._line_of) if (k, n) == found}
+                if type(it) in KINDS and it.name == found[1]:   # the declaration itself: "written" there
+                    heads.add(_find(self._line_of, it.span, it.name, _HEAD))
+        return sorted(((sp, sp in heads) for sp in out), key=lambda h: (h[0].line, h[0].column))
+
+    def folding(self, path: str) -> list:
+        path = _norm(path)
+        if not path.endswith(".cgl"):
+            return []
+        return folding_ranges(self._items(path), self.text(path))
+
+    def formatting(self, path: str, lines: Optional[tuple] = None) -> list:
+        path = _norm(path)
+        return format_edits(self.text(path), path, lines) if path.endswith(".cgl") else []
+
+    def signature_help(self, path: str, line: int, char: int) -> Optional[tuple]:
+        """(label, parameters, doc, the argument the cursor is in) of the call around the cursor."""
+        path = _norm(path)
+        if not path.endswith(".cgl"):
+            return None
+        lines = _LINE_BREAK.split(self.text(path))
+        before = "\n".join(lines[:line] + [lines[line][:char] if line < len(lines) else ""])
+        call = call_at(before)
+        if call is None:
+            return None
+        sig = signature(self.ruleset(path), call[0])
+        return None if sig is None else (*sig, call[1])
+
+    def semantic_tokens(self, path: str) -> list:
+        path = _norm(path)
+        rs = self.ruleset(path) if path.endswith(".cgl") else None
+        return semantic_tokens(rs, path, self._line_of, _norm) if rs is not None else []
+
+    def _items(self, path: str) -> list:
+        """The declarations of a ruleset file: as parsed now, else those of its last good ruleset."""
+        try:
+            return list(parse(self.text(path), path).items)
+        except CglError:
+            rs = self.good.get(path)
+            return [i for i in rs.items if i is not None and _norm(i.span.path) == path] if rs is not None else []
+
     # ------------------------------------------------------------ symbols
     def symbols(self, path: str) -> list:
         """The top-level declarations of a ruleset file: (name, kind, span, detail, children)."""
         path = _norm(path)
         if not path.endswith(".cgl"):
             return []
-        try:
-            module = parse(self.text(path), path)
-            items = module.items
-        except CglError:
-            rs = self.good.get(path)
-            items = [i for i in rs.items if _norm(i.span.path) == path] if rs is not None else []
-        return [s for s in (_symbol(i) for i in items) if s is not None]
+        return [s for s in (_symbol(i) for i in self._items(path)) if s is not None]
 
 
 # ---------------------------------------------------------------- helpers

@@ -20,7 +20,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from ..base import ast as A
 from ..base.diagnostics import Diagnostic
-from . import lsp
+from . import lsp, tokens
 from .actions import quick_fix
 from .names import span_range
 
@@ -229,6 +229,55 @@ class _Server:
                                     edit=T.WorkspaceEdit(changes={params.text_document.uri: [edit]})))
         return out
 
+    async def highlights(self, params):
+        return await self.ask(params.text_document.uri, lambda p: [
+            T.DocumentHighlight(range=self.range(sp), kind=T.DocumentHighlightKind.Write if written
+                                else T.DocumentHighlightKind.Read)
+            for sp, written in self.session.highlights(p, *self.pos(p, params.position))]) or []
+
+    async def folding(self, params):
+        kinds = {"comment": T.FoldingRangeKind.Comment, "region": T.FoldingRangeKind.Region}
+        return await self.ask(params.text_document.uri, lambda p: [
+            T.FoldingRange(start_line=a, end_line=b, kind=kinds[k]) for a, b, k in self.session.folding(p)]) or []
+
+    def edits(self, path: str, found: list) -> list:
+        return [T.TextEdit(range=T.Range(self.position(path, *a), self.position(path, *b)), new_text=text)
+                for a, b, text in found]
+
+    async def formatting(self, params):
+        return await self.ask(params.text_document.uri,
+                              lambda p: self.edits(p, self.session.formatting(p))) or []
+
+    async def range_formatting(self, params):
+        def fmt(p):
+            r = params.range
+            last = r.end.line - (1 if r.end.character == 0 and r.end.line > r.start.line else 0)
+            return self.edits(p, self.session.formatting(p, (r.start.line, last)))
+        return await self.ask(params.text_document.uri, fmt) or []
+
+    async def signature_help(self, params):
+        found = await self.ask(params.text_document.uri,
+                               lambda p: self.session.signature_help(p, *self.pos(p, params.position)))
+        if not found:
+            return None
+        label, names, doc, active = found
+        return T.SignatureHelp(signatures=[T.SignatureInformation(
+            label=label, documentation=T.MarkupContent(kind=T.MarkupKind.Markdown, value=doc) if doc else None,
+            parameters=[T.ParameterInformation(label=n) for n in names])],
+            active_signature=0, active_parameter=min(active, max(len(names) - 1, 0)))
+
+    async def semantic_tokens(self, params):
+        def encode(p):
+            data, last = [], (0, 0)
+            for line, char, length, kind, mods in self.session.semantic_tokens(p):
+                text = self.session.line(p, line)
+                start, end = units(text, char, self.encoding), units(text, char + length, self.encoding)
+                data += [line - last[0], start - (last[1] if line == last[0] else 0), end - start,
+                         tokens.TYPES.index(kind), sum(1 << tokens.MODIFIERS.index(m) for m in mods)]
+                last = (line, start)
+            return T.SemanticTokens(data=data)
+        return await self.ask(params.text_document.uri, encode) or T.SemanticTokens(data=[])
+
     def closed(self, params):
         path = self.path_of(params.text_document.uri)
         if path:
@@ -251,6 +300,15 @@ class _Server:
         feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(_handler(self.symbols))
         feature(T.TEXT_DOCUMENT_REFERENCES)(_handler(self.references))
         feature(T.TEXT_DOCUMENT_RENAME)(_handler(self.rename))
+        feature(T.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)(_handler(self.highlights))
+        feature(T.TEXT_DOCUMENT_FOLDING_RANGE)(_handler(self.folding))
+        feature(T.TEXT_DOCUMENT_FORMATTING)(_handler(self.formatting))
+        feature(T.TEXT_DOCUMENT_RANGE_FORMATTING)(_handler(self.range_formatting))
+        feature(T.TEXT_DOCUMENT_SIGNATURE_HELP,
+                T.SignatureHelpOptions(trigger_characters=["(", ","]))(_handler(self.signature_help))
+        feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+                T.SemanticTokensLegend(token_types=tokens.TYPES, token_modifiers=tokens.MODIFIERS))(
+            _handler(self.semantic_tokens))
         feature(T.TEXT_DOCUMENT_CODE_ACTION,
                 T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))(_handler(self.code_actions))
 

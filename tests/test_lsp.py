@@ -738,3 +738,37 @@ async def test_semantic_tokens_come_from_the_resolver(client: LanguageClient, mg
     assert tokens[_pos(at(text, "+= pts", 3))] == ("pts", "variable", set())
     assert tokens[_pos(at(text, "set p.points", 6))] == ("points", "property", set())
     client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+# ---------------------------------------------------------------- completion that knows types
+
+@aio
+async def test_completion_after_a_dot_offers_what_the_value_has(client: LanguageClient, mgt):
+    """A card's properties after `c.` (`choose c in hand(p)`), a player's after `current.`;
+    inside a text's `{…}` the same, not the card names. (It offered one list for both, and
+    201 card names inside `"{c.`. Issue 33.)"""
+    path = mgt / "typed.cgl"
+    text = (mgt / "mgt.cgl").read_text()
+    path.write_text(text)
+    doc, _ = _open(client, path, text)
+    await client.text_document_hover_async(T.HoverParams(doc, at(text, "procedure refill", 11)))   # (loaded once)
+
+    async def labels(old, new, offset):
+        typed = text.replace(old, new, 1)
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=doc.uri, version=2),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=typed)]))
+        got = await client.text_document_completion_async(T.CompletionParams(doc, at(typed, new, offset)))
+        return {i.label for i in got.items}
+    card = await labels("{ discard c }", "{ discard c. }", len("{ discard c."))
+    assert {"nature", "type", "zone", "owner", "meld_id"} <= card and not {"points", "seat"} & card
+    player = await labels("{ discard c }", "{ discard current. }", len("{ discard current."))
+    assert {"points", "seat", "name"} <= player and not {"nature", "zone"} & player
+    quoted = await labels('"You hold too many cards: discard one"', '"You hold {c.', len('"You hold {c.'))
+    assert "nature" in quoted and not {c.name for c in _mgt_cards()} & quoted
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+def _mgt_cards():
+    from cgl.interpreter.check.loader import load
+    return load("rulesets/mgt.cgl").cards

@@ -14,7 +14,8 @@ from typing import Callable, Optional
 from ..base import ast as A
 from ..base.diagnostics import CglError, Diagnostic
 from ..check.about import doc_comment
-from ..check.resolver import call_meaning
+from ..check.resolver import call_meaning, facts
+from ..check.typecheck import Scope, TypeChecker, elem_ty
 from ..parse.syntax import code_chars
 from ..runtime import builtins as B
 from .fmt import format_text
@@ -145,3 +146,54 @@ def signature(rs, name: str) -> Optional[tuple]:
     inside = f.signature[f.signature.find("(") + 1:f.signature.rfind(")")]
     params = [p.strip() for p in inside.split(",") if p.strip()]
     return f.signature, params, f.doc
+
+
+# ---------------------------------------------------------------- what a name before `.` is
+
+#: What the engine binds, by type (the event's `card` and `player`, a reaction's responder …).
+_ENGINE_TYPES = {**{k: v for k, v in B.EVENT_BINDINGS.items() if v}, "responder": "player", "actor": "player"}
+
+
+def type_before_dot(rs, item, word: str, line: int) -> Optional[str]:
+    """"card", "player" or None (not known) for the name `word` written before a `.` on
+    0-based line `line` of declaration `item` of the last ruleset that loaded: a built-in
+    value's type, what the engine binds, else the local of that name bound before the line,
+    typed by the type checker from what binds it (`choose c in hand(p)`: a card)."""
+    v = B.VALUES.get(word)
+    if v is not None:
+        return v.result if v.result in ("card", "player") else None
+    binder = None
+    if item is not None:
+        for u in facts(rs).uses.values():
+            b = u.binder
+            if b is not None and b.name == word and b.span is not None and b.span.line - 1 <= line \
+                    and item.span.line <= b.span.line <= (item.span.end_line or item.span.line):
+                if binder is None or b.span.line >= binder.span.line:
+                    binder = b
+    if binder is None:
+        return _ENGINE_TYPES.get(word)
+    node = binder.node
+    if binder.how in ("event", "engine", "it"):
+        return _ENGINE_TYPES.get(word, "card" if binder.how == "it" else None)
+    checker = TypeChecker(rs)
+    if isinstance(node, A.Let):
+        ty = checker.ty(node.value, Scope())
+    else:
+        source = getattr(node, "domain", None) or getattr(node, "source", None)
+        ty = elem_ty(checker.ty(source, Scope())) if source is not None else None
+    return ty if ty in ("card", "player") else None
+
+
+def properties(rs, ty: Optional[str]) -> list:
+    """(label, kind word, detail) of what may follow `.` on a value of type `ty` (None: any)."""
+    out = []
+    if ty in ("card", None) and rs is not None:
+        if rs.cards_decl is not None:
+            out += [(p.name, "property", f"card property: {p.type}") for p in rs.cards_decl.props]
+        out += [(d, "property", "derived card property") for d in rs.derives]
+    if rs is not None:
+        out += [(v.name, "variable", f"variable per {v.scope}") for v in rs.vars.values()
+                if v.scope != "global" and (ty is None or v.scope == ty)]
+    out += [(a, "field", f"{kinds}: {doc}") for a, (kinds, doc) in B.ATTRS.items()
+            if ty is None or ty in [k.strip() for k in kinds.split(",")]]
+    return out

@@ -39,7 +39,7 @@ from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
 from ..check.resolver import bound_names
-from .actions import call_at, folding_ranges, format_edits, signature
+from .actions import call_at, folding_ranges, format_edits, properties, signature, type_before_dot
 from .rename import _HEAD, KINDS, Family, _find, declaration_at, occurrences, rename_problem
 from .tokens import semantic_tokens
 from .names import _binder_text, _event_doc, _named_uses, _use_at, _uses_in, span_range
@@ -612,8 +612,9 @@ class Session:
                 if kind == "cards" and rs.cards_decl is not None:
                     out += [(p.name, CK["property"], f"card property: {p.type}") for p in rs.cards_decl.props]
             return out
-        if before.count('"') % 2 == 1:   # inside a text: card names
-            return [(n, CK["value"], "card") for n in card_names]
+        in_text = before.count('"') % 2 == 1
+        if in_text and before.rsplit('"', 1)[1].count("{") <= before.rsplit('"', 1)[1].count("}"):
+            return [(n, CK["value"], "card") for n in card_names]   # inside a text, not in its `{…}`: card names
         if re.search(r"\b(start|end)\s+of\s+\w*$", before):
             return [(s, CK["keyword"], f"the {s}'s {'start' if 'start' in before else 'end'}")
                     for s in ("game", "round", "turn", "phase")]
@@ -623,16 +624,12 @@ class Session:
                 emitted = list(rs.emits)
                 out += [(e, CK["event"], "an event of this ruleset (`emit`)") for e in emitted]
             return out
-        if re.search(r"\.\w*$", before):   # a property: the ruleset's own first
-            out = []
-            if rs is not None:
-                if rs.cards_decl is not None:
-                    out += [(p.name, CK["property"], f"card property: {p.type}") for p in rs.cards_decl.props]
-                out += [(d, CK["property"], "derived card property") for d in rs.derives]
-                out += [(v.name, CK["variable"], f"variable per {v.scope}") for v in rs.vars.values()
-                        if v.scope != "global"]
-            out += [(a, CK["field"], f"{kinds}: {doc}") for a, (kinds, doc) in B.ATTRS.items()]
-            return _unique(out)
+        dot = re.search(r"([A-Za-z_]\w*)\s*\.\w*$", before) or re.search(r"\.\w*$", before)
+        if dot:   # a property: of a card, or of a player, when the type of what is before `.` is known
+            ty = None
+            if dot.re.groups and rs is not None:
+                ty = type_before_dot(rs, self._enclosing(rs, path, line), dot.group(1), line)
+            return _unique([(label, CK[k], detail) for label, k, detail in properties(rs, ty)])
         out = []
         if re.search(r"(^|[{}])\s*\w*$", before):   # where a statement may start: its keywords first
             out += [(k, CK["keyword"], " ".join(_statement_doc(c) for c in cs))

@@ -824,7 +824,7 @@ def lsp(stdio):
     except ImportError:
         click.echo("cgl lsp needs the pygls package: pip install 'pygls>=2.0'", err=True)
         sys.exit(EXIT_USAGE)
-    from cgl.interpreter.tools.lsp import serve
+    from cgl.interpreter.tools.server import serve
     serve(_version())
 
 

@@ -90,13 +90,14 @@ def folder(tmp_path_factory):
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "cgl.cli.main", "lsp"]),
                     scope="module")
 async def client(lsp_client: LanguageClient, folder):
-    await lsp_client.initialize_session(T.InitializeParams(capabilities=T.ClientCapabilities(),
-                                                           root_uri=folder.as_uri()))
+    SERVER["capabilities"] = (await lsp_client.initialize_session(T.InitializeParams(
+        capabilities=T.ClientCapabilities(), root_uri=folder.as_uri()))).capabilities
     yield
     await lsp_client.shutdown_session()
 
 
 _opened = 0
+SERVER: dict = {}   # what the server announced at `initialize`
 
 
 def open_ruleset(client, folder, text=RULESET):
@@ -382,7 +383,11 @@ def test_rename_refuses_what_it_cannot_do_safely(folder):
     assert "a word of the language" in session.rename(str(path), p.line, p.character, "draw")[1]
     assert "not a name" in session.rename(str(path), p.line, p.character, "2x")[1]
     d = at(RULESET, "strength(current)")
-    assert "only a local name" in session.rename(str(path), d.line, d.character, "power_of")[1]
+    spans, why = session.rename(str(path), d.line, d.character, "power_of")   # a def: its declaration and call
+    assert why is None and [(sp.line, sp.column) for sp in spans] == [
+        (at(RULESET, "def strength").line + 1, 5), (d.line + 1, d.character + 1)]
+    b = at(RULESET, "sum(")
+    assert "only a local name or a declaration" in session.rename(str(path), b.line, b.character, "total")[1]
 
 
 def test_a_scenarios_ruleset_outside_its_project_is_refused_as_cgl_test_refuses_it(tmp_path):
@@ -440,3 +445,330 @@ def test_hover_tells_an_event_from_a_phase_of_the_same_name():
     ph = next(n for n, text in enumerate(lines) if "phase discard" in text)
     phase = session.hover(path, ph, lines[ph].index("discard") + 2)
     assert "phase discard {" in phase and "a card is discarded" not in phase
+
+
+# ---------------------------------------------------------------- positions in the negotiated encoding
+
+EMOJI = RULESET.replace("  deal 2 to hand\n", '  deal 2 to hand\n  say "🐉🐉 {strength(current)} {count(dek)}"\n')
+
+
+def units(text: str, needle: str, encoding: str, offset: int = 0) -> T.Position:
+    """The position of `needle` in `text`, counted in the units of `encoding`."""
+    p = at(text, needle, offset)
+    head = text.splitlines()[p.line][:p.character]
+    n = len(head.encode("utf-16-le")) // 2 if encoding == "utf-16" else len(head.encode("utf-8"))
+    return T.Position(p.line, n)
+
+
+@aio
+async def test_positions_count_utf16_code_units_by_default(client: LanguageClient, folder):
+    """(The server announced UTF-16 and counted code points: after two emoji a diagnostic
+    landed two columns early. Issue 33.)"""
+    assert client.capabilities.general is None   # (the client offers no encoding: UTF-16)
+    uri = open_ruleset(client, folder, EMOJI)
+    d, = await diagnostics(client, uri, lambda ds: len(ds) > 0)
+    assert "unknown name `dek`" in d.message
+    assert d.range.start == units(EMOJI, "dek", "utf-16") == T.Position(at(EMOJI, "dek").line, 39)
+    assert d.range.end == units(EMOJI, "dek", "utf-16", 3)
+    h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri),
+                                                             units(EMOJI, "strength(current)}", "utf-16", 2)))
+    assert "def strength(p)" in h.contents.value
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "cgl.cli.main", "lsp"]),
+                    scope="module")
+async def utf8_client(lsp_client: LanguageClient, folder):
+    offer = T.GeneralClientCapabilities(position_encodings=[T.PositionEncodingKind.Utf8, T.PositionEncodingKind.Utf16])
+    result = await lsp_client.initialize_session(T.InitializeParams(
+        capabilities=T.ClientCapabilities(general=offer), root_uri=folder.as_uri()))
+    assert result.capabilities.position_encoding == T.PositionEncodingKind.Utf8
+    yield
+    await lsp_client.shutdown_session()
+
+
+@aio
+async def test_positions_count_utf8_bytes_when_the_client_offers_utf8(utf8_client: LanguageClient, folder):
+    uri = open_ruleset(utf8_client, folder, EMOJI)
+    d, = await diagnostics(utf8_client, uri, lambda ds: len(ds) > 0)
+    assert d.range.start == units(EMOJI, "dek", "utf-8") == T.Position(at(EMOJI, "dek").line, 43)
+    loc = await utf8_client.text_document_definition_async(T.DefinitionParams(
+        T.TextDocumentIdentifier(uri), units(EMOJI, "strength(current)}", "utf-8", 3)))
+    assert loc.range.start == at(EMOJI, "def strength")
+
+
+def test_the_conversions_between_code_points_and_units():
+    from cgl.interpreter.tools.server import code_points, units as to_units
+    line = 'say "é🐉x"'
+    for enc, widths in (("utf-16", [1, 1, 1, 1, 1, 1, 2, 1, 1]), ("utf-8", [1, 1, 1, 1, 1, 2, 4, 1, 1])):
+        n = 0
+        for i, w in enumerate(widths):
+            assert to_units(line, i, enc) == n and code_points(line, n, enc) == i
+            n += w
+        assert to_units(line, len(line), enc) == n and code_points(line, n, enc) == len(line)
+    assert to_units(line, 7, "utf-32") == 7
+
+
+# ---------------------------------------------------------------- quick fixes
+
+def apply_edits(text: str, edits) -> str:
+    """The text with LSP edits applied (positions in code points: the texts here have no astral characters)."""
+    lines = text.split("\n")
+    offsets = [0]
+    for ln in lines:
+        offsets.append(offsets[-1] + len(ln) + 1)
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        a = offsets[e.range.start.line] + e.range.start.character
+        b = offsets[e.range.end.line] + e.range.end.character
+        text = text[:a] + e.new_text + text[b:]
+    return text
+
+
+ELSE_IF = RULESET.replace("    draw 1\n", "    if count(deck) > 0 {\n      draw 1\n    } else if count(pile) > 0 {\n"
+                          "      draw 1\n    }\n")
+QUICK_FIXES = [   # (the broken text, the fixed text, the title of the fix)
+    (RULESET.replace("count(deck) = 0", "count(dek) = 0"), RULESET, "write `deck`"),
+    (RULESET.replace("-c.power", "-c.powr"), RULESET, "write `power`"),
+    (RULESET.replace("on discard if", "on discrad if"), RULESET, "write `discard`"),
+    (RULESET.replace("  shuffle deck", "  shufle deck"), RULESET, "write `shuffle`"),
+    (ELSE_IF.replace("} else if", "} else if"), ELSE_IF.replace("} else if", "} elif"), "write `elif`"),
+    (RULESET.replace('"Discard a card" prefer -c.power {', '"Discard a card" prefer -c.power'),
+     RULESET, "insert `{`"),
+]
+
+
+@aio
+async def test_a_quick_fix_applied_lints_clean(client: LanguageClient, folder):
+    """Each diagnostic with a `help:` fix offers it as a code action: a did-you-mean (a name,
+    a property, an event, a statement's keyword), `else if` → `elif`, a missing `{`. (Issue 33.)"""
+    for broken, fixed, title in QUICK_FIXES:
+        uri = open_ruleset(client, folder, broken)
+        d, = await diagnostics(client, uri, lambda ds: len(ds) > 0)
+        got = await client.text_document_code_action_async(T.CodeActionParams(
+            T.TextDocumentIdentifier(uri), d.range, T.CodeActionContext(diagnostics=[d])))
+        action, = got
+        assert action.title == title and action.kind == T.CodeActionKind.QuickFix and list(action.diagnostics) == [d]
+        text = apply_edits(broken, action.edit.changes[uri])
+        if "elif" in fixed:
+            assert "} elif count(pile) > 0 {" in text
+        else:
+            assert text == fixed, title
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=text)]))
+        assert list(await diagnostics(client, uri, lambda ds: len(ds) == 0)) == []
+
+
+# ---------------------------------------------------------------- declarations across the `extends` chain
+
+@pytest.fixture(scope="module")
+def mgt(tmp_path_factory):
+    """A copy of the shipped MGT, version 0.2 and the version 0.1 that extends it."""
+    import shutil
+    d = tmp_path_factory.mktemp("mgt")
+    for name in ("mgt.cgl", "mgt-v0.1.cgl", "mgt-cards.yaml"):
+        shutil.copy(f"rulesets/{name}", d / name)
+    return d
+
+
+def _lint_codes(path):
+    from cgl.interpreter.check.lint import lint_ruleset
+    from cgl.interpreter.check.loader import load
+    return sorted(d.code for d in lint_ruleset(load(str(path))))
+
+
+@aio
+async def test_rename_of_a_table_across_the_extends_chain(client: LanguageClient, mgt):
+    """`override table what_points` in mgt-v0.1.cgl: renaming it there renames the base's
+    declaration and its call in mgt.cgl too; both files still load, with the same lint."""
+    base, child = mgt / "mgt.cgl", mgt / "mgt-v0.1.cgl"
+    before = {p: _lint_codes(p) for p in (base, child)}
+    texts = {p: p.read_text() for p in (base, child)}
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
+        uri=child.as_uri(), language_id="cgl", version=1, text=texts[child])))
+    where = at(texts[child], "override table what_points", len("override table "))
+    refs = await client.text_document_references_async(T.ReferenceParams(
+        text_document=T.TextDocumentIdentifier(child.as_uri()), position=where,
+        context=T.ReferenceContext(include_declaration=True)))
+    assert sorted((r.uri, r.range.start.line) for r in refs) == sorted([
+        (child.as_uri(), where.line), (base.as_uri(), at(texts[base], "table what_points").line),
+        (base.as_uri(), at(texts[base], "what_points(g) for g").line)])
+    edit = await client.text_document_rename_async(T.RenameParams(
+        text_document=T.TextDocumentIdentifier(child.as_uri()), position=where, new_name="set_points"))
+    assert set(edit.changes) == {base.as_uri(), child.as_uri()}
+    for p in (base, child):
+        p.write_text(apply_edits(texts[p], edit.changes[p.as_uri()]))
+    try:
+        assert "what_points" not in base.read_text() and "override table set_points(g)" in child.read_text()
+        assert {p: _lint_codes(p) for p in (base, child)} == before
+    finally:
+        for p in (base, child):
+            p.write_text(texts[p])
+    client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(child.as_uri())))
+
+
+def test_references_and_rename_of_declarations_of_each_kind(mgt):
+    """A zone, a variable, a procedure, a def and an event the rules emit; and the renames
+    refused, each with its reason."""
+    from cgl.interpreter.tools.lsp import Session
+    base, child = str(mgt / "mgt.cgl"), str(mgt / "mgt-v0.1.cgl")
+    text = open(base).read()
+    lines = text.splitlines()
+    session = Session()
+
+    def refs(needle, offset):
+        p = at(text, needle, offset)
+        return [(sp.path, sp.line, lines[sp.line - 1][sp.column - 1:sp.end_column - 1])
+                for sp in session.references(base, p.line, p.character)]
+    stock = refs("zone stock", 5)
+    assert (base, at(text, "on move from stock", 13).line + 1, "stock") in stock and len(stock) > 5
+    assert all(word == "stock" for _, _, word in stock)
+    assert {w for _, _, w in refs("procedure refill", 10)} == {"refill"} and len(refs("procedure refill", 10)) >= 2
+    assert [w for _, _, w in refs("emit round_won", 5)] == ["round_won"]
+    p = at(text, "procedure refill", 10)
+    spans, why = session.rename(base, p.line, p.character, "top_up")
+    assert why is None and len(spans) >= 2
+    for new, reason in (("stock", "already a name of the ruleset"), ("count", "a built-in name"),
+                        ("draw", "a word of the language")):
+        assert reason in session.rename(base, p.line, p.character, new)[1]
+    pts = at(text, "var points", 4)
+    assert "also a card's property or an event's field" in session.rename(base, pts.line, pts.character, "score")[1]
+    d = at(open(child).read(), "override table what_points", 16)
+    assert session.rename(child, d.line, d.character, "deck_size")[1].startswith("`deck_size` is already a name")
+
+
+# ---------------------------------------------------------------- highlights, folding, formatting, signatures, tokens
+
+def _pos(p: T.Position) -> tuple:
+    return p.line, p.character
+
+
+def _open(client, path, text=None):
+    text = path.read_text() if text is None else text
+    client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
+        uri=path.as_uri(), language_id="cgl", version=1, text=text)))
+    return T.TextDocumentIdentifier(path.as_uri()), text
+
+
+@aio
+async def test_document_highlights_of_a_procedure_and_of_a_local(client: LanguageClient, mgt):
+    doc, text = _open(client, mgt / "mgt.cgl")
+    got = await client.text_document_document_highlight_async(T.DocumentHighlightParams(
+        doc, at(text, "procedure refill", 11)))
+    starts = {(h.range.start.line, h.range.start.character): h.kind for h in got}
+    assert starts[_pos(at(text, "procedure refill", 10))] == T.DocumentHighlightKind.Write
+    calls = [n for n, ln in enumerate(text.splitlines()) if "refill(" in ln and "procedure" not in ln]
+    assert len(got) == 1 + len(calls) and {s[0] for s in starts} == {at(text, "procedure refill").line, *calls}
+    got = await client.text_document_document_highlight_async(T.DocumentHighlightParams(
+        doc, at(text, "let pts = round_points", 4)))
+    lines = text.splitlines()
+    assert {h.range.start.line for h in got} == {n for n in range(at(text, "let pts").line, at(text, "points: pts").line + 1)
+                                                 if " pts" in lines[n] or "{pts}" in lines[n]}
+    assert len(got) == 4
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_folding_ranges(client: LanguageClient, mgt):
+    doc, text = _open(client, mgt / "mgt.cgl")
+    got = await client.text_document_folding_range_async(T.FoldingRangeParams(doc))
+    folds = {(f.start_line, f.end_line): f.kind for f in got}
+    refill = at(text, "procedure refill").line
+    end = text.splitlines().index("}", refill)
+    assert folds[(refill, end - 1)] == T.FoldingRangeKind.Region      # the body, its `}` left showing
+    top = next(n for n, ln in enumerate(text.splitlines()) if not ln.startswith("#"))
+    assert folds[(0, top - 1)] == T.FoldingRangeKind.Comment          # the comments at the top
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_formatting_and_range_formatting_are_cgl_fmt(client: LanguageClient, mgt):
+    """(The shipped ruleset is already in `cgl fmt`'s layout: messed up twice, formatted back.)"""
+    original = (mgt / "mgt.cgl").read_text()
+    messy = original.replace("  while holding(p) < hand_size", "      while   holding(p)<hand_size") \
+                    .replace("    if count(stock) = 0 {", "    if count( stock )=0 {")
+    path = mgt / "messy.cgl"
+    path.write_text(messy)
+    doc, _ = _open(client, path, messy)
+    edits = await client.text_document_formatting_async(T.DocumentFormattingParams(
+        doc, T.FormattingOptions(tab_size=2, insert_spaces=True)))
+    assert apply_edits(messy, edits) == original
+    first = at(messy, "      while").line
+    edits = await client.text_document_range_formatting_async(T.DocumentRangeFormattingParams(
+        doc, T.Range(T.Position(first, 0), T.Position(first + 1, 0)), T.FormattingOptions(tab_size=2, insert_spaces=True)))
+    partly = apply_edits(messy, edits)
+    assert "  while holding(p) < hand_size" in partly and "if count( stock )=0 {" in partly
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_signature_help_of_a_def_a_procedure_and_a_builtin(client: LanguageClient, mgt):
+    text = (mgt / "mgt.cgl").read_text() + "\ndef probe(m, p) = round_points(m, sum([1, 2]))\n"
+    path = mgt / "probe.cgl"
+    path.write_text(text)
+    doc, _ = _open(client, path, text)
+    got = await client.text_document_signature_help_async(T.SignatureHelpParams(doc, at(text, "sum([1", 4)))
+    sig, = got.signatures
+    assert sig.label == "sum(LIST)" and "the sum of numbers" in sig.documentation.value
+    got = await client.text_document_signature_help_async(T.SignatureHelpParams(doc, at(text, "sum([1")))
+    assert got.signatures[0].label == "round_points(m, p)" and got.active_parameter == 1
+    assert [p.label for p in got.signatures[0].parameters] == ["m", "p"]
+    inside = at(text, "refill(current)", 7)   # (a procedure's call statement)
+    got = await client.text_document_signature_help_async(T.SignatureHelpParams(doc, inside))
+    assert got.signatures[0].label == "refill(p)" and "procedure" in got.signatures[0].documentation.value
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_semantic_tokens_come_from_the_resolver(client: LanguageClient, mgt):
+    init = SERVER["capabilities"].semantic_tokens_provider
+    types, mods = init.legend.token_types, init.legend.token_modifiers
+    doc, text = _open(client, mgt / "mgt.cgl")
+    got = await client.text_document_semantic_tokens_full_async(T.SemanticTokensParams(doc))
+    tokens, line, char = {}, 0, 0
+    for i in range(0, len(got.data), 5):
+        dl, dc, length, kind, bits = got.data[i:i + 5]
+        line, char = line + dl, (char + dc if dl == 0 else dc)
+        tokens[(line, char)] = (text.splitlines()[line][char:char + length], types[kind],
+                                {m for n, m in enumerate(mods) if bits >> n & 1})
+    assert tokens[_pos(at(text, "procedure refill", 10))] == ("refill", "function", {"declaration"})
+    assert tokens[_pos(at(text, "holding(p) < hand_size", 8))] == ("p", "parameter", set())
+    assert tokens[_pos(at(text, "count(stock) > 0", 6))] == ("stock", "struct", set())
+    assert tokens[_pos(at(text, "count(stock) > 0"))] == ("count", "function", {"defaultLibrary"})
+    assert tokens[_pos(at(text, "emit exhausted", 5))] == ("exhausted", "event", set())
+    assert tokens[_pos(at(text, "+= pts", 3))] == ("pts", "variable", set())
+    assert tokens[_pos(at(text, "set p.points", 6))] == ("points", "property", set())
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+# ---------------------------------------------------------------- completion that knows types
+
+@aio
+async def test_completion_after_a_dot_offers_what_the_value_has(client: LanguageClient, mgt):
+    """A card's properties after `c.` (`choose c in hand(p)`), a player's after `current.`;
+    inside a text's `{…}` the same, not the card names. (It offered one list for both, and
+    201 card names inside `"{c.`. Issue 33.)"""
+    path = mgt / "typed.cgl"
+    text = (mgt / "mgt.cgl").read_text()
+    path.write_text(text)
+    doc, _ = _open(client, path, text)
+    await client.text_document_hover_async(T.HoverParams(doc, at(text, "procedure refill", 11)))   # (loaded once)
+
+    async def labels(old, new, offset):
+        typed = text.replace(old, new, 1)
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=doc.uri, version=2),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=typed)]))
+        got = await client.text_document_completion_async(T.CompletionParams(doc, at(typed, new, offset)))
+        return {i.label for i in got.items}
+    card = await labels("{ discard c }", "{ discard c. }", len("{ discard c."))
+    assert {"nature", "type", "zone", "owner", "meld_id"} <= card and not {"points", "seat"} & card
+    player = await labels("{ discard c }", "{ discard current. }", len("{ discard current."))
+    assert {"points", "seat", "name"} <= player and not {"nature", "zone"} & player
+    quoted = await labels('"You hold too many cards: discard one"', '"You hold {c.', len('"You hold {c.'))
+    assert "nature" in quoted and not {c.name for c in _mgt_cards()} & quoted
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+def _mgt_cards():
+    from cgl.interpreter.check.loader import load
+    return load("rulesets/mgt.cgl").cards

@@ -27,6 +27,9 @@ class Diagnostic:
     severity: Optional[str] = None   # None: the code's own severity
     hint: Optional[str] = None
     related: tuple = ()
+    # (Span, text): the edit the `help:` line asks for, where it is not a did-you-mean of the
+    # name the message quotes (the language server offers both as quick fixes)
+    fix: Optional[tuple] = None
 
     @property
     def level(self) -> str:

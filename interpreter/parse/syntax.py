@@ -145,7 +145,8 @@ def _unknown_word(path: str, text: str, start: int, word: str, top_level: bool) 
             "a declaration starts with `game`, `zone`, `var`, `def`, `on`, `turn`, … (see docs/language.md)"
         return CglError(Diagnostic("E001", f"`{word}` does not start a declaration", sp, hint=hint))
     if word in ("elseif", "elsif"):
-        hint = "CGL writes `elif`: `if a { … } elif b { … } else { … }`"
+        return CglError(Diagnostic("E001", f"`{word}` does not start a statement", sp,
+                                   hint="CGL writes `elif`: `if a { … } elif b { … } else { … }`", fix=(sp, "elif")))
     else:
         hint = did_you_mean(word, _STATEMENT_KEYWORDS) or \
             f"a statement starts with a keyword (`move`, `draw`, `set`, `if`, …) or calls a procedure: `{word}(…)`"
@@ -200,6 +201,24 @@ def _names_a_call(text: str, start: int) -> bool:
     return text[:start].rstrip().endswith("(")
 
 
+def _block_slip(text: str, path: str, tok, pos: int, expected: set, before) -> CglError | None:
+    """`} else if x {` (CGL writes `elif`), and a block's `{` missing at the end of the line
+    before it; each with the edit that fixes it."""
+    if tok.type == "IF" and before and before[0] == "else":
+        sp = _at(path, text, before[1], pos + 2)
+        return CglError(Diagnostic("E001", "CGL writes `elif`, not `else if`", sp,
+                                   hint="write `} elif condition { … }`", fix=(sp, "elif")))
+    if "LBRACE" in expected:
+        last = max((i for i, ch in code_chars(text, pos) if not ch.isspace()), default=None)
+        if last is not None and "\n" in text[last:pos]:
+            line, col = _line_col(text, last + 1)
+            return CglError(Diagnostic("E001", f"unexpected `{tok}`: expected {_describe_expected(expected)}",
+                                       _tok_span(path, tok),
+                                       hint=f"a block opens with `{{`: add one at the end of line {line}",
+                                       fix=(A.Span(path, line, col, line, col), " {")))
+    return None
+
+
 def syntax_error(text: str, path: str, e: UnexpectedInput) -> CglError:
     """The diagnostic for a parse error: a targeted message for the common slips, else what was
     expected; the block still open is named only when it is the likely cause."""
@@ -230,10 +249,9 @@ def syntax_error(text: str, path: str, e: UnexpectedInput) -> CglError:
     expected = set(e.accepts or e.expected)
     before = _word_before(text, pos)
     open_ = _open_block(text, pos)
-    # `} else if x {`: CGL writes `elif`
-    if tok.type == "IF" and before and before[0] == "else":
-        return CglError(Diagnostic("E001", "CGL writes `elif`, not `else if`", _at(path, text, before[1], pos + 2),
-                                   hint="write `} elif condition { … }`"))
+    slip = _block_slip(text, path, tok, pos, expected, before)
+    if slip is not None:
+        return slip
     # `drew 1`: a name at the start of a statement, taken for a call `drew(…)` (not the name
     # after `emit`, `procedure` or `possible(`, which a `(` follows too)
     if expected == {"LPAR"} and before and open_ is not None and not _names_a_call(text, before[1]):

@@ -16,9 +16,10 @@ What an editor gets, for `.cgl` rulesets, their card data (YAML) and scenario fi
 - document symbols: the top-level declarations.
 
 :class:`Session` is the analysis, plain Python over the loader's Ruleset and the parser's
-AST (the tests call it too); only :func:`serve` imports pygls, so no other command pays
-for it. Positions here are 0-based (line, character), as LSP counts them; CGL's Spans
-are 1-based, `span_range` turns one into the other.
+AST (the tests call it too); only `server.py` imports pygls, so no other command pays
+for it. Positions here are 0-based (line, code point); CGL's Spans are 1-based,
+`span_range` turns one into the other; `server.py` converts code points to and from the
+encoding the editor negotiated.
 """
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
 from ..check.resolver import bound_names
+from .actions import call_at, folding_ranges, format_edits, properties, signature, type_before_dot
+from .rename import _HEAD, KINDS, Family, _find, declaration_at, occurrences, rename_problem
+from .tokens import semantic_tokens
 from .names import _binder_text, _event_doc, _named_uses, _use_at, _uses_in, span_range
 from ..check.statics import UNKNOWN, Statics
 from ..check.loader import MarkedDict, Ruleset, load, read_yaml, ruleset_files, unsaved_text, unsaved_texts
@@ -56,6 +60,7 @@ CK = {"function": 3, "field": 5, "variable": 6, "module": 9, "property": 10, "va
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CARDS_FROM = re.compile(r'^\s*(?:override\s+)?cards\s+from\s+"([^"]+)"', re.M)
 _EXTENDS = re.compile(r'^\s*extends\s+"([^"]+)"', re.M)
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 
@@ -84,6 +89,7 @@ class Session:
         self.good: dict = {}           # .cgl path -> the last Ruleset that loaded from it
         self._statics: dict = {}       # id(Ruleset) -> (Ruleset, Statics)
         self._loaded: dict = {}        # (path, options) -> (its files' texts, Ruleset): for scenarios
+        self._lines: dict = {}         # path -> (its text, its lines)
 
     # ------------------------------------------------------------ text
     def text(self, path: str) -> str:
@@ -98,7 +104,12 @@ class Session:
         return t
 
     def line(self, path: str, n: int) -> str:
-        lines = self.text(path).splitlines()
+        """Line `n` (0-based) of a file, as an editor counts lines (split at \\n, \\r\\n or \\r only)."""
+        text = self.text(path)
+        got = self._lines.get(path)
+        if got is None or got[0] != text:
+            got = self._lines[path] = (text, _LINE_BREAK.split(text))
+        lines = got[1]
         return lines[n] if 0 <= n < len(lines) else ""
 
     # ------------------------------------------------------------ diagnostics
@@ -529,12 +540,30 @@ class Session:
                 return A.Span(sp.path, n, m.start() + 1, n, m.end() + 1)
         return None
 
+    def _declaration(self, path: str, line: int, char: int) -> tuple:
+        """(family, kind, name, [(span, declaration)]) of the declaration named under the
+        cursor, across the `extends` family; (None, None, None, []) when none is."""
+        path = _norm(path)
+        rs = self.ruleset(path)
+        item = self._enclosing(rs, path, line) if rs is not None and path.endswith(".cgl") else None
+        found = declaration_at(rs, item, self._line_of, (line, char)) if item is not None else None
+        if found is None:
+            return None, None, None, []
+        kind, name = found
+        fam = Family(path, self.texts, self.text, self._line_of, _norm)
+        return fam, kind, name, fam.places(name, kind)
+
+    def _line_of(self, path: str, n: int) -> str:
+        return self.line(_norm(path), n)
+
     def references(self, path: str, line: int, char: int) -> list:
-        """The spans of the local under the cursor: where it is bound, then each use, in
-        source order; [] for anything else (only locals, so far)."""
+        """The spans of the local or declaration under the cursor: where it is bound or
+        declared, then each use, in source order (a declaration's across its `extends`
+        family); [] for anything else."""
         rs, item, b = self._local_at(path, line, char)
         if b is None:
-            return []
+            places = self._declaration(path, line, char)[3]
+            return sorted({sp for sp, _ in places}, key=lambda sp: (sp.path, sp.line, sp.column))
         out = [sp for sp in (self._name_span(b),) if sp is not None]
         for n, u in _named_uses(rs, item):
             if u.binder is not None and u.binder.node is b.node and u.binder.name == b.name:
@@ -545,9 +574,7 @@ class Session:
         """(spans to replace with `new`, None) to rename the local under the cursor, or
         ([], why not) when it cannot be renamed safely."""
         rs, item, b = self._local_at(path, line, char)
-        if b is None:
-            return [], "only a local name (`let`, `for`, `choose`, a parameter) can be renamed so far"
-        if b.how in ("event", "engine", "it"):
+        if b is not None and b.how in ("event", "engine", "it"):
             return [], f"`{b.name}` is bound by the engine, not by the rules: it keeps its name"
         if not _WORD.fullmatch(new or ""):
             return [], f"`{new}` is not a name: a letter or `_`, then letters, digits or `_`"
@@ -557,6 +584,14 @@ class Session:
             parsed = None
         if not isinstance(parsed, A.Name) or parsed.id != new or new in _STATEMENT_KEYWORDS or new in _DECL_KEYWORDS:
             return [], f"`{new}` is a word of the language"
+        if b is None:
+            fam, kind, name, places = self._declaration(path, line, char)
+            if fam is None:
+                return [], ("only a local name or a declaration (def, variable, zone, procedure, pattern, "
+                            "table, an event the rules emit) can be renamed")
+            why = rename_problem(fam, name, kind, new, places)
+            return ([], why) if why else (sorted({sp for sp, _ in places}, key=lambda sp: (sp.path, sp.line,
+                                                                                             sp.column)), None)
         taken = {n.id for n in A.walk(item) if isinstance(n, A.Name)} | bound_names(item)
         if new in taken:
             return [], f"`{new}` is already a name in this declaration: renaming to it would change what a name means"
@@ -577,8 +612,9 @@ class Session:
                 if kind == "cards" and rs.cards_decl is not None:
                     out += [(p.name, CK["property"], f"card property: {p.type}") for p in rs.cards_decl.props]
             return out
-        if before.count('"') % 2 == 1:   # inside a text: card names
-            return [(n, CK["value"], "card") for n in card_names]
+        in_text = before.count('"') % 2 == 1
+        if in_text and before.rsplit('"', 1)[1].count("{") <= before.rsplit('"', 1)[1].count("}"):
+            return [(n, CK["value"], "card") for n in card_names]   # inside a text, not in its `{…}`: card names
         if re.search(r"\b(start|end)\s+of\s+\w*$", before):
             return [(s, CK["keyword"], f"the {s}'s {'start' if 'start' in before else 'end'}")
                     for s in ("game", "round", "turn", "phase")]
@@ -588,16 +624,12 @@ class Session:
                 emitted = list(rs.emits)
                 out += [(e, CK["event"], "an event of this ruleset (`emit`)") for e in emitted]
             return out
-        if re.search(r"\.\w*$", before):   # a property: the ruleset's own first
-            out = []
-            if rs is not None:
-                if rs.cards_decl is not None:
-                    out += [(p.name, CK["property"], f"card property: {p.type}") for p in rs.cards_decl.props]
-                out += [(d, CK["property"], "derived card property") for d in rs.derives]
-                out += [(v.name, CK["variable"], f"variable per {v.scope}") for v in rs.vars.values()
-                        if v.scope != "global"]
-            out += [(a, CK["field"], f"{kinds}: {doc}") for a, (kinds, doc) in B.ATTRS.items()]
-            return _unique(out)
+        dot = re.search(r"([A-Za-z_]\w*)\s*\.\w*$", before) or re.search(r"\.\w*$", before)
+        if dot:   # a property: of a card, or of a player, when the type of what is before `.` is known
+            ty = None
+            if dot.re.groups and rs is not None:
+                ty = type_before_dot(rs, self._enclosing(rs, path, line), dot.group(1), line)
+            return _unique([(label, CK[k], detail) for label, k, detail in properties(rs, ty)])
         out = []
         if re.search(r"(^|[{}])\s*\w*$", before):   # where a statement may start: its keywords first
             out += [(k, CK["keyword"], " ".join(_statement_doc(c) for c in cs))
@@ -616,19 +648,68 @@ class Session:
                 out += [(p.name, CK["property"], f"card property: {p.type}") for p in rs.cards_decl.props]
         return _unique(out)
 
+    # ------------------------------------------------------------ highlights, folding, formatting, signatures, tokens
+    def highlights(self, path: str, line: int, char: int) -> list:
+        """(span, whether it is written there) of each place in this file that names what
+        the cursor is on: a local, or a declaration (this file's, read from its own ruleset)."""
+        path = _norm(path)
+        rs, item, b = self._local_at(path, line, char)
+        if b is not None:
+            return [(sp, sp == self._name_span(b)) for sp in self.references(path, line, char)]
+        found = declaration_at(rs, item, self._line_of, (line, char)) if item is not None else None
+        if found is None:
+            return []
+        out, heads = set(), set()
+        for it in rs.items:
+            if it is not None and _norm(it.span.path) == path:
+                out |= {sp for sp, k, n in occurrences(rs, it, self._line_of) if (k, n) == found}
+                if type(it) in KINDS and it.name == found[1]:   # the declaration itself: "written" there
+                    heads.add(_find(self._line_of, it.span, it.name, _HEAD))
+        return sorted(((sp, sp in heads) for sp in out), key=lambda h: (h[0].line, h[0].column))
+
+    def folding(self, path: str) -> list:
+        path = _norm(path)
+        if not path.endswith(".cgl"):
+            return []
+        return folding_ranges(self._items(path), self.text(path))
+
+    def formatting(self, path: str, lines: Optional[tuple] = None) -> list:
+        path = _norm(path)
+        return format_edits(self.text(path), path, lines) if path.endswith(".cgl") else []
+
+    def signature_help(self, path: str, line: int, char: int) -> Optional[tuple]:
+        """(label, parameters, doc, the argument the cursor is in) of the call around the cursor."""
+        path = _norm(path)
+        if not path.endswith(".cgl"):
+            return None
+        lines = _LINE_BREAK.split(self.text(path))
+        before = "\n".join(lines[:line] + [lines[line][:char] if line < len(lines) else ""])
+        call = call_at(before)
+        if call is None:
+            return None
+        sig = signature(self.ruleset(path), call[0])
+        return None if sig is None else (*sig, call[1])
+
+    def semantic_tokens(self, path: str) -> list:
+        path = _norm(path)
+        rs = self.ruleset(path) if path.endswith(".cgl") else None
+        return semantic_tokens(rs, path, self._line_of, _norm) if rs is not None else []
+
+    def _items(self, path: str) -> list:
+        """The declarations of a ruleset file: as parsed now, else those of its last good ruleset."""
+        try:
+            return list(parse(self.text(path), path).items)
+        except CglError:
+            rs = self.good.get(path)
+            return [i for i in rs.items if i is not None and _norm(i.span.path) == path] if rs is not None else []
+
     # ------------------------------------------------------------ symbols
     def symbols(self, path: str) -> list:
         """The top-level declarations of a ruleset file: (name, kind, span, detail, children)."""
         path = _norm(path)
         if not path.endswith(".cgl"):
             return []
-        try:
-            module = parse(self.text(path), path)
-            items = module.items
-        except CglError:
-            rs = self.good.get(path)
-            items = [i for i in rs.items if _norm(i.span.path) == path] if rs is not None else []
-        return [s for s in (_symbol(i) for i in items) if s is not None]
+        return [s for s in (_symbol(i) for i in self._items(path)) if s is not None]
 
 
 # ---------------------------------------------------------------- helpers
@@ -769,193 +850,3 @@ def _symbol(item) -> Optional[tuple]:
         detail = f"{word} ({', '.join(item.params)})"
     children = [(m, SK["member"], item.span, "member", []) for m in item.members] if t is A.Enum else []
     return (item.name, SK[kind], item.span, detail, children)
-
-
-# ---------------------------------------------------------------- the server
-
-def serve(version: str, stdin=None, stdout=None) -> None:  # pragma: no cover - a subprocess of tests/test_lsp.py
-    """Run the language server over stdin/stdout until the client says exit."""
-    from pygls.lsp.server import LanguageServer
-    server = LanguageServer("cgl", version)
-    _Server(server).register()
-    server.start_io(stdin, stdout)
-
-
-class _Server:
-    """The protocol's side: documents in, diagnostics and answers out, in lsprotocol's types.
-
-    One thread, off the server's loop, runs every check and request: the session and the
-    loader's caches are never used by two threads at once, and the loop stays free to read
-    the editor's changes while a check runs."""
-
-    def __init__(self, server):
-        from concurrent.futures import ThreadPoolExecutor
-
-        from lsprotocol import types
-        self.server, self.T = server, types
-        self.session = Session()
-        self.worker = ThreadPoolExecutor(max_workers=1)
-        self.generation: dict = {}     # path -> how many changes so far (a check of an older one is dropped)
-
-    # ------------------------------------------------------------ conversions
-    def range(self, sp):
-        (l0, c0), (l1, c1) = span_range(sp)
-        return self.T.Range(self.T.Position(l0, c0), self.T.Position(l1, c1))
-
-    def diagnostic(self, d: Diagnostic):
-        T = self.T
-        msg = d.message + (f"\nhelp: {d.hint}" if d.hint else "") + "".join(f"\nnote: {r}" for r in d.related)
-        return T.Diagnostic(range=self.range(d.span), message=msg, code=d.code, source="cgl",
-                            severity=T.DiagnosticSeverity.Warning if d.level == "warning"
-                            else T.DiagnosticSeverity.Error)
-
-    @staticmethod
-    def path_of(uri: str) -> Optional[str]:
-        from pygls.uris import to_fs_path
-        p = to_fs_path(uri)
-        return _norm(p) if p else None
-
-    @staticmethod
-    def uri_of(path: str) -> str:
-        from pygls.uris import from_fs_path
-        return from_fs_path(_norm(path))
-
-    def open_texts(self) -> dict:
-        out = {}
-        for uri, doc in list(self.server.workspace.text_documents.items()):
-            p = self.path_of(uri)
-            if p:
-                out[p] = doc.source
-        return out
-
-    def log_error(self, e: Exception):
-        T = self.T
-        self.server.window_log_message(T.LogMessageParams(T.MessageType.Error, f"cgl: internal error: {e!r}"))
-
-    # ------------------------------------------------------------ work on the worker's thread
-    def _run(self, fn, path, texts, *args):
-        self.session.texts = texts
-        try:
-            return fn(path, *args)
-        except Exception as e:   # a bug of ours: say so in the editor's log, never die
-            self.log_error(e)
-            return None
-
-    async def ask(self, fn, uri, *args):
-        import asyncio
-        path = self.path_of(uri)
-        if not path:
-            return None
-        return await asyncio.get_running_loop().run_in_executor(self.worker, self._run, fn, path,
-                                                                self.open_texts(), *args)
-
-    async def check_soon(self, uri: str):
-        """Check a document once the typing pauses, and publish what the check found."""
-        import asyncio
-        path = self.path_of(uri)
-        if not path:
-            return
-        gen = self.generation[path] = self.generation.get(path, 0) + 1
-        await asyncio.sleep(DEBOUNCE)
-        if self.generation.get(path) != gen:
-            return   # typed again: the newer change checks
-        found = await self.ask(self.session.check, uri)
-        if found is None or self.generation.get(path) != gen:
-            return
-        for p, diags in found.items():
-            self.publish(self.uri_of(p), [self.diagnostic(d) for d in diags])
-
-    def publish(self, uri, diagnostics):
-        self.server.text_document_publish_diagnostics(self.T.PublishDiagnosticsParams(uri=uri,
-                                                                                      diagnostics=diagnostics))
-
-    # ------------------------------------------------------------ answers
-    async def hover(self, params):
-        T = self.T
-        text = await self.ask(self.session.hover, params.text_document.uri, params.position.line,
-                              params.position.character)
-        return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text)) if text else None
-
-    async def definition(self, params):
-        sp = await self.ask(self.session.definition, params.text_document.uri, params.position.line,
-                            params.position.character)
-        if sp is None or not sp.path or sp.path == A.NOWHERE.path:
-            return None
-        return self.T.Location(uri=self.uri_of(sp.path), range=self.range(sp))
-
-    async def references(self, params):
-        spans = await self.ask(self.session.references, params.text_document.uri, params.position.line,
-                               params.position.character)
-        return [self.T.Location(uri=self.uri_of(sp.path), range=self.range(sp)) for sp in spans or ()]
-
-    async def rename(self, params):
-        T = self.T
-        found = await self.ask(self.session.rename, params.text_document.uri, params.position.line,
-                               params.position.character, params.new_name)
-        spans, why = found if found is not None else ([], "the file could not be read")
-        if why is not None:
-            raise _RenameRefused(why)
-        changes: dict = {}
-        for sp in spans:
-            edit = T.TextEdit(range=self.range(sp), new_text=params.new_name)
-            changes.setdefault(self.uri_of(sp.path), []).append(edit)
-        return T.WorkspaceEdit(changes=changes)
-
-    async def completion(self, params):
-        T = self.T
-        items = await self.ask(self.session.complete, params.text_document.uri, params.position.line,
-                               params.position.character) or []
-        return T.CompletionList(is_incomplete=False, items=[
-            T.CompletionItem(label=label, kind=T.CompletionItemKind(kind), detail=detail)
-            for label, kind, detail in items])
-
-    async def symbols(self, params):
-        T = self.T
-
-        def make(s):
-            name, kind, sp, detail, children = s
-            r = self.range(sp)
-            head = r if r.end.line == r.start.line else T.Range(r.start, T.Position(r.start.line,
-                                                                                     r.start.character + 1))
-            return T.DocumentSymbol(name=name, kind=T.SymbolKind(kind), range=r, selection_range=head,
-                                    detail=detail, children=[make(c) for c in children] or None)
-        return [make(s) for s in await self.ask(self.session.symbols, params.text_document.uri) or []]
-
-    def closed(self, params):
-        path = self.path_of(params.text_document.uri)
-        if path:
-            self.generation[path] = self.generation.get(path, 0) + 1
-        self.publish(params.text_document.uri, [])
-
-    async def changed(self, params):
-        await self.check_soon(params.text_document.uri)
-
-    def register(self):
-        """Declare what the server answers: pygls calls each handler with the request's params."""
-        T, feature = self.T, self.server.feature
-        for event in (T.TEXT_DOCUMENT_DID_OPEN, T.TEXT_DOCUMENT_DID_CHANGE, T.TEXT_DOCUMENT_DID_SAVE):
-            feature(event)(_handler(self.changed))
-        feature(T.TEXT_DOCUMENT_DID_CLOSE)(_handler(self.closed))
-        feature(T.TEXT_DOCUMENT_HOVER)(_handler(self.hover))
-        feature(T.TEXT_DOCUMENT_DEFINITION)(_handler(self.definition))
-        feature(T.TEXT_DOCUMENT_COMPLETION,
-                T.CompletionOptions(trigger_characters=[".", '"', " "]))(_handler(self.completion))
-        feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(_handler(self.symbols))
-        feature(T.TEXT_DOCUMENT_REFERENCES)(_handler(self.references))
-        feature(T.TEXT_DOCUMENT_RENAME)(_handler(self.rename))
-
-
-class _RenameRefused(Exception):
-    """A rename the server refuses; its message is the reason the editor shows."""
-
-
-def _handler(method):
-    """A new plain function calling `method` (pygls marks the functions it registers)."""
-    import asyncio
-    if asyncio.iscoroutinefunction(method):
-        async def handle(params):
-            return await method(params)
-    else:
-        def handle(params):
-            return method(params)
-    return handle

@@ -712,7 +712,7 @@ async def test_signature_help_of_a_def_a_procedure_and_a_builtin(client: Languag
     got = await client.text_document_signature_help_async(T.SignatureHelpParams(doc, at(text, "sum([1")))
     assert got.signatures[0].label == "round_points(m, p)" and got.active_parameter == 1
     assert [p.label for p in got.signatures[0].parameters] == ["m", "p"]
-    inside = at(text, "refill(current)", 7)   # (a procedure's call statement)
+    inside = at(text, "refill(p)  ", 7)   # (a procedure's call statement)
     got = await client.text_document_signature_help_async(T.SignatureHelpParams(doc, inside))
     assert got.signatures[0].label == "refill(p)" and "procedure" in got.signatures[0].documentation.value
     client.text_document_did_close(T.DidCloseTextDocumentParams(doc))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import resource
 import subprocess
 import sys
@@ -123,6 +124,67 @@ def test_sigterm_to_simulate_stops_every_worker(tmp_path):
             time.sleep(0.1)
         else:
             raise AssertionError(f"worker {w} still runs after its batch was stopped")
+
+
+def _gone(pid: int) -> bool:
+    """Whether process `pid` has ended (gone, or a zombie waiting for its parent)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@pytest.mark.parametrize("sig, workers", [("SIGTERM", "2"), ("SIGINT", "1")])
+def test_a_stopped_simulate_writes_the_games_that_finished(tmp_path, sig, workers):
+    """`kill -TERM` of `cgl simulate mgt -n 400 -w 2 --csv out.csv` (or Ctrl-C of a batch
+    played in one process): no cgl process is left, and the CSV holds the rows of the games
+    that finished, each whole. (The CSV was written only at the end: an interrupted run left
+    none. Issue 34.) The progress bar, on a terminal, says when games have finished."""
+    import csv
+    import pty
+    import select
+    import signal
+    import time
+    master, slave = pty.openpty()
+    out_csv = tmp_path / "out.csv"
+    p = subprocess.Popen(CGL + ["simulate", "mgt", "-n", "400", "-w", workers, "-s", "1", "--agent", "random",
+                                "--csv", str(out_csv)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    seen, deadline = "", time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:   # (a guard against a hang, not a timing)
+        if select.select([master], [], [], 0.5)[0]:
+            seen += os.read(master, 4096).decode(errors="replace")
+        done = [int(n) for n in re.findall(r"(\d+)/400 games", seen)]
+        if done and max(done) > 0:
+            break
+    assert p.poll() is None and done and max(done) > 0, seen
+    workers_seen = _children(p.pid)
+    p.send_signal(getattr(signal, sig))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:   # (read all it writes: a full terminal would hold it up)
+        if select.select([master], [], [], 0.2)[0]:
+            try:
+                seen += os.read(master, 4096).decode(errors="replace")
+            except OSError:   # (it has ended: the terminal is closed)
+                break
+        elif p.poll() is not None:
+            break
+    p.wait(timeout=5)
+    os.close(master)
+    assert p.returncode == 128 + getattr(signal, sig), seen
+    assert all(_gone(w) for w in workers_seen) or not time.sleep(2) and all(_gone(w) for w in workers_seen)
+    with open(out_csv, newline="") as f:
+        rows = list(csv.reader(f))
+    header, rows = rows[0], rows[1:]
+    finished = int(re.search(r"after (\d+) of 400 games", seen).group(1))
+    assert 0 < len(rows) == finished < 400, seen
+    assert all(len(r) == len(header) for r in rows)
+    games = [int(r[header.index("game")]) for r in rows]
+    assert games == sorted(set(games))
+    assert f"the {finished} finished games are in {out_csv}" in seen
+    assert [f.name for f in tmp_path.iterdir()] == ["out.csv"]   # no temporary file left
 
 
 @pytest.mark.parametrize("newline", ["\r", "\r\n"])

@@ -187,6 +187,65 @@ def test_a_stopped_simulate_writes_the_games_that_finished(tmp_path, sig, worker
     assert [f.name for f in tmp_path.iterdir()] == ["out.csv"]   # no temporary file left
 
 
+# `cgl simulate` with os.fork failing as it fails under a process limit (EAGAIN) after `forks`
+# workers have started; the pids it started go to the file named by argv[1]
+_FORK_FAILS = """
+import os, sys
+real, started, pids, forks = os.fork, [], sys.argv[1], int(sys.argv[2])
+def fork():
+    if len(started) >= forks:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    pid = real()
+    if pid:
+        started.append(pid)
+        open(pids, "a").write(f"{pid}\\n")
+    return pid
+os.fork = fork
+from cgl.cli.main import main
+sys.argv = ["cgl", *sys.argv[3:]]
+main()
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@pytest.mark.parametrize("forks", [0, 1])
+def test_a_process_limit_is_an_error_with_help(tmp_path, forks):
+    """`-w 2` where the system refuses a worker process (a process limit: `ulimit -u`): a
+    message with help and exit 2, no traceback, no worker left, no CSV begun. (Under a
+    120-process limit `-w 1000` was "internal error: BlockingIOError" and hung. Issue 34.)
+    Simulated: root is not held to RLIMIT_NPROC; the test below sets the real limit."""
+    pids = tmp_path / "pids"
+    out = subprocess.run([sys.executable, "-c", _FORK_FAILS, str(pids), str(forks), "simulate", "mgt", "-n", "40",
+                          "-w", "2", "-s", "1", "--csv", str(tmp_path / "out.csv")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert "cgl: cannot run the batch: Resource temporarily unavailable" in out.stderr, out.stderr
+    assert "try fewer with -w" in out.stderr and "Traceback" not in out.stderr and "internal error" not in out.stderr
+    started = [int(p) for p in pids.read_text().split()] if pids.exists() else []
+    assert len(started) == forks and all(_gone(p) for p in started)
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0 or not os.path.isdir("/proc"),
+                    reason="root is not held to RLIMIT_NPROC")
+def test_a_real_process_limit_is_an_error_with_help(tmp_path):
+    uid = os.geteuid()
+    mine = sum(1 for d in os.listdir("/proc") if d.isdigit() and _owner(d) == uid)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_NPROC, (mine + 1, mine + 1))
+    out = subprocess.run(CGL + ["simulate", "mgt", "-n", "40", "-w", "2", "-s", "1"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, preexec_fn=limited)
+    assert out.returncode == 2 and "cgl: cannot run the batch" in out.stderr, out.stderr
+
+
+def _owner(pid: str):
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
 @pytest.mark.parametrize("newline", ["\r", "\r\n"])
 def test_line_endings_read_alike(tmp_path, newline):
     """(A file saved with CR alone was read as one line: its first comment swallowed the

@@ -150,7 +150,8 @@ def test_a_stopped_simulate_writes_the_games_that_finished(tmp_path, sig, worker
     master, slave = pty.openpty()
     out_csv = tmp_path / "out.csv"
     p = subprocess.Popen(CGL + ["simulate", "mgt", "-n", "400", "-w", workers, "-s", "1", "--agent", "random",
-                                "--csv", str(out_csv)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=slave)
+                                "--csv", str(out_csv)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=slave,
+                         start_new_session=True)   # (its own session: the terminal's signals reach it alone)
     os.close(slave)
     seen, deadline = "", time.monotonic() + 120
     while time.monotonic() < deadline and p.poll() is None:   # (a guard against a hang, not a timing)

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import random
+import signal
 import sys
 import time
 from typing import Optional
@@ -164,14 +165,21 @@ def _workers(workers: Optional[int], oversubscribe: bool) -> Optional[int]:
     return workers
 
 
-def _play(spec, games, workers, dask, label=""):
+def _play(spec, games, workers, dask, label="", on_stop=None):
+    """The records of the batch; stopped by a signal, `on_stop(records)` keeps what finished
+    (it returns what it did, for the message) and cgl exits 128 + the signal's number."""
     bar = _Progress(label)
     try:
         records = sim.run_batch(spec, games, workers=workers, progress=bar, dask=dask)
     except sim.Stopped as e:
         bar.close(len(e.records), "stopped")
+        kept = ""
+        if on_stop is not None:
+            # (another signal now would leave a temporary file behind: they wait until it is written)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+            kept = on_stop(sorted(e.records, key=lambda r: r["game"]))
         click.echo(f"cgl: stopped (signal {e.signum}) after {len(e.records)} of {games} games; every worker "
-                   "stopped with it", err=True)
+                   f"stopped with it{kept}", err=True)
         sys.exit(128 + e.signum)
     except OSError as e:   # (a process limit: workers cannot start)
         _fail(f"cannot run the batch: {e.strerror or e}" + (f"; if the system refused {workers} worker processes, "
@@ -228,7 +236,8 @@ def _common(f):
 @click.command()
 @click.argument("ruleset")
 @_common
-@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), help="Write one row per game to this CSV file.")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False),
+              help="Write one row per game to this CSV file (stopped by SIGTERM or Ctrl-C: the games that finished).")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False),
               help='Write a self-contained HTML report with plots (needs pip install "cgl[plot]").')
 @click.option("--max-steps", "max_steps", type=click.IntRange(min=1), default=DEFAULT_MAX_STEPS, show_default=True,
@@ -263,12 +272,22 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
             _fail(str(e))
     _check_dask(dask)
     # check the output files before playing, so a bad path fails at once, not after the games;
-    # each is written whole at the end (an interrupted run leaves the old file as it was)
+    # each is written whole at the end (a failed run leaves the old file as it was; a run stopped by
+    # SIGTERM or SIGINT writes the CSV of the games that finished)
     inputs = [rs.path]   # (the ruleset is never overwritten by an output)
     for path, kind in ((csv_path, "CSV file"), (report_path, "report")):
         if path:
             _check_output(path, kind, inputs)
-    records = _play(spec, games, _workers(workers, oversubscribe), dask)
+
+    def write_csv(records) -> str:
+        if csv_path:
+            try:
+                _write_csv(csv_path, records, spec, inputs)
+            except CglError as e:
+                return f"; {e.diagnostics[0].message}"
+            return f"; the {len(records)} finished games are in {csv_path}"
+        return ""
+    records = _play(spec, games, _workers(workers, oversubscribe), dask, on_stop=write_csv)
     summary = sim.summarize(rs, spec, records, ruleset)
     text = sim.format_summary(summary)
     if as_json:
@@ -277,18 +296,23 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
         click.echo(text)
     try:
         if csv_path:
-            header, rows = sim.csv_rows(records, spec.players, spec)
-            out = io.StringIO(newline="")
-            w = csv.writer(out)
-            w.writerow(header)
-            w.writerows(rows)
-            write_text(csv_path, out.getvalue(), "CSV file", inputs, newline="")
+            _write_csv(csv_path, records, spec, inputs)
         if report_path:
             from cgl.interpreter.analytics import report
             write_text(report_path, report.render_html(summary, text), "report", inputs)
     except CglError as e:
         _fail(e.diagnostics[0].message)
     sys.exit(EXIT_FAIL if summary["failed"] else EXIT_OK)
+
+
+def _write_csv(path: str, records: list, spec, inputs) -> None:
+    """One row per game of `records` (whole: written to a temporary file, then renamed)."""
+    header, rows = sim.csv_rows(records, spec.players, spec)
+    out = io.StringIO(newline="")
+    w = csv.writer(out)
+    w.writerow(header)
+    w.writerows(rows)
+    write_text(path, out.getvalue(), "CSV file", inputs, newline="")
 
 
 def _check_output(path: str, kind: str, inputs) -> None:

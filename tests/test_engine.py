@@ -276,6 +276,22 @@ def test_tables_give_the_first_row_that_holds(make_rules):
     assert "high mid low" in texts(g)
 
 
+def test_a_table_may_call_itself(make_rules):
+    """(The tree walker compiled a table's rows as it compiled each call of it: a table that
+    called itself was "the rules call themselves without end" however it ended.)"""
+    rs = make_rules("""
+        table fact(n) {
+          | n <= 1 -> 1
+          | else -> n * fact(n - 1)
+        }
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { say "{fact(5)}" } }
+    """)
+    g, _ = run_script(rs, [])
+    assert "120" in texts(g)
+
+
 def test_end_turn_and_give_turn_change_who_plays(make_rules):
     rs = make_rules("""
         var log = []

@@ -1,5 +1,5 @@
 """Fuzz every input a user hands cgl: rulesets, card YAML, scenario files, deck lists, game
-logs and command-line options.
+logs, saves and command-line options, and `cgl fmt`.
 
 Each case writes a broken variant of a small valid project (examples/war.cgl with its card
 data, a scenario file, a Kozyablo deck list, a log of a real game) and runs the cgl
@@ -329,3 +329,64 @@ def test_fuzz_command_line_options(project, data):
                 "-k", data.draw(_text, label="pattern")]
     # Options are not files: a refusal says what is wrong with the option, not file:line:col.
     _cgl(args, project, "")
+
+
+# ---------------------------------------------------------------- cgl fmt
+
+_SHIPPED = sorted(p.relative_to(ROOT).as_posix() for folder in ("rulesets", "examples")
+                  for p in (ROOT / folder).glob("*.cgl"))
+
+
+@settings(FUZZ, max_examples=max(10, EXAMPLES // 3))
+@given(source=st.sampled_from(_SHIPPED), edits=st.lists(_edit, min_size=1, max_size=4))
+def test_fuzz_fmt(tmp_path, source, edits):
+    """`cgl fmt` of a broken copy of a shipped ruleset: a located refusal or a layout that
+    parses again and that a second `fmt` leaves as it is (and never "a bug in cgl fmt")."""
+    from cgl.interpreter.tools.fmt import format_text
+    text = _mutate((ROOT / source).read_text(encoding="utf-8"), edits)
+    d = tmp_path / "fmt"
+    d.mkdir(exist_ok=True)
+    path = d / "r.cgl"
+    path.write_bytes(text.encode("utf-8", errors="surrogatepass"))
+    r = _cgl(["fmt", "r.cgl"], d, "the ruleset")
+    assert "a bug in cgl fmt" not in r.output, r.output
+    if r.exit_code == 0:
+        formatted = path.read_text(encoding="utf-8")
+        assert format_text(formatted, str(path)) == formatted   # a fixed point (and it parses)
+
+
+# ---------------------------------------------------------------- saves
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """A human game of MGT left after a few answers with --save: its folder and the save's text."""
+    d = tmp_path_factory.mktemp("save")
+    r = CliRunner().invoke(main, ["run", "mgt", "-p", "2", "-s", "3", "--human", "1", "-o", "rounds=1",
+                                  "--save", str(d / "game.json")], input="1\n" * 3 + "quit\ny\n")
+    assert r.exit_code == 0, r.output[-2000:]
+    return d, (d / "game.json").read_text(encoding="utf-8")
+
+
+@settings(FUZZ, max_examples=max(10, EXAMPLES // 3))
+@given(data=st.data())
+def test_fuzz_saves(saved, tmp_path, data):
+    """`cgl run --resume` of a broken save: as text, or one value replaced or dropped (with the
+    checksum left as it was, or made again to match, as an editor could): the game resumes,
+    or the save is refused with an error naming it (at its line where a line is wrong, the
+    whole save where it is not a save, or was changed); never a traceback."""
+    from cgl.interpreter.play.saves import checksum
+    folder, base = saved
+    how = data.draw(st.sampled_from(["structural", "resealed", "text"]), label="how")
+    if how == "text":
+        text = _mutate(base, data.draw(st.lists(_edit, min_size=1, max_size=3), label="edits"))
+    else:
+        doc = _structural(json.loads(base), data)
+        if how == "resealed" and isinstance(doc, dict):
+            doc["checksum"] = checksum(doc)
+        text = json.dumps(doc, indent=1)
+    d = tmp_path / "case"
+    d.mkdir(exist_ok=True)
+    (d / "game.json").write_bytes(text.encode("utf-8", errors="surrogatepass"))
+    r = _cgl(["run", "--resume", "game.json", "-q"], d, "")
+    if r.exit_code == 2 and "stopped (end of input)" not in r.output:   # (resumed: the human has no more answers)
+        assert re.search(r"game\.json(:\d+:\d+)?: E0", r.output), r.output

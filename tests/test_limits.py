@@ -10,7 +10,7 @@ import pytest
 
 from cgl.interpreter.base.diagnostics import CglError, render_all
 from cgl.interpreter.play.game import Game
-from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS, MAX_DEPTH, MAX_DICE, MAX_LIST, MAX_NESTING, MAX_NUMBER, MAX_TEXT
+from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS, MAX_CALLS, MAX_DEPTH, MAX_DICE, MAX_LIST, MAX_NESTING, MAX_NUMBER, MAX_TEXT
 
 pytestmark = pytest.mark.both_engines
 
@@ -123,6 +123,70 @@ def test_a_text_doubled_without_end_stops_at_the_text_limit(make_rules, grow):
     diag, _, _ = _stopped(rs)
     assert diag.code == "E017" and f"{MAX_TEXT:,} characters" in diag.message, diag.message
     assert diag.span.line == 10
+
+
+# A doubling recursion runs no statement: each call of a def or a table counts instead, at
+# most MAX_CALLS of them while one step runs. (Issue 34: `f(60)` ran past 300 s.)
+RUNAWAY_CALLS = {
+    "dice": ("def f(x) = if x <= 0 then d6 else f(x - 1) + f(x - 1)", "set x = f(60)"),
+    "a list argument": ("def f(x, c) = if x <= 0 then 0 else f(x - 1, c) + f(x - 1, c)", "set x = f(60, [1])"),
+    "a table": ("table f(x) {\n  | x <= 0 -> 1\n  | else -> f(x - 1) + f(x - 1) - f(x - 1)\n}", "set x = f(60)"),
+    "a chain of defs": ("def a0(x) = x + d6\n" + "\n".join(f"def a{k}(x) = a{k - 1}(x) + a{k - 1}(x)" for k in range(1, 40)),
+                        "let z = 1  set x = a39(z)"),
+}
+
+
+@pytest.mark.parametrize("kind", RUNAWAY_CALLS)
+def test_a_doubling_recursion_stops_at_the_call_limit(make_rules, kind):
+    defs, stmt = RUNAWAY_CALLS[kind]
+    rs = make_rules("var x = 0\n" + defs + "\n" + ONE_TURN.replace("var x = 0\n", "") + "turn { phase p { " + stmt + " } }")
+    diag, cpu, _ = _stopped(rs)
+    assert cpu < 2.0   # the issue's bound (CPU time: the machine may be shared)
+    assert diag.code == "E017" and f"{MAX_CALLS:,} calls" in diag.message, render_all([diag])
+    shown = render_all([diag])
+    assert diag.span is not None and shown.splitlines()[1].split("|", 1)[1].lstrip().startswith(("def ", "table ")), shown
+
+
+def test_a_list_doubled_by_a_def_stops_at_the_list_limit(make_rules):
+    rs = make_rules("def l(n) = if n = 0 then [1] else l(n - 1) + l(n - 1)\n" + ONE_TURN
+                    + "turn { phase p { set x = count(l(64)) } }")
+    diag, cpu, _ = _stopped(rs)
+    assert diag.code == "E017" and f"{MAX_LIST:,} items" in diag.message, diag.message
+    assert diag.span.line == 6
+
+
+@pytest.mark.parametrize("text", ['"{t(n - 1)}{t(n - 1)}"', '"{[t(n - 1), t(n - 1)]}"'])
+def test_a_text_doubled_by_a_def_stops_at_the_text_limit(make_rules, text):
+    rs = make_rules(f'def t(n) = if n = 0 then "ab" else {text}\n' + ONE_TURN + 'turn { phase p { say "{t(64)}" } }')
+    diag, cpu, _ = _stopped(rs)
+    assert diag.code == "E017" and f"{MAX_TEXT:,} characters" in diag.message, diag.message
+    assert diag.span.line == 6
+
+
+def test_a_nested_list_shown_stops_at_the_text_limit(make_rules):
+    """A list holding itself twice, 64 times over, is small (the engines share its parts) and
+    its text 2^64 items long."""
+    rs = make_rules("def l(n) = if n = 0 then [1] else [l(n - 1), l(n - 1)]\n" + ONE_TURN
+                    + 'turn { phase p { say "{l(64)}" } }')
+    diag, cpu, _ = _stopped(rs)
+    assert cpu < 2.0
+    assert diag.code == "E017" and diag.message == f"a text of more than {MAX_TEXT:,} characters", diag.message
+    assert diag.span.line == 11
+
+
+@pytest.mark.one_engine
+@pytest.mark.parametrize("kind", RUNAWAY_CALLS)
+def test_the_static_evaluator_gives_up_on_a_doubling_recursion(make_rules, kind):
+    """lint and the language server work out defs called with known arguments: they give up
+    (the value is unknown) instead of hanging."""
+    from cgl.interpreter.check.statics import UNKNOWN, Statics
+    defs, stmt = RUNAWAY_CALLS[kind]
+    call = stmt.split("set x = ")[1].replace("z", "1")
+    rs = make_rules("var x = 0\n" + defs.replace("d6", "1") + f"\ndef g = {call}\n" + ONE_TURN.replace("var x = 0\n", "")
+                    + "turn { phase p { set x = g } }")
+    t = time.process_time()
+    assert Statics(rs).value(rs.defs["g"].expr) is UNKNOWN
+    assert time.process_time() - t < 2.0
 
 
 def test_a_runaway_chain_of_triggers_names_the_trigger(make_rules):

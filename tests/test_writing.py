@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import resource
 import subprocess
 import sys
@@ -123,6 +124,127 @@ def test_sigterm_to_simulate_stops_every_worker(tmp_path):
             time.sleep(0.1)
         else:
             raise AssertionError(f"worker {w} still runs after its batch was stopped")
+
+
+def _gone(pid: int) -> bool:
+    """Whether process `pid` has ended (gone, or a zombie waiting for its parent)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@pytest.mark.parametrize("sig, workers", [("SIGTERM", "2"), ("SIGINT", "1")])
+def test_a_stopped_simulate_writes_the_games_that_finished(tmp_path, sig, workers):
+    """`kill -TERM` of `cgl simulate mgt -n 400 -w 2 --csv out.csv` (or Ctrl-C of a batch
+    played in one process): no cgl process is left, and the CSV holds the rows of the games
+    that finished, each whole. (The CSV was written only at the end: an interrupted run left
+    none. Issue 34.) The progress bar, on a terminal, says when games have finished."""
+    import csv
+    import pty
+    import select
+    import signal
+    import time
+    master, slave = pty.openpty()
+    out_csv = tmp_path / "out.csv"
+    p = subprocess.Popen(CGL + ["simulate", "mgt", "-n", "400", "-w", workers, "-s", "1", "--agent", "random",
+                                "--csv", str(out_csv)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=slave,
+                         start_new_session=True)   # (its own session: the terminal's signals reach it alone)
+    os.close(slave)
+    seen, deadline = "", time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:   # (a guard against a hang, not a timing)
+        if select.select([master], [], [], 0.5)[0]:
+            seen += os.read(master, 4096).decode(errors="replace")
+        done = [int(n) for n in re.findall(r"(\d+)/400 games", seen)]
+        if done and max(done) > 0:
+            break
+    assert p.poll() is None and done and max(done) > 0, seen
+    workers_seen = _children(p.pid)
+    p.send_signal(getattr(signal, sig))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:   # (read all it writes: a full terminal would hold it up)
+        if select.select([master], [], [], 0.2)[0]:
+            try:
+                seen += os.read(master, 4096).decode(errors="replace")
+            except OSError:   # (it has ended: the terminal is closed)
+                break
+        elif p.poll() is not None:
+            break
+    p.wait(timeout=5)
+    os.close(master)
+    assert p.returncode == 128 + getattr(signal, sig), seen
+    assert all(_gone(w) for w in workers_seen) or not time.sleep(2) and all(_gone(w) for w in workers_seen)
+    with open(out_csv, newline="") as f:
+        rows = list(csv.reader(f))
+    header, rows = rows[0], rows[1:]
+    finished = int(re.search(r"after (\d+) of 400 games", seen).group(1))
+    assert 0 < len(rows) == finished < 400, seen
+    assert all(len(r) == len(header) for r in rows)
+    games = [int(r[header.index("game")]) for r in rows]
+    assert games == sorted(set(games))
+    assert f"the {finished} finished games are in {out_csv}" in seen
+    assert [f.name for f in tmp_path.iterdir()] == ["out.csv"]   # no temporary file left
+
+
+# `cgl simulate` with os.fork failing as it fails under a process limit (EAGAIN) after `forks`
+# workers have started; the pids it started go to the file named by argv[1]
+_FORK_FAILS = """
+import os, sys
+real, started, pids, forks = os.fork, [], sys.argv[1], int(sys.argv[2])
+def fork():
+    if len(started) >= forks:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    pid = real()
+    if pid:
+        started.append(pid)
+        open(pids, "a").write(f"{pid}\\n")
+    return pid
+os.fork = fork
+from cgl.cli.main import main
+sys.argv = ["cgl", *sys.argv[3:]]
+main()
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@pytest.mark.parametrize("forks", [0, 1])
+def test_a_process_limit_is_an_error_with_help(tmp_path, forks):
+    """`-w 2` where the system refuses a worker process (a process limit: `ulimit -u`): a
+    message with help and exit 2, no traceback, no worker left, no CSV begun. (Under a
+    120-process limit `-w 1000` was "internal error: BlockingIOError" and hung. Issue 34.)
+    Simulated: root is not held to RLIMIT_NPROC; the test below sets the real limit."""
+    pids = tmp_path / "pids"
+    out = subprocess.run([sys.executable, "-c", _FORK_FAILS, str(pids), str(forks), "simulate", "mgt", "-n", "40",
+                          "-w", "2", "-s", "1", "--csv", str(tmp_path / "out.csv")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert "cgl: cannot run the batch: Resource temporarily unavailable" in out.stderr, out.stderr
+    assert "try fewer with -w" in out.stderr and "Traceback" not in out.stderr and "internal error" not in out.stderr
+    started = [int(p) for p in pids.read_text().split()] if pids.exists() else []
+    assert len(started) == forks and all(_gone(p) for p in started)
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0 or not os.path.isdir("/proc"),
+                    reason="root is not held to RLIMIT_NPROC")
+def test_a_real_process_limit_is_an_error_with_help(tmp_path):
+    uid = os.geteuid()
+    mine = sum(1 for d in os.listdir("/proc") if d.isdigit() and _owner(d) == uid)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_NPROC, (mine + 1, mine + 1))
+    out = subprocess.run(CGL + ["simulate", "mgt", "-n", "40", "-w", "2", "-s", "1"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120, preexec_fn=limited)
+    assert out.returncode == 2 and "cgl: cannot run the batch" in out.stderr, out.stderr
+
+
+def _owner(pid: str):
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
 
 
 @pytest.mark.parametrize("newline", ["\r", "\r\n"])

@@ -33,6 +33,7 @@ with :mod:`math` only, in :mod:`.stats`; see ``docs/analytics.md`` for what each
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import os
@@ -265,9 +266,10 @@ def run_batch(spec: BatchSpec, games: int, workers: Optional[int] = None,
         if workers == 1:
             rs = _ruleset(spec)
             records = []
-            for i in indices:
-                records.append(play_one(rs, spec, i))
-                tick(len(records), games)
+            with _stopping(records):
+                for i in indices:
+                    records.append(play_one(rs, spec, i))
+                    tick(len(records), games)
         else:
             records = _run_local(spec, indices, workers, tick)
     records.sort(key=lambda r: r["game"])
@@ -291,38 +293,57 @@ class Stopped(Exception):
         self.records, self.signum = records, signum
 
 
+@contextlib.contextmanager
+def _stopping(out: list):
+    """SIGTERM and SIGINT stop the batch with `Stopped`, holding `out`, the records of the
+    games that finished (a game being played when the signal came is left out), so that the
+    caller can still write them. Only in the main thread, where Python runs handlers."""
+    handled = {}
+
+    def stop(signum, frame):
+        for sig in handled:   # (a second signal must not cut the stopping short)
+            signal.signal(sig, signal.SIG_IGN)
+        raise Stopped(out, signum)
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            handled[sig] = signal.signal(sig, stop)
+    try:
+        yield
+    finally:
+        for sig, old in handled.items():
+            signal.signal(sig, old)
+
+
 def _run_local(spec, indices, workers, tick) -> list:
     chunks = _chunks(indices, workers)
     out: list = []
     rs = _ruleset(spec)            # loaded, and its code generated, once, before the workers fork
     compiled_for(rs, budget=spec.max_steps is not None)
     ex = ProcessPoolExecutor(max_workers=workers, mp_context=_start_method())
-    handled = {}
+    pending: set = set()
 
-    def stop(signum, frame):
-        raise Stopped(out, signum)
-    try:
-        pending = {ex.submit(run_chunk, spec, c) for c in chunks}   # (the workers start here)
-        if threading.current_thread() is threading.main_thread():
-            # a signal becomes an exception here, in this process only (the workers forked before)
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                handled[sig] = signal.signal(sig, stop)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in done:
-                out.extend(f.result())
-            tick(len(out), len(indices))
-    except BaseException:
+    def kill():
         # the workers go down with the batch, whatever stopped it (none is left playing)
         for proc in list((getattr(ex, "_processes", None) or {}).values()):
             proc.kill()
         ex.shutdown(wait=False, cancel_futures=True)
+    try:
+        pending = {ex.submit(run_chunk, spec, c) for c in chunks}   # (the workers start here)
+    except BaseException:
+        kill()
         raise
-    else:
-        ex.shutdown(wait=True)
-    finally:
-        for sig, old in handled.items():
-            signal.signal(sig, old)
+    # a signal becomes an exception here, in this process only (the workers forked before)
+    with _stopping(out):
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    out.extend(f.result())
+                tick(len(out), len(indices))
+        except BaseException:
+            kill()
+            raise
+    ex.shutdown(wait=True)
     return out
 
 

@@ -122,7 +122,8 @@ _CODES = [
          "The rules are bigger than cgl allows, so that no ruleset can hang it or exhaust its memory: "
          "blocks and brackets nested more than 64 deep, rules more than 200 levels deep (a block is "
          "about two levels, each operator of a chain like `1 + 1 + … + 1` one), a number larger than 10^18 (written, or computed while a game is "
-         "played), a roll of more than 1,000 dice, a list of more than 100,000 items or a text of more than 1,000,000 characters. The position is where the limit was passed. (A game that runs too long is "
+         "played), a roll of more than 1,000 dice, a list of more than 100,000 items, a text of more than 1,000,000 characters, or more than 100,000 calls of defs and tables while one "
+         "step runs (a def calling itself twice each time). The position is where the limit was passed. (A game that runs too long is "
          "E011.) The limits are listed in docs/language.md, \"Limits\".",
          'repeat 40 { set x = x * x }',
          'repeat 40 { set x = min([x * 2, 1000000]) }'),

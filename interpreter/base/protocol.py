@@ -25,6 +25,7 @@ MAX_NUMBER = 10 ** 18     # the largest magnitude of a number, written or comput
 MAX_DICE = 1_000          # dice in one roll (`1000d6`)
 MAX_LIST = 100_000        # items in a list a variable holds
 MAX_TEXT = 1_000_000      # characters in a text a rule builds
+MAX_CALLS = 100_000       # calls of defs and tables while one step runs (a doubling recursion runs no statement)
 
 #: What a game counts of each card's moves (`Result.stats`: `card drawn:NAME` …), once for the
 #: engines, the batch reports and the scenarios' `expect: stats:`.

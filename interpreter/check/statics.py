@@ -28,10 +28,11 @@ from typing import Optional
 
 from ..base import ast as A
 from ..base.diagnostics import CglError, Diagnostic
+from ..base.protocol import MAX_CALLS
 from ..runtime import builtins as B
 from ..runtime.state import Group, Player, ZoneRef
 from ..runtime.values import (_add, _arith, _attr, _dice, _eq, _hashable, _in, _kind, _num, _order, _rememberable, _show,
-                              _value_attr)
+                              _text, _value_attr)
 from .loader import Card
 from .resolver import call_meaning, card_attr_meaning, facts, use_of
 
@@ -135,6 +136,7 @@ class Statics:
         # and static defs (name -> {arguments: value}); the same in every game and at its start
         self._data: dict = {} if _data is None else _data
         self._meanings: dict = {of: {} for of in (call_meaning, card_attr_meaning)}
+        self._calls = 0   # calls of defs and tables for the answer being worked out (`_called`)
 
     def at_start(self) -> "Statics":
         """The evaluator of the start of a game, sharing what the card data alone decides."""
@@ -144,6 +146,7 @@ class Statics:
     def value(self, expr, env: Optional[dict] = None):
         """The value of `expr` with these locals, or UNKNOWN (it needs a game being played,
         or it fails: a rule's mistake, which the engines report when it is played)."""
+        self._calls = 0
         try:
             return self.evaluate(expr, env or {})
         except (NotStatic, CglError, RecursionError):
@@ -151,6 +154,7 @@ class Statics:
 
     def attr(self, card, name):
         """`card.name` (a data or derived property), or UNKNOWN."""
+        self._calls = 0
         try:
             found, v = self.card_attr(card, name)
         except (NotStatic, CglError, RecursionError):
@@ -227,7 +231,7 @@ class Statics:
         parts = e.parts
         if len(parts) == 1 and type(parts[0]) is str:   # (the commonest: a constant)
             return parts[0]
-        return "".join(p if isinstance(p, str) else _show(self.evaluate(p, env)) for p in parts)
+        return _text(self.context, "".join(p if isinstance(p, str) else _show(self.evaluate(p, env)) for p in parts), e)
 
     def v_Dice(self, e, env):
         return _dice(self.context, e)
@@ -280,7 +284,16 @@ class Statics:
         args = [self.evaluate(a, env) for a in e.args]
         return getattr(self, "call_" + meaning)(e, args)
 
+    def _called(self):
+        """One more call of a def or table for this answer: past MAX_CALLS, as the engines stop
+        a step (`Engine.calls_out`), the answer is unknown (lint and the language server work
+        out defs called with known arguments: a doubling recursion must not hang them)."""
+        self._calls += 1
+        if self._calls > MAX_CALLS:
+            raise NotStatic(f"more than {MAX_CALLS} calls")
+
     def call_def(self, e, args):
+        self._called()
         d = self.rs.defs[e.name]
         values = tuple(args)
         if e.name not in self.static_defs or not _rememberable(values):
@@ -296,6 +309,7 @@ class Statics:
         return v
 
     def call_table(self, e, args):
+        self._called()
         t = self.rs.table_decls[e.name]
         local = dict(zip(t.params, args))
         for cond, val in t.rows:

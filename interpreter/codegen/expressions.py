@@ -14,6 +14,8 @@ from .writer import Lit, Var, _Fn
 
 _O = Var("o")   # the parameter of a module function reading a property of a value
 
+INLINE_NODES = 400   # nodes of defs written in place for one call (the shipped rulesets write at most 250)
+
 
 class Expressions:
     """`x_<Node>` for every expression node (a mixin of CodeGen)."""
@@ -112,7 +114,7 @@ class Expressions:
         if e.constant is not None:
             return repr(e.constant)
         parts = [repr(p) if isinstance(p, str) else f"_show({self.x(p, sc, fn)})" for p in e.parts]
-        return '"".join((' + ", ".join(parts) + ",))"
+        return '_text(eng, "".join((' + ", ".join(parts) + f",)), {self.k(e)})"
 
     def x_Dice(self, e, sc, fn):
         if e.count <= 0:
@@ -443,11 +445,16 @@ class Expressions:
         sc.fn = f
         for p, ty in zip(params, types):
             sc.names[p] = _Binding("v_" + p, False, f, ty)
+        count = ["eng.calls += 1", f"if eng.calls > eng.call_limit: eng.calls_out({self.k(d)})"]   # as the tree walker's
+        if name not in self.static_defs:
+            for line in count:
+                f.emit(line)
         f.emit(f"return {self.ev_into(f, d.expr, sc)}")
         self.defs += f.source() + [""]
         if name in self.static_defs:
             memo = self.k(self.facts.memo(name))
-            self.defs += [f"def {fname}(eng, *args):", f"    return _static_call({memo}, {body}, eng, args)", ""]
+            self.defs += [f"def {fname}(eng, *args):", *("    " + line for line in count),
+                          f"    return _static_call({memo}, {body}, eng, args)", ""]
         return fname
 
     def table_fn(self, name) -> str:
@@ -461,6 +468,8 @@ class Expressions:
         sc.fn = f
         for p in t.params:
             sc.names[p] = _Binding("v_" + p, False, f)
+        f.emit("eng.calls += 1")   # as the tree walker's
+        f.emit(f"if eng.calls > eng.call_limit: eng.calls_out({self.k(t)})")
         for cond, val in t.rows:
             f.emit(f"if {self.x(cond, sc, f)}:")
             f.emit(f"    return {self.x(val, sc, f)}")
@@ -579,6 +588,14 @@ class Expressions:
         """A small function called with local variables: its body, written in place."""
         if not self._inlinable(e, sc):
             return None
+        # At most INLINE_NODES nodes written in place for one call written in place, with the
+        # calls written in place inside it: a chain of defs each calling the next twice
+        # (`def a2(x) = a1(x) + a1(x)` …) would double the source at each link.
+        if not self._inlining:
+            self._inlined = 0
+        self._inlined += self._sizes[d.name]
+        if self._inlined > INLINE_NODES:
+            return None
         inner = self._inline_scope(d, e, sc, fn)
         self._inlining.append(d.name)
         try:
@@ -607,7 +624,7 @@ class Expressions:
     def x_BinOp(self, e, sc, fn):
         ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
         if e.op == "+" and ta in self.LISTY | {"zone"} and tb in self.LISTY | {"zone"}:
-            return f"({self.seq(e.left, sc, fn)} + {self.seq(e.right, sc, fn)})"
+            return f"_cat(eng, {self.seq(e.left, sc, fn)}, {self.seq(e.right, sc, fn)}, {self.k(e)})"
         a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
         if ta == tb == "int" and e.op in ("+", "-"):
             return f"({a} {e.op} {b})"

@@ -43,6 +43,7 @@ class CodeGen(Expressions, Statements):
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
         self.patterns: dict = {}        # pattern name -> dict of python names
         self._inlining: list = []       # defs being written in place (no recursion)
+        self._inlined = 0               # nodes written in place for the outermost of them (INLINE_NODES)
         self._sizes: dict = {}          # def -> nodes in its body (small ones are written in place)
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values

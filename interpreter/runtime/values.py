@@ -64,15 +64,35 @@ def _big(eng, v, node):
         raise eng.fail(node, f"a number larger than {MAX_NUMBER:,} (10^18): {_digits(v)}", code="E017",
                        hint="numbers in a game are at most 10^18: does something grow without end?")
     if v.__class__ is list and len(v) > MAX_LIST:
-        raise eng.fail(node, f"a list of more than {MAX_LIST:,} items ({len(v):,})", code="E017",
-                       hint="does something add to this list without end?")
+        raise _long_list(eng, node, len(v))
     if v.__class__ is str and len(v) > MAX_TEXT:
         raise _long_text(eng, node, len(v))
     return v
 
 
+def _long_list(eng, node, n: int):
+    return eng.fail(node, f"a list of more than {MAX_LIST:,} items ({n:,})", code="E017",
+                    hint="does something add to this list without end?")
+
+
+def _cat(eng, a: list, b: list, node) -> list:
+    """`a + b`, two lists, within MAX_LIST (checked before the list is made: a def doubling
+    one runs out of memory before any `set` sees it)."""
+    if len(a) + len(b) > MAX_LIST:
+        raise _long_list(eng, node, len(a) + len(b))
+    return a + b
+
+
+def _text(eng, s: str, node) -> str:
+    """`s`, a text interpolated at `node` (`"{a}{b}"`), within MAX_TEXT."""
+    if len(s) > MAX_TEXT:
+        raise _long_text(eng, node, len(s))
+    return s
+
+
 def _long_text(eng, node, n: int):
-    return eng.fail(node, f"a text of more than {MAX_TEXT:,} characters ({n:,})", code="E017",
+    count = f" ({n:,})" if n > MAX_TEXT + 1 else ""   # (a list's text is cut just past the limit: `_show_list`)
+    return eng.fail(node, f"a text of more than {MAX_TEXT:,} characters{count}", code="E017",
                     hint="does something add to this text without end?")
 
 
@@ -124,8 +144,24 @@ def _show(v) -> str:
     if hasattr(v, "props"):
         return v.name
     if isinstance(v, list):
-        return "[" + ", ".join(_show(x) for x in v) + "]"
+        return _show_list(v, MAX_TEXT + 1)
     return str(v)
+
+
+def _show_list(v: list, room: int) -> str:
+    """List `v` as a text, cut to `room` characters once it is longer: a list may hold one
+    list twice, and that one another twice, 64 levels down (small, as its parts are shared,
+    and 2^64 items long as a text). A text cut to MAX_TEXT + 1 characters is then refused
+    where the rules use it, as any text past the limit."""
+    parts = []
+    n = 1
+    for x in v:
+        s = _show_list(x, room - n) if isinstance(x, list) else _show(x)
+        parts.append(s)
+        n += len(s) + 2
+        if n > room:
+            return ("[" + ", ".join(parts))[:room]
+    return "[" + ", ".join(parts) + "]"
 
 
 def _label(v) -> str:
@@ -152,7 +188,7 @@ def _add(eng, a, b, node):
     if type(a) is int and type(b) is int:
         return a + b
     if isinstance(a, (ZoneRef, list)) or isinstance(b, (ZoneRef, list)):
-        return eng.as_list(a, node.left) + eng.as_list(b, node.right)
+        return _cat(eng, eng.as_list(a, node.left), eng.as_list(b, node.right), node)
     if isinstance(a, str) or isinstance(b, str):
         a, b = _show(a), _show(b)
         if len(a) + len(b) > MAX_TEXT:   # (checked before the text is made: doubling one runs out of memory)

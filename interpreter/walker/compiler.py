@@ -19,7 +19,9 @@ import operator
 from ..runtime import builtins as B
 from ..check.resolver import call_meaning, facts, use_of
 from ..runtime.state import Group, Player, ZoneRef
-from ..runtime.values import _add, _arith, _dice, _attr, _eq, _hashable, _in, _kind, _num, _order, _rememberable, _show
+from ..base.protocol import MAX_TEXT
+from ..runtime.values import (_add, _arith, _dice, _attr, _eq, _hashable, _in, _kind, _long_text, _num, _order,
+                              _rememberable, _show)
 
 
 class Env:
@@ -100,8 +102,12 @@ class Compiler:
 
         def text(eng, env):
             if eng.hint_seat is not None:   # inside a hint, a card is named only if its seat sees it
-                return "".join(p if isinstance(p, str) else _show(eng.hint_sees(p(eng, env))) for p in parts)
-            return "".join(p if isinstance(p, str) else _show(p(eng, env)) for p in parts)
+                s = "".join(p if isinstance(p, str) else _show(eng.hint_sees(p(eng, env))) for p in parts)
+            else:
+                s = "".join(p if isinstance(p, str) else _show(p(eng, env)) for p in parts)
+            if len(s) > MAX_TEXT:   # (a def doubling a text builds it without any `set`)
+                raise _long_text(eng, e, len(s))
+            return s
         return text
 
     def c_Dice(self, e):
@@ -229,6 +235,9 @@ class Compiler:
             memo = self.facts.memo(name)
 
             def call_static_def(eng, env):
+                eng.calls += 1
+                if eng.calls > eng.call_limit:
+                    eng.calls_out(d)
                 values = tuple(a(eng, env) for a in args)
                 if not _rememberable(values):
                     return self(d.expr)(eng, Env(dict(zip(params, values))))
@@ -245,6 +254,9 @@ class Compiler:
             return call_static_def
 
         def call_def(eng, env):
+            eng.calls += 1   # (a doubling recursion runs no statement: Engine.calls_out)
+            if eng.calls > eng.call_limit:
+                eng.calls_out(d)
             if not body_box:
                 body_box.append(self(d.expr))
             return body_box[0](eng, Env(dict(zip(params, [a(eng, env) for a in args]))))
@@ -253,11 +265,18 @@ class Compiler:
     def call_table(self, e, args):
         name = e.name
         t = self.rs.table_decls[name]
-        rows = [(self(c), self(v)) for c, v in t.rows]
-        default = self(t.default) if t.default is not None else None
         params = t.params
+        # the rows are compiled on first call, as a def's body: a table may call itself
+        compiled: list = []
 
         def call_table(eng, env):
+            eng.calls += 1
+            if eng.calls > eng.call_limit:
+                eng.calls_out(t)
+            if not compiled:
+                compiled.append(([(self(c), self(v)) for c, v in t.rows],
+                                 self(t.default) if t.default is not None else None))
+            rows, default = compiled[0]
             local = Env(dict(zip(params, [a(eng, env) for a in args])))
             for cond, val in rows:
                 if cond(eng, local):

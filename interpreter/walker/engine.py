@@ -21,7 +21,7 @@ from ..base.diagnostics import CglError, Diagnostic, error
 from ..runtime.patterns import solve_all
 from ..runtime.state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key
 from ..base.protocol import AnswerError, Decision  # noqa: F401 (the decision API, re-exported)
-from ..base.protocol import (DEFAULT_MAX_STEPS, _EndScope,
+from ..base.protocol import (DEFAULT_MAX_STEPS, MAX_CALLS, _EndScope,
                              _GameOver, _TrialMoved)
 from .continuous import ContinuousRules
 from .events import Events
@@ -116,6 +116,10 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self._validated = None         # (decision, answer, indices) checked by Game.answer
         self.card_getters: dict = {}
         self.derive_cache: dict = {}   # "card", "place" derives, for this game's state
+        # calls of defs and tables, counted by both engines' calls (`calls_out`, past `call_limit`)
+        self.calls = 0
+        self.call_limit = 0
+        self._calls_at = -1            # the step whose calls are being counted
 
     # ------------------------------------------------------------ state
     def _initial_state(self, seed) -> State:
@@ -159,6 +163,23 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         return self.fail(node, f"the game ran {self.max_steps} steps (statements and turns) without ending",
                          code="E011", hint="if the game really is this long, raise the budget: `--max-steps N` "
                                            "(`Game(..., max_steps=N)`); otherwise find the loop that does not end")
+
+    def calls_out(self, decl):
+        """Called when `calls` passes `call_limit` in a call of def or table `decl`: the count
+        begins again if a step has run since it began, else the error of a step that calls
+        defs and tables more than MAX_CALLS times (a doubling recursion runs no statement,
+        so the budget of steps alone would not stop it). The count is the engine's: the
+        compiled engine writes small defs in place and counts those calls not."""
+        steps = self.state.steps
+        if steps != self._calls_at:
+            self._calls_at = steps
+            self.call_limit = self.calls + MAX_CALLS
+            return
+        kind = "table" if isinstance(decl, A.Table) else "def"
+        raise self.fail(decl, f"more than {MAX_CALLS:,} calls of defs and tables in one step, the last of "
+                              f"{kind} `{decl.name}`", code="E017",
+                        hint="does it call itself twice or more each time (`f(n - 1) + f(n - 1)`)? "
+                             "Count down once, or keep the value in a variable")
 
     def runaway(self):
         """The error of a chain of triggers nested too deep: at the trigger (or reaction) that

@@ -190,7 +190,7 @@ def render_html(s: dict, text: str) -> str:
     for name in nv["events"]:
         items.append(f"<li>event <b>{e(name)}</b> (never emitted)</li>")
     for name in nv["dead_cards"]:
-        items.append(f"<li>card <b>{e(name)}</b> (never drawn nor discarded)</li>")
+        items.append(f"<li>card <b>{e(name)}</b> (never left its starting zone)</li>")
     out.append(f"<ul>{''.join(items)}</ul>" if items else
                f"<p>Everything fired at least once in {s['games'] - res['failed']} games.</p>")
 

@@ -353,14 +353,19 @@ def _fired_and_never(rs, totals, games_with, events: dict, events_declared: list
 
 
 def _cards(rs, totals, never: dict) -> dict:
-    """Cards drawn and discarded by name; the ones never drawn or discarded go into `never`."""
+    """The cards' moves by name: every change of zone (`moved`), and of those the ones made by
+    `draw`, `deal` and `discard`; the changes by the zones involved (`flows`). The cards that
+    never left their starting zone (never moved) are the dead cards, in `never`."""
     card_names = list(dict.fromkeys(c.name for c in rs.cards))
-    drawn = {nm: totals.get(CARD_STATS["draw"] + nm, 0) for nm in card_names}
-    discarded = {nm: totals.get(CARD_STATS["discard"] + nm, 0) for nm in card_names}
-    never["cards_never_drawn"] = [nm for nm in card_names if not drawn[nm]]
-    never["cards_never_discarded"] = [nm for nm in card_names if not discarded[nm]]
-    never["dead_cards"] = [nm for nm in card_names if not drawn[nm] and not discarded[nm]]
-    return {"kinds": len(card_names), "copies": len(rs.cards), "drawn": drawn, "discarded": discarded}
+
+    def by_name(kind):
+        return {nm: totals.get(CARD_STATS[kind] + nm, 0) for nm in card_names}
+    moved = by_name("move")
+    flow = CARD_STATS["flow"]
+    flows = _by_count({k[len(flow):]: v for k, v in totals.items() if k.startswith(flow)})
+    never["dead_cards"] = [nm for nm in card_names if not moved[nm]]
+    return {"kinds": len(card_names), "copies": len(rs.cards), "moved": moved, "flows": flows,
+            "drawn": by_name("draw"), "dealt": by_name("deal"), "discarded": by_name("discard")}
 
 
 # ---------------------------------------------------------------- decisions, lead changes

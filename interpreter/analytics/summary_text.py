@@ -281,10 +281,13 @@ def _fired_lines(fired: dict, cards: dict) -> list:
         if items:
             L.append(f"  {plural}: " + ", ".join(f"{k} {v['total']}·{v['games']}" for k, v in items.items()))
     if cards["kinds"]:
-        drawn = sorted(cards["drawn"].items(), key=lambda kv: (-kv[1], kv[0]))
-        L.append(f"  cards: {cards['kinds']} kinds ({cards['copies']} cards); most drawn: "
-                 + ", ".join(f"{k} {v}" for k, v in drawn[:3])
-                 + "; least drawn: " + ", ".join(f"{k} {v}" for k, v in drawn[-3:]))
+        moved = sorted(cards["moved"].items(), key=lambda kv: (-kv[1], kv[0]))
+        L.append(f"  cards: {cards['kinds']} kinds ({cards['copies']} cards); changes of zone: "
+                 + ", ".join(f"{k} {v}" for k, v in cards["flows"].items())
+                 if cards["flows"] else f"  cards: {cards['kinds']} kinds ({cards['copies']} cards); none moved")
+        if cards["flows"]:
+            L.append("  cards moved most: " + ", ".join(f"{k} {v}" for k, v in moved[:3])
+                     + "; least: " + ", ".join(f"{k} {v}" for k, v in moved[-3:]))
     return L
 
 
@@ -299,15 +302,12 @@ def _never_lines(nv: dict, cards: dict, n_ok: int) -> list:
     if nv["events"]:
         any_dead = True
         L.append("  events never emitted: " + ", ".join(nv["events"]))
-    if cards["kinds"]:
-        if nv["dead_cards"]:
-            any_dead = True
-        L.append(f"  cards never drawn nor discarded: {_names(nv['dead_cards'])}")
-        L.append(f"  cards never drawn: {_names(nv['cards_never_drawn'])}")
-        L.append(f"  cards never discarded: {_names(nv['cards_never_discarded'])}")
+    if cards["kinds"] and nv["dead_cards"]:
+        any_dead = True
+        L.append(f"  cards that never left their starting zone: {_names(nv['dead_cards'])}")
     if not any_dead:
-        L.append("  every trigger, reaction, rule, action and event fired at least once")
-    L.append("  (a rule counts when it forbade something; a card is drawn by `draw`, not by `deal`)")
+        L.append("  every trigger, reaction, rule, action, event and card fired or moved at least once")
+    L.append("  (a rule counts when it forbade something; a card when it changed zone, whatever moved it)")
     return L
 
 

@@ -111,6 +111,7 @@ class Statements:
                         ids = zones[dkey] = []
                     ids.append(cid)
                     where[cid] = dkey
+                    self._count_move(cid, key, dkey)
                 else:
                     self._place(c, dest, s.position)
                 moved += 1
@@ -287,6 +288,8 @@ class Statements:
             self._learn(a.id, ka, zb)
             self._learn(b.id, kb, za)
         where[a.id], where[b.id] = kb, ka
+        self._count_move(a.id, ka, kb)
+        self._count_move(b.id, kb, ka)
         if self.place_derives:
             self.forget_place(a.id)
             self.forget_place(b.id)

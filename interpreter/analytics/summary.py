@@ -19,7 +19,7 @@ import attrs
 from .batchspec import BatchSpec, rerun_command, seat_agents
 from .skill import skill_gap
 from ..base.protocol import CARD_STATS
-from .stats import ALPHA, _r, chi2_uniform, describe, histogram, holm, share_test, wilson
+from .stats import ALPHA, _r, chi2_uniform, describe, histogram, holm, share_test, t_quantile, wilson
 
 KINDS = (("triggers", "trigger"), ("reactions", "reaction"), ("rules", "rule"), ("actions", "action"))
 
@@ -299,13 +299,32 @@ def _event(ok: list, name: str, declared: bool, spied: bool) -> dict:
     # the fields come from a spy on `emit` (simulate._Watcher): trusted only when it caught
     # every emit the engine counted
     fields_ok = spied and caught == sum(per_game)
+    by_field = {f: dict(sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))) for f, c in sorted(values.items())}
     return {
         "total": sum(per_game), "per_game": statistics.fmean(per_game) if per_game else 0.0,
         "games": sum(1 for x in per_game if x), "declared": declared,
-        "by_field": {f: dict(sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0]))))
-                     for f, c in sorted(values.items())} if fields_ok else None,
-        "numbers": {f: describe(v) for f, v in sorted(numbers.items())} if fields_ok else None,
+        "by_field": by_field if fields_ok else None,
+        "shares": {f: _shares(c) for f, c in by_field.items()} if fields_ok else None,
+        "numbers": {f: _described(v) for f, v in sorted(numbers.items())} if fields_ok else None,
     }
+
+
+def _shares(counts: dict) -> dict:
+    """Each value's share of the events that have the field, with its Wilson 95% interval
+    (each event one trial)."""
+    n = sum(counts.values())
+    return {k: {"count": c, "share": c / n, "ci95": list(wilson(c, n))} for k, c in counts.items()}
+
+
+def _described(values: list) -> dict:
+    """`describe`, and the mean's 95% interval (t, n − 1 df; none below 2 values)."""
+    d = describe(values)
+    if len(values) >= 2:
+        half = t_quantile(len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
+        d["mean_ci95"] = [d["mean"] - half, d["mean"] + half]
+    else:
+        d["mean_ci95"] = None
+    return d
 
 
 def _score_vars(records: list) -> list:

@@ -211,13 +211,34 @@ def _event_lines(name: str, e: dict) -> list:
     L = [f"    {name}: {e['total']} · {_num(e['per_game'], 2)} · {e['games']}"]
     if e["by_field"] is None and e["total"]:
         L.append("      (its fields could not be read: see docs/analytics.md)")
-    for field, counts in (e["by_field"] or {}).items():
-        tot = sum(counts.values()) or 1
-        L.append(f"      by {field}: " + ", ".join(f"{k} {c} ({_pct(c / tot)})" for k, c in counts.items()))
+    for field, shares in (e.get("shares") or {}).items():
+        rows = [[f"by {field}", "count", "share", "95% CI"]]
+        for k, x in list(shares.items())[:FIELD_ROWS]:
+            rows.append([f"  {k}", x["count"], pct_fine(x["share"]),
+                         f"[{pct_fine(x['ci95'][0])}, {pct_fine(x['ci95'][1])}]"])
+        L += ["    " + line for line in _table(rows)]
+        if len(shares) > FIELD_ROWS:
+            L.append(f"        … {len(shares) - FIELD_ROWS} more values (see --json)")
     for field, d in (e["numbers"] or {}).items():
-        L.append(f"      {field}: mean {_num(d['mean'], 2)}, median {_num(d['median'])}, "
-                 f"min {_num(d['min'])}, max {_num(d['max'])}")
+        ci = d.get("mean_ci95")
+        L.append(f"      {field}: mean {_sig(d['mean'])}" + (f" [{_sig(ci[0])}, {_sig(ci[1])}]" if ci else "")
+                 + f", median {_num(d['median'])}, min {_num(d['min'])}, max {_num(d['max'])}")
     return L
+
+
+FIELD_ROWS = 20   # values shown per event field (all are in --json)
+
+
+def pct_fine(x) -> str:
+    """A share as a percentage with enough digits for a rare one: 41.6%, 3.40%, 0.197%, 0.00123%."""
+    if x is None:
+        return "-"
+    v = 100 * x
+    if v == 0 or v >= 10:
+        return f"{v:.1f}%"
+    if v >= 1:
+        return f"{v:.2f}%"
+    return f"{v:#.3g}%"
 
 
 def _scores_lines(scores: dict) -> list:

@@ -91,6 +91,7 @@ def format_summary(s: dict) -> str:
     L += _lead_lines(s["lead_changes"], s["decisiveness"], s["drama"])
     L += _decisions_lines(s["decisions"])
     L += _fired_lines(s["fired"], s["cards"])
+    L += _impact_lines(s.get("card_impact"), s["agents"], s["seat_rotation"])
     L += _never_lines(s["never"], s["cards"], n_ok)
     L += _failed_lines(s["failed"])
     L += _seeds_lines(s)
@@ -310,6 +311,51 @@ def _fired_lines(fired: dict, cards: dict) -> list:
             L.append("  cards moved most: " + ", ".join(f"{k} {v}" for k, v in moved[:3])
                      + "; least: " + ", ".join(f"{k} {v}" for k, v in moved[-3:]))
     return L
+
+
+def _impact_lines(imp, agents, rotate: bool) -> list:
+    """The strongest and weakest cards of each condition (summary._card_impact)."""
+    if not imp or not any(c and c["cards"] for c in imp["conditions"].values()):
+        return []
+    L = ["", f"Per-card impact: the win rate of the seats a card was with, against the baseline "
+             f"{pct_fine(imp['baseline'])} (every seat's win rate, {imp['seat_games']} seat-games; a seat counts once "
+             f"a game; 95% Wilson intervals; p corrected by {imp['correction']}; † holds after it; "
+             f"strongest ranked by the interval's lower end, weakest by its upper end)"]
+    if len(set(agents)) > 1 and not rotate:
+        L.append("  (the seats have different agents: a card's figure mixes the card and the agents that had it)")
+    for cond, c in imp["conditions"].items():
+        if c is None:
+            if cond != "held":
+                L.append(f"  {cond}: not measured (no zone is marked `as hand`)")
+            continue
+        by_name = {x["card"]: x for x in c["cards"]}
+        L.append(f"  {cond}: {c['meaning']}")
+        rows = [["  card", "seats", "win rate", "95% CI", "vs baseline", "95% CI", "Holm", ""]]
+        for label, names in (("strongest", c["strongest"]), ("weakest", c["weakest"])):
+            if not names:
+                rows.append([f"  {label}: none above" if label == "strongest" else f"  {label}: none below",
+                             "", "", "", "", "", "", ""])
+                continue
+            rows.append([f"  {label}", "", "", "", "", "", "", ""])
+            for nm in names:
+                x = by_name[nm]
+                q = x["p_holm"]
+                rows.append([f"    {nm}", x["seats"], pct_fine(x["win_rate"]),
+                             f"[{pct_fine(x['ci95'][0])}, {pct_fine(x['ci95'][1])}]", _pts_text(x["diff"]),
+                             f"[{_pts_text(x['diff_ci95'][0], False)}, {_pts_text(x['diff_ci95'][1], False)}]",
+                             "-" if q is None else ("<0.001" if q < 0.001 else f"{q:.3f}"),
+                             "†" if q is not None and q < 0.05 else ""])
+        L += _table(rows, ["<", ">", ">", ">", ">", ">", ">", "<"])
+    L.append(f"  (every card of every condition, with its figures: --json card_impact; {len(_all_cards(imp))} kinds seen)")
+    return L
+
+
+def _all_cards(imp: dict) -> set:
+    return {x["card"] for c in imp["conditions"].values() if c for x in c["cards"]}
+
+
+def _pts_text(x: float, unit: bool = True) -> str:
+    return f"{100 * x:+.1f}" + (" pts" if unit else "")
 
 
 def _never_lines(nv: dict, cards: dict, n_ok: int) -> list:

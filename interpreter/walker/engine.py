@@ -108,6 +108,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self.state = state
         self.listeners: list = []      # called with each log entry
         self.turn_hooks: list = []     # called as each turn starts
+        self.move_hooks: list = []     # called as `hook(card id, from key, to key)` at each change of zone
         # called as `snap(seat, why)` where each turn of a round is about to begin (its `until`
         # not yet asked), and as `snap(seat, why, k)` where its phase number k > 0 begins (before
         # its `start of phase` event): `Game` keeps the state there, to fork the game from (see `clone`)
@@ -242,6 +243,9 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                 stats[key] = stats.get(key, 0) + 1
                 key = self._flow_stats.get((old, dest.key)) or self._flow_stat(old, dest.key)
                 stats[key] = stats.get(key, 0) + 1
+                if self.move_hooks:
+                    for hook in self.move_hooks:
+                        hook(cid, old, dest.key)
         ids = zones.get(dest.key)
         if ids is None:
             ids = zones[dest.key] = []
@@ -266,6 +270,9 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         stats[key] = stats.get(key, 0) + 1
         key = self._flow_stats.get((old, new)) or self._flow_stat(old, new)
         stats[key] = stats.get(key, 0) + 1
+        if self.move_hooks:
+            for hook in self.move_hooks:
+                hook(cid, old, new)
 
     def _flow_stat(self, old: str, new: str) -> str:
         """The stat of a card's move from zone key `old` to `new`: `cards moved:FROM>TO`, by the zones' names."""

@@ -70,3 +70,19 @@ def test_the_text_report_ranks_cards_with_intervals(tmp_path):
     i = lines.index("    strongest")
     top = lines[i + 1].split()
     assert top[0] == "A1" and top[2] == "100.0%" and top[-1] == "†"
+
+
+def test_the_report_plots_the_impact(tmp_path):
+    import base64
+
+    import pytest
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "r.html"
+    _simulate(tmp_path, "--report", str(page))
+    html = page.read_text()
+    assert "<h2>Per-card impact</h2>" in html and 'alt="per-card impact, played"' in html
+    start = html.index('alt="per-card impact, played" src="data:image/svg+xml;base64,') + len(
+        'alt="per-card impact, played" src="data:image/svg+xml;base64,')
+    svg = base64.b64decode(html[start:html.index('"', start)]).decode()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert "<script" not in html and 'src="http' not in html

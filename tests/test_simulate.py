@@ -565,7 +565,7 @@ def test_report_is_one_self_contained_page(tmp_path):
             "--report", page)
     assert r.exit_code == 0, r.output
     html = page.read_text()
-    assert html.count("data:image/png;base64,") >= 3
+    assert html.count("data:image/svg+xml;base64,") >= 3
     assert "greedy at every seat" in html and "never_fires" in html and "Game length" in html
     assert "<script" not in html and 'src="http' not in html
 

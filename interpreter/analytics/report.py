@@ -178,6 +178,26 @@ def _skill_html(sk) -> list:
             f"{_p(g['p'])}). Games without a winner: {sk['undecided']}.</p>"]
 
 
+def _dead_html(s: dict) -> list:
+    """The dead rules, events and cards, as a list."""
+    e = html.escape
+    out = []
+    out.append("<h2>Dead rules and dead cards</h2>")
+    nv = s["never"]
+    items = []
+    for key in ("triggers", "reactions", "rules", "actions"):
+        for d in nv[key]:
+            items.append(f"<li>{e(key[:-1])} <b>{e(d['name'])}</b>"
+                         + (f" <span class=muted>({e(d['where'])})</span>" if d["where"] else "") + "</li>")
+    for name in nv["events"]:
+        items.append(f"<li>event <b>{e(name)}</b> (never emitted)</li>")
+    for name in nv["dead_cards"]:
+        items.append(f"<li>card <b>{e(name)}</b> (never left its starting zone)</li>")
+    out.append(f"<ul>{''.join(items)}</ul>" if items else
+               f"<p>Everything fired at least once in {s['games'] - s['results']['failed']} games.</p>")
+    return out
+
+
 def render_html(s: dict, text: str) -> str:
     """The page: summary, plots, dead rules and cards, and the whole text report."""
     Figure = require_matplotlib()
@@ -241,19 +261,7 @@ def render_html(s: dict, text: str) -> str:
 
     out += _impact_html(Figure, s.get("card_impact"))
 
-    out.append("<h2>Dead rules and dead cards</h2>")
-    nv = s["never"]
-    items = []
-    for key in ("triggers", "reactions", "rules", "actions"):
-        for d in nv[key]:
-            items.append(f"<li>{e(key[:-1])} <b>{e(d['name'])}</b>"
-                         + (f" <span class=muted>({e(d['where'])})</span>" if d["where"] else "") + "</li>")
-    for name in nv["events"]:
-        items.append(f"<li>event <b>{e(name)}</b> (never emitted)</li>")
-    for name in nv["dead_cards"]:
-        items.append(f"<li>card <b>{e(name)}</b> (never left its starting zone)</li>")
-    out.append(f"<ul>{''.join(items)}</ul>" if items else
-               f"<p>Everything fired at least once in {s['games'] - res['failed']} games.</p>")
+    out += _dead_html(s)
 
     out.append("<h2>The whole report</h2>")
     out.append(f"<pre>{e(text)}</pre>")

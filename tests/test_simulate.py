@@ -226,7 +226,7 @@ def test_dead_rules_events_and_cards_are_listed(tmp_path):
     assert s["results"]["no_winner"] == 8 and s["scores"]["points"]["all"]["mean"] == 1
     text = cli("simulate", path, "-n", 8, "-p", 2, "-s", 1, "-w", 1).stdout
     assert "never_fires (" in text and "events never emitted: crowded" in text
-    assert "cards never drawn nor discarded: A1, A2, A3, B1" in text
+    assert "cards that never left their starting zone: A1, A2, A3, B1" in text
 
 
 def test_lead_changes_follow_the_strict_leader_after_each_turn(tmp_path):
@@ -590,7 +590,7 @@ def test_report_is_one_self_contained_page(tmp_path):
             "--report", page)
     assert r.exit_code == 0, r.output
     html = page.read_text()
-    assert html.count("data:image/png;base64,") >= 3
+    assert html.count("data:image/svg+xml;base64,") >= 3
     assert "greedy at every seat" in html and "never_fires" in html and "Game length" in html
     assert "<script" not in html and 'src="http' not in html
 

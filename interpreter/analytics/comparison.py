@@ -12,7 +12,7 @@ from typing import Optional
 
 from .skill import compare_skill
 from .stats import ALPHA, _r, chi2_homogeneity, holm, newcombe, two_prop_z, welch
-from .summary_text import _agents_text, _names, _p, _pct, _sig, _table
+from .summary_text import _agents_text, _names, _p, _pct, _sig, _table, pct_fine
 
 
 def compare(sa: dict, ra: list, sb: dict, rb: list) -> dict:
@@ -136,8 +136,15 @@ def _category_table(title: str, ca: dict, cb: dict) -> dict:
     """Counts by category in A and B, with the chi-square test that they share one distribution."""
     cats = sorted(set(ca) | set(cb), key=lambda k: (-(ca.get(k, 0) + cb.get(k, 0)), str(k)))
     test = chi2_homogeneity([[ca.get(k, 0) for k in cats], [cb.get(k, 0) for k in cats]])
+    na, nb = sum(ca.values()), sum(cb.values())
+    # each category's share in A and B, and B − A with Newcombe's interval (each event or game one trial)
+    share_a = [ca.get(k, 0) / na if na else None for k in cats]
+    share_b = [cb.get(k, 0) / nb if nb else None for k in cats]
+    diff_ci = [list(newcombe(cb.get(k, 0), nb, ca.get(k, 0), na)) if na and nb else None for k in cats]
     return {"title": title, "categories": [str(k) for k in cats], "a": [ca.get(k, 0) for k in cats],
-            "b": [cb.get(k, 0) for k in cats],
+            "b": [cb.get(k, 0) for k in cats], "share_a": share_a, "share_b": share_b,
+            "diff": [b - a if a is not None and b is not None else None for a, b in zip(share_a, share_b)],
+            "diff_ci95": diff_ci,
             "test": "chi-square test of homogeneity" if test else None,
             "chi2": test["chi2"] if test else None, "df": test["df"] if test else None,
             "p": test["p"] if test else None, "significant": bool(test and test["p"] < ALPHA),
@@ -333,11 +340,18 @@ def _category_lines(t: dict) -> list:
                  f"{_p(t['p'])}{sig}" + ("  (some expected counts < 5: rough)" if t["small_expected"] else ""))
     else:
         L.append(f"{t['title']}: (one category only: no test)")
-    ta, tb = sum(t["a"]) or 1, sum(t["b"]) or 1
-    trows = [["", "A", "", "B", ""]]
-    for k, x, y in zip(t["categories"], t["a"], t["b"]):
-        trows.append([k, x, _pct(x / ta), y, _pct(y / tb)])
+    trows = [["", "A", "", "B", "", "B − A", "95% CI"]]
+    for i, k in enumerate(t["categories"]):
+        d, ci = t["diff"][i], t["diff_ci95"][i]
+        trows.append([k, t["a"][i], pct_fine(t["share_a"][i]), t["b"][i], pct_fine(t["share_b"][i]),
+                      "-" if d is None else f"{100 * d:+.2g} pts" if abs(d) < 0.01 else f"{100 * d:+.1f} pts",
+                      "-" if ci is None else f"[{_pts(ci[0])}, {_pts(ci[1])}]"])
     return L + _table(trows)
+
+
+def _pts(x: float) -> str:
+    """A difference of shares in percentage points, with two significant digits below one point."""
+    return f"{100 * x:+.2g}" if abs(x) < 0.01 else f"{100 * x:+.1f}"
 
 
 def _dead_lines(never: dict) -> list:

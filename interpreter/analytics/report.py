@@ -1,8 +1,8 @@
 """The HTML report of `cgl simulate --report FILE.html`: one self-contained page.
 
-Plots are drawn with matplotlib (an optional extra: ``pip install "cgl[plot]"``) on its
-Agg raster canvas, without pyplot, and embedded as base64 PNG, so the page needs no
-other file and no network.
+Plots are drawn with matplotlib (an optional extra: ``pip install "cgl[plot]"``) without
+pyplot, as SVG (text drawn as paths, so no font is needed to open it) embedded as base64
+data, so the page needs no other file, no script and no network.
 """
 from __future__ import annotations
 
@@ -36,8 +36,11 @@ def require_matplotlib():
 
 
 def _png(fig) -> str:
+    """The figure as base64 SVG (the name is older than the format: see `_img`)."""
+    import matplotlib
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight", metadata={"Software": None})
+    with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "cgl"}):   # the same page for the same games
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -46,7 +49,7 @@ def _p(p: float) -> str:
 
 
 def _img(b64: str, alt: str) -> str:
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
+    return f'<img alt="{html.escape(alt)}" src="data:image/svg+xml;base64,{b64}">'
 
 
 def win_rate_plot(Figure, s: dict) -> str:
@@ -96,6 +99,62 @@ def bar_plot(Figure, counts: dict, title: str, xlabel: str = "games") -> Optiona
     return _png(fig)
 
 
+def impact_plot(Figure, cond: str, c: dict) -> Optional[str]:
+    """The strongest and weakest cards of one condition: each card's win rate minus the
+    baseline, in points, with its 95% interval (summary._card_impact)."""
+    by_name = {x["card"]: x for x in c["cards"]}
+    names = c["strongest"] + [n for n in reversed(c["weakest"]) if n not in c["strongest"]]
+    if not names:
+        return None
+    rows = [by_name[n] for n in names][::-1]
+    fig = Figure(figsize=(6.4, 0.4 * len(rows) + 1.4))
+    ax = fig.add_subplot()
+    y = list(range(len(rows)))
+    d = [100 * x["diff"] for x in rows]
+    lo = [100 * (x["diff"] - x["diff_ci95"][0]) for x in rows]
+    hi = [100 * (x["diff_ci95"][1] - x["diff"]) for x in rows]
+    ax.errorbar(d, y, xerr=[lo, hi], fmt="o", capsize=4, color="#4c78a8")
+    ax.axvline(0, color="#e45756", linestyle="--")
+    ax.set_yticks(y, [f"{x['card']} ({x['seats']})" for x in rows])
+    ax.set_xlabel("win rate − baseline, points (95% interval)")
+    ax.set_title(f"Per-card impact, {cond}: strongest and weakest")
+    return _png(fig)
+
+
+def _impact_html(Figure, imp) -> list:
+    """The per-card impact: a plot and a table per condition."""
+    if not imp or not any(c and c["cards"] for c in imp["conditions"].values()):
+        return []
+    e = html.escape
+    out = ["<h2>Per-card impact</h2>",
+           f"<p>The win rate of the seats a card was with, against the baseline {100 * imp['baseline']:.1f}% "
+           f"(every seat's win rate over {imp['seat_games']} seat-games); 95% Wilson intervals; p corrected by "
+           f"{e(imp['correction'])}. The number after a card's name is the seat-games it counts.</p>"]
+    for cond, c in imp["conditions"].items():
+        if not c or not c["cards"]:
+            continue
+        out.append(f"<h3>{e(cond)}: {e(c['meaning'])}</h3>")
+        img = impact_plot(Figure, cond, c)
+        if img:
+            out.append(_img(img, f"per-card impact, {cond}"))
+        by_name = {x["card"]: x for x in c["cards"]}
+        out.append("<table><tr><th>card</th><th>seats</th><th>win rate</th><th>95% CI</th><th>vs baseline</th>"
+                   "<th>Holm p</th></tr>")
+        for n in c["strongest"] + c["weakest"]:
+            x = by_name[n]
+            q = "-" if x["p_holm"] is None else ("&lt; 0.001" if x["p_holm"] < 0.001 else f"{x['p_holm']:.3f}")
+            out.append(f"<tr><td>{e(n)}</td><td>{x['seats']}</td><td>{_pc(x['win_rate'])}</td>"
+                       f"<td>{_pc(x['ci95'][0])} – {_pc(x['ci95'][1])}</td><td>{100 * x['diff']:+.1f} pts</td>"
+                       f"<td>{q}</td></tr>")
+        out.append("</table>")
+    return out
+
+
+def _pc(x: float) -> str:
+    from .summary_text import pct_fine
+    return pct_fine(x)
+
+
 _CSS = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
@@ -117,6 +176,26 @@ def _skill_html(sk) -> list:
             f"of {g['games']} games against a fair {100 * g['fair']:.1f}%: gap {100 * g['gap']:+.1f} points, "
             f"95% CI [{100 * g['gap_ci95'][0]:+.1f}, {100 * g['gap_ci95'][1]:+.1f}] ({e(g['test'])}: "
             f"{_p(g['p'])}). Games without a winner: {sk['undecided']}.</p>"]
+
+
+def _dead_html(s: dict) -> list:
+    """The dead rules, events and cards, as a list."""
+    e = html.escape
+    out = []
+    out.append("<h2>Dead rules and dead cards</h2>")
+    nv = s["never"]
+    items = []
+    for key in ("triggers", "reactions", "rules", "actions"):
+        for d in nv[key]:
+            items.append(f"<li>{e(key[:-1])} <b>{e(d['name'])}</b>"
+                         + (f" <span class=muted>({e(d['where'])})</span>" if d["where"] else "") + "</li>")
+    for name in nv["events"]:
+        items.append(f"<li>event <b>{e(name)}</b> (never emitted)</li>")
+    for name in nv["dead_cards"]:
+        items.append(f"<li>card <b>{e(name)}</b> (never left its starting zone)</li>")
+    out.append(f"<ul>{''.join(items)}</ul>" if items else
+               f"<p>Everything fired at least once in {s['games'] - s['results']['failed']} games.</p>")
+    return out
 
 
 def render_html(s: dict, text: str) -> str:
@@ -146,7 +225,7 @@ def render_html(s: dict, text: str) -> str:
                "<th>share of decided</th></tr>")
     for st in res["seats"]:
         share = "-" if st["share_of_decided"] is None else f"{100 * st['share_of_decided']:.1f}%"
-        out.append(f"<tr><td>P{st['seat']}</td><td>{e(st['agent'])}</td><td>{st['wins']:g}</td>"
+        out.append(f"<tr><td>P{st['seat']}</td><td>{e(st['agent'])}</td><td>{st['wins']:.4g}</td>"
                    f"<td>{100 * st['win_rate']:.1f}%</td>"
                    f"<td>{100 * st['ci95'][0]:.1f}% – {100 * st['ci95'][1]:.1f}%</td>"
                    f"<td>{share}</td></tr>")
@@ -180,19 +259,9 @@ def render_html(s: dict, text: str) -> str:
                 img = bar_plot(Figure, counts, f"event {name} by {field}", "events")
                 out.append(_img(img, f"event {name} by {field}"))
 
-    out.append("<h2>Dead rules and dead cards</h2>")
-    nv = s["never"]
-    items = []
-    for key in ("triggers", "reactions", "rules", "actions"):
-        for d in nv[key]:
-            items.append(f"<li>{e(key[:-1])} <b>{e(d['name'])}</b>"
-                         + (f" <span class=muted>({e(d['where'])})</span>" if d["where"] else "") + "</li>")
-    for name in nv["events"]:
-        items.append(f"<li>event <b>{e(name)}</b> (never emitted)</li>")
-    for name in nv["dead_cards"]:
-        items.append(f"<li>card <b>{e(name)}</b> (never drawn nor discarded)</li>")
-    out.append(f"<ul>{''.join(items)}</ul>" if items else
-               f"<p>Everything fired at least once in {s['games'] - res['failed']} games.</p>")
+    out += _impact_html(Figure, s.get("card_impact"))
+
+    out += _dead_html(s)
 
     out.append("<h2>The whole report</h2>")
     out.append(f"<pre>{e(text)}</pre>")

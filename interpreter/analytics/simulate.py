@@ -172,6 +172,48 @@ class _Watcher:
                 "drama_worst": d.get("worst"), "winner_behind": d.get("behind")}
 
 
+class _CardWatcher:
+    """Which seat had which kinds of card (by name) in one game, for the per-card impact
+    (`summary._card_impact`): the cards that left a seat's hand (the zone marked `as
+    hand`: played, discarded, given away), the cards in its hand as the first turn starts
+    (the opening hand), and at the end the cards in a zone of its own (a hand, a table, a
+    stable; a card under one of its cards too). Without a hand zone only the end is known."""
+
+    def __init__(self, engine, rs):
+        self.engine = engine
+        self.names = [c.name for c in engine.cards]
+        n = engine.n
+        hand = rs.zone_with_role("hand")
+        self.hands = {f"{hand.name}:{p}": p for p in range(n)} if hand is not None and hand.per_player else {}
+        self.played: list = [set() for _ in range(n)]
+        self.opening: Optional[list] = None
+        if self.hands:
+            engine.move_hooks.append(self.moved)
+            engine.turn_hooks.append(self.turn)
+
+    def moved(self, cid: int, old: str, new: str) -> None:
+        seat = self.hands.get(old)
+        if seat is not None:
+            self.played[seat].add(self.names[cid])
+
+    def turn(self) -> None:
+        if self.opening is None:   # the first turn starts: the hands as dealt
+            zones, names = self.engine.state.zones, self.names
+            self.opening = [sorted({names[i] for i in zones.get(key, ())}) for key in self.hands]
+
+    def record(self) -> dict:
+        eng = self.engine
+        held: list = [set() for _ in range(eng.n)]
+        for cid, key in enumerate(eng.state.where):
+            if key is not None:
+                owner = eng.zone_owner(eng.zone_ref(key))
+                if owner is not None:
+                    held[owner].add(self.names[cid])
+        return {"played": [sorted(x) for x in self.played] if self.hands else None,
+                "opening": (self.opening or [[] for _ in range(eng.n)]) if self.hands else None,
+                "held": [sorted(x) for x in held]}
+
+
 def _error_text(e: Exception) -> str:
     """One line naming the error and where, the same whichever process loaded the ruleset."""
     if isinstance(e, CglError) and e.diagnostics:
@@ -192,6 +234,7 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
     agents = [make_agent(name, seat, seed) for seat, name in enumerate(seat_agents(spec, index)[:n])]
     watch = _Watcher(game.engine, spec.score, spec.score_direction == "low")
     game.engine.turn_hooks.append(watch.check_leader)   # a new turn: the previous one is over
+    cards = _CardWatcher(game.engine, rs)
     decisions = 0
     options_hist: Counter = Counter()
     kinds: dict = {}
@@ -222,7 +265,7 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
         "out": sorted(s + 1 for s in game.state.out), "turns": res.turns, "rounds": res.rounds,
         "decisions": decisions, "options": dict(options_hist), "kinds": kinds, "scores": scores,
         "stats": dict(res.stats), "custom": watch.custom, "custom_spied": watch.spied,
-        **watch.lead_record(list(res.winners)), "error": error,
+        **watch.lead_record(list(res.winners)), "cards": cards.record(), "error": error,
     }
 
 

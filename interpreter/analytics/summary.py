@@ -19,7 +19,7 @@ import attrs
 from .batchspec import BatchSpec, rerun_command, seat_agents
 from .skill import skill_gap
 from ..base.protocol import CARD_STATS
-from .stats import ALPHA, _r, chi2_uniform, describe, histogram, holm, share_test, wilson
+from .stats import ALPHA, _r, chi2_uniform, describe, histogram, holm, share_test, t_quantile, wilson
 
 KINDS = (("triggers", "trigger"), ("reactions", "reaction"), ("rules", "rule"), ("actions", "action"))
 
@@ -67,6 +67,7 @@ def summarize(rs, spec: BatchSpec, records: list, label: Optional[str] = None) -
     out["fired"] = fired
     out["cards"] = _cards(rs, totals, never)
     out["never"] = never
+    out["card_impact"] = _card_impact(spec, ok)
     out["decisions"] = _decisions(ok)
     out["lead_changes"] = _lead_changes(spec, ok)
     out["decisiveness"] = _decisiveness(spec, ok)
@@ -299,13 +300,32 @@ def _event(ok: list, name: str, declared: bool, spied: bool) -> dict:
     # the fields come from a spy on `emit` (simulate._Watcher): trusted only when it caught
     # every emit the engine counted
     fields_ok = spied and caught == sum(per_game)
+    by_field = {f: dict(sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))) for f, c in sorted(values.items())}
     return {
         "total": sum(per_game), "per_game": statistics.fmean(per_game) if per_game else 0.0,
         "games": sum(1 for x in per_game if x), "declared": declared,
-        "by_field": {f: dict(sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0]))))
-                     for f, c in sorted(values.items())} if fields_ok else None,
-        "numbers": {f: describe(v) for f, v in sorted(numbers.items())} if fields_ok else None,
+        "by_field": by_field if fields_ok else None,
+        "shares": {f: _shares(c) for f, c in by_field.items()} if fields_ok else None,
+        "numbers": {f: _described(v) for f, v in sorted(numbers.items())} if fields_ok else None,
     }
+
+
+def _shares(counts: dict) -> dict:
+    """Each value's share of the events that have the field, with its Wilson 95% interval
+    (each event one trial)."""
+    n = sum(counts.values())
+    return {k: {"count": c, "share": c / n, "ci95": list(wilson(c, n))} for k, c in counts.items()}
+
+
+def _described(values: list) -> dict:
+    """`describe`, and the mean's 95% interval (t, n − 1 df; none below 2 values)."""
+    d = describe(values)
+    if len(values) >= 2:
+        half = t_quantile(len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
+        d["mean_ci95"] = [d["mean"] - half, d["mean"] + half]
+    else:
+        d["mean_ci95"] = None
+    return d
 
 
 def _score_vars(records: list) -> list:
@@ -353,14 +373,79 @@ def _fired_and_never(rs, totals, games_with, events: dict, events_declared: list
 
 
 def _cards(rs, totals, never: dict) -> dict:
-    """Cards drawn and discarded by name; the ones never drawn or discarded go into `never`."""
+    """The cards' moves by name: every change of zone (`moved`), and of those the ones made by
+    `draw`, `deal` and `discard`; the changes by the zones involved (`flows`). The cards that
+    never left their starting zone (never moved) are the dead cards, in `never`."""
     card_names = list(dict.fromkeys(c.name for c in rs.cards))
-    drawn = {nm: totals.get(CARD_STATS["draw"] + nm, 0) for nm in card_names}
-    discarded = {nm: totals.get(CARD_STATS["discard"] + nm, 0) for nm in card_names}
-    never["cards_never_drawn"] = [nm for nm in card_names if not drawn[nm]]
-    never["cards_never_discarded"] = [nm for nm in card_names if not discarded[nm]]
-    never["dead_cards"] = [nm for nm in card_names if not drawn[nm] and not discarded[nm]]
-    return {"kinds": len(card_names), "copies": len(rs.cards), "drawn": drawn, "discarded": discarded}
+
+    def by_name(kind):
+        return {nm: totals.get(CARD_STATS[kind] + nm, 0) for nm in card_names}
+    moved = by_name("move")
+    flow = CARD_STATS["flow"]
+    flows = _by_count({k[len(flow):]: v for k, v in totals.items() if k.startswith(flow)})
+    never["dead_cards"] = [nm for nm in card_names if not moved[nm]]
+    return {"kinds": len(card_names), "copies": len(rs.cards), "moved": moved, "flows": flows,
+            "drawn": by_name("draw"), "dealt": by_name("deal"), "discarded": by_name("discard")}
+
+
+# ---------------------------------------------------------------- per-card impact
+
+#: The conditions of the per-card impact: (key, what it says of a seat and a kind of card).
+IMPACT_CONDITIONS = (("played", "it left the seat's hand (played, discarded or given away)"),
+                     ("held", "the seat held it at the end (in a zone of its own)"),
+                     ("opening", "it was in the seat's opening hand (as the first turn started)"))
+IMPACT_RANKED = 5   # strongest and weakest cards shown per condition (all are in --json)
+
+
+def _card_impact(spec: BatchSpec, ok: list) -> Optional[dict]:
+    """For each kind of card and each condition (`IMPACT_CONDITIONS`), the win rate of the
+    seats it applied to (a seat counts once per game however many copies; a shared win
+    counts 1/k) against the baseline, every seat's win rate over all games: its Wilson
+    95% interval, the difference and its interval (the Wilson interval shifted by the
+    baseline), the test against the baseline (`share_test`) and its p corrected by Holm's
+    method over the cards of that condition. Ranked: the strongest are the cards whose
+    interval's lower end is highest, the weakest those whose upper end is lowest (a card
+    seen in few games ranks by what its interval allows, not by its noisy point)."""
+    rows = [r for r in ok if r.get("cards")]
+    if not rows:
+        return None
+    n_seats = spec.players
+    shares = []
+    for r in rows:
+        w = [0.0] * n_seats
+        for s in r["winners"]:
+            w[s - 1] += 1 / len(r["winners"])
+        shares.append(w)
+    baseline = sum(map(sum, shares)) / (len(rows) * n_seats)
+    out = {"baseline": baseline, "seat_games": len(rows) * n_seats,
+           "correction": "Holm, over the cards of each condition", "conditions": {}}
+    for cond, meaning in IMPACT_CONDITIONS:
+        if rows[0]["cards"].get(cond) is None:
+            out["conditions"][cond] = None
+            continue
+        seen: Counter = Counter()
+        won: Counter = Counter()
+        for r, w in zip(rows, shares):
+            for seat, kinds in enumerate(r["cards"][cond]):
+                for k in kinds:
+                    seen[k] += 1
+                    won[k] += w[seat]
+        cards = []
+        for k in sorted(seen):
+            n, x = seen[k], won[k]
+            lo, hi = wilson(x, n)
+            p = share_test(x, n, baseline)[0] if 0 < baseline < 1 else None
+            cards.append({"card": k, "seats": n, "wins": x, "win_rate": x / n, "ci95": [lo, hi],
+                          "diff": x / n - baseline, "diff_ci95": [lo - baseline, hi - baseline], "p": p})
+        for c, q in zip(cards, holm([c["p"] for c in cards])):
+            c["p_holm"] = q
+        strongest = sorted(cards, key=lambda c: (-c["ci95"][0], c["card"]))
+        weakest = sorted(cards, key=lambda c: (c["ci95"][1], c["card"]))
+        out["conditions"][cond] = {
+            "meaning": meaning, "cards": cards,
+            "strongest": [c["card"] for c in strongest[:IMPACT_RANKED] if c["diff"] > 0],
+            "weakest": [c["card"] for c in weakest[:IMPACT_RANKED] if c["diff"] < 0]}
+    return out
 
 
 # ---------------------------------------------------------------- decisions, lead changes

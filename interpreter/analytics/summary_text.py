@@ -91,6 +91,7 @@ def format_summary(s: dict) -> str:
     L += _lead_lines(s["lead_changes"], s["decisiveness"], s["drama"])
     L += _decisions_lines(s["decisions"])
     L += _fired_lines(s["fired"], s["cards"])
+    L += _impact_lines(s.get("card_impact"), s["agents"], s["seat_rotation"])
     L += _never_lines(s["never"], s["cards"], n_ok)
     L += _failed_lines(s["failed"])
     L += _seeds_lines(s)
@@ -211,13 +212,34 @@ def _event_lines(name: str, e: dict) -> list:
     L = [f"    {name}: {e['total']} · {_num(e['per_game'], 2)} · {e['games']}"]
     if e["by_field"] is None and e["total"]:
         L.append("      (its fields could not be read: see docs/analytics.md)")
-    for field, counts in (e["by_field"] or {}).items():
-        tot = sum(counts.values()) or 1
-        L.append(f"      by {field}: " + ", ".join(f"{k} {c} ({_pct(c / tot)})" for k, c in counts.items()))
+    for field, shares in (e.get("shares") or {}).items():
+        rows = [[f"by {field}", "count", "share", "95% CI"]]
+        for k, x in list(shares.items())[:FIELD_ROWS]:
+            rows.append([f"  {k}", x["count"], pct_fine(x["share"]),
+                         f"[{pct_fine(x['ci95'][0])}, {pct_fine(x['ci95'][1])}]"])
+        L += ["    " + line for line in _table(rows)]
+        if len(shares) > FIELD_ROWS:
+            L.append(f"        … {len(shares) - FIELD_ROWS} more values (see --json)")
     for field, d in (e["numbers"] or {}).items():
-        L.append(f"      {field}: mean {_num(d['mean'], 2)}, median {_num(d['median'])}, "
-                 f"min {_num(d['min'])}, max {_num(d['max'])}")
+        ci = d.get("mean_ci95")
+        L.append(f"      {field}: mean {_sig(d['mean'])}" + (f" [{_sig(ci[0])}, {_sig(ci[1])}]" if ci else "")
+                 + f", median {_num(d['median'])}, min {_num(d['min'])}, max {_num(d['max'])}")
     return L
+
+
+FIELD_ROWS = 20   # values shown per event field (all are in --json)
+
+
+def pct_fine(x) -> str:
+    """A share as a percentage with enough digits for a rare one: 41.6%, 3.40%, 0.197%, 0.00123%."""
+    if x is None:
+        return "-"
+    v = 100 * x
+    if v == 0 or v >= 10:
+        return f"{v:.1f}%"
+    if v >= 1:
+        return f"{v:.2f}%"
+    return f"{v:#.3g}%"
 
 
 def _scores_lines(scores: dict) -> list:
@@ -281,11 +303,59 @@ def _fired_lines(fired: dict, cards: dict) -> list:
         if items:
             L.append(f"  {plural}: " + ", ".join(f"{k} {v['total']}·{v['games']}" for k, v in items.items()))
     if cards["kinds"]:
-        drawn = sorted(cards["drawn"].items(), key=lambda kv: (-kv[1], kv[0]))
-        L.append(f"  cards: {cards['kinds']} kinds ({cards['copies']} cards); most drawn: "
-                 + ", ".join(f"{k} {v}" for k, v in drawn[:3])
-                 + "; least drawn: " + ", ".join(f"{k} {v}" for k, v in drawn[-3:]))
+        moved = sorted(cards["moved"].items(), key=lambda kv: (-kv[1], kv[0]))
+        L.append(f"  cards: {cards['kinds']} kinds ({cards['copies']} cards); changes of zone: "
+                 + ", ".join(f"{k} {v}" for k, v in cards["flows"].items())
+                 if cards["flows"] else f"  cards: {cards['kinds']} kinds ({cards['copies']} cards); none moved")
+        if cards["flows"]:
+            L.append("  cards moved most: " + ", ".join(f"{k} {v}" for k, v in moved[:3])
+                     + "; least: " + ", ".join(f"{k} {v}" for k, v in moved[-3:]))
     return L
+
+
+def _impact_lines(imp, agents, rotate: bool) -> list:
+    """The strongest and weakest cards of each condition (summary._card_impact)."""
+    if not imp or not any(c and c["cards"] for c in imp["conditions"].values()):
+        return []
+    L = ["", f"Per-card impact: the win rate of the seats a card was with, against the baseline "
+             f"{pct_fine(imp['baseline'])} (every seat's win rate, {imp['seat_games']} seat-games; a seat counts once "
+             f"a game; 95% Wilson intervals; p corrected by {imp['correction']}; † holds after it; "
+             f"strongest ranked by the interval's lower end, weakest by its upper end)"]
+    if len(set(agents)) > 1 and not rotate:
+        L.append("  (the seats have different agents: a card's figure mixes the card and the agents that had it)")
+    for cond, c in imp["conditions"].items():
+        if c is None:
+            if cond != "held":
+                L.append(f"  {cond}: not measured (no zone is marked `as hand`)")
+            continue
+        by_name = {x["card"]: x for x in c["cards"]}
+        L.append(f"  {cond}: {c['meaning']}")
+        rows = [["  card", "seats", "win rate", "95% CI", "vs baseline", "95% CI", "Holm", ""]]
+        for label, names in (("strongest", c["strongest"]), ("weakest", c["weakest"])):
+            if not names:
+                rows.append([f"  {label}: none above" if label == "strongest" else f"  {label}: none below",
+                             "", "", "", "", "", "", ""])
+                continue
+            rows.append([f"  {label}", "", "", "", "", "", "", ""])
+            for nm in names:
+                x = by_name[nm]
+                q = x["p_holm"]
+                rows.append([f"    {nm}", x["seats"], pct_fine(x["win_rate"]),
+                             f"[{pct_fine(x['ci95'][0])}, {pct_fine(x['ci95'][1])}]", _pts_text(x["diff"]),
+                             f"[{_pts_text(x['diff_ci95'][0], False)}, {_pts_text(x['diff_ci95'][1], False)}]",
+                             "-" if q is None else ("<0.001" if q < 0.001 else f"{q:.3f}"),
+                             "†" if q is not None and q < 0.05 else ""])
+        L += _table(rows, ["<", ">", ">", ">", ">", ">", ">", "<"])
+    L.append(f"  (every card of every condition, with its figures: --json card_impact; {len(_all_cards(imp))} kinds seen)")
+    return L
+
+
+def _all_cards(imp: dict) -> set:
+    return {x["card"] for c in imp["conditions"].values() if c for x in c["cards"]}
+
+
+def _pts_text(x: float, unit: bool = True) -> str:
+    return f"{100 * x:+.1f}" + (" pts" if unit else "")
 
 
 def _never_lines(nv: dict, cards: dict, n_ok: int) -> list:
@@ -299,15 +369,12 @@ def _never_lines(nv: dict, cards: dict, n_ok: int) -> list:
     if nv["events"]:
         any_dead = True
         L.append("  events never emitted: " + ", ".join(nv["events"]))
-    if cards["kinds"]:
-        if nv["dead_cards"]:
-            any_dead = True
-        L.append(f"  cards never drawn nor discarded: {_names(nv['dead_cards'])}")
-        L.append(f"  cards never drawn: {_names(nv['cards_never_drawn'])}")
-        L.append(f"  cards never discarded: {_names(nv['cards_never_discarded'])}")
+    if cards["kinds"] and nv["dead_cards"]:
+        any_dead = True
+        L.append(f"  cards that never left their starting zone: {_names(nv['dead_cards'])}")
     if not any_dead:
-        L.append("  every trigger, reaction, rule, action and event fired at least once")
-    L.append("  (a rule counts when it forbade something; a card is drawn by `draw`, not by `deal`)")
+        L.append("  every trigger, reaction, rule, action, event and card fired or moved at least once")
+    L.append("  (a rule counts when it forbade something; a card when it changed zone, whatever moved it)")
     return L
 
 

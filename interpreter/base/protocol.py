@@ -28,8 +28,14 @@ MAX_TEXT = 1_000_000      # characters in a text a rule builds
 MAX_CALLS = 100_000       # calls of defs and tables while one step runs (a doubling recursion runs no statement)
 
 #: What a game counts of each card's moves (`Result.stats`: `card drawn:NAME` …), once for the
-#: engines, the batch reports and the scenarios' `expect: stats:`.
-CARD_STATS = {"draw": "card drawn:", "deal": "card dealt:", "discard": "card discarded:"}
+#: engines, the batch reports and the scenarios' `expect: stats:`. `draw`, `deal` and
+#: `discard` count those statements' cards by name; `move` counts every change of zone a card
+#: makes, whatever made it (a deal, a draw, a `move`, a `swap`, a discard …), by name, and
+#: `flow` the same changes by the zones involved (`cards moved:deck>hand`): both are counted
+#: where a card changes zone (`Engine._place`, `Engine._count_move`). A card at its starting
+#: zone is not counted; one that never left it is a dead card.
+CARD_STATS = {"draw": "card drawn:", "deal": "card dealt:", "discard": "card discarded:", "move": "card moved:",
+              "flow": "cards moved:"}
 
 
 # ---------------------------------------------------------------- control flow

@@ -558,7 +558,8 @@ def stat_keys(rs) -> dict:
     return {"": {"rounds", "turns"}, "trigger": triggers, "instead": triggers,
             "reaction": {r.name for r in rs.reactions}, "rule": {r.name for r in rs.rules},
             "check": {c.name for c in rs.checks}, "event": set(rs.emits), "action": {a.name for a in rs.actions},
-            **{prefix.rstrip(":"): {c.name for c in rs.cards} for prefix in CARD_STATS.values()}}
+            **{prefix.rstrip(":"): {c.name for c in rs.cards} for kind, prefix in CARD_STATS.items() if kind != "flow"},
+            CARD_STATS["flow"].rstrip(":"): {f"{a}>{b}" for a in rs.zones for b in rs.zones if a != b}}
 
 
 def _check_stat_key(rs, path, data, key) -> None:
@@ -571,7 +572,8 @@ def _check_stat_key(rs, path, data, key) -> None:
     known = [f"{k}:{n}" if k else n for k, names in kinds.items() for n in names]
     raise _bad(path, data, key, f"`{key}` is nothing the game counts, so expecting it proves nothing",
                hint=did_you_mean(key, known) or "a stat is `trigger:NAME`, `reaction:NAME`, `rule:NAME`, "
-               "`check:NAME`, `event:NAME`, `action:NAME`, `card drawn:CARD` (dealt, discarded), `rounds` or `turns`")
+               "`check:NAME`, `event:NAME`, `action:NAME`, `card drawn:CARD` (dealt, discarded, moved), "
+               "`cards moved:ZONE>ZONE`, `rounds` or `turns`")
 
 
 def check_expectations(game: Game, path: str, expect: dict, transcript: list) -> list:

@@ -21,7 +21,7 @@ from ..base.diagnostics import CglError, Diagnostic, error
 from ..runtime.patterns import solve_all
 from ..runtime.state import Event, Group, Match, Player, State, ZoneRef, parse_zone_key
 from ..base.protocol import AnswerError, Decision  # noqa: F401 (the decision API, re-exported)
-from ..base.protocol import (DEFAULT_MAX_STEPS, MAX_CALLS, _EndScope,
+from ..base.protocol import (CARD_STATS, DEFAULT_MAX_STEPS, MAX_CALLS, _EndScope,
                              _GameOver, _TrialMoved)
 from .continuous import ContinuousRules
 from .events import Events
@@ -91,6 +91,9 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self._visibility = {name: z.visibility for name, z in rs.zones.items()}
         self._role_zones: dict = {}
         self._zone_refs: dict = {}
+        # what a change of zone counts (`_count_move`): by card id, and by (from key, to key)
+        self._moved_stats = [CARD_STATS["move"] + c.name for c in self.cards]
+        self._flow_stats: dict = {}
         self._key_owners: dict = {}    # zone key -> its owner (a Player or None), as found
         self._sight: dict = {}         # (zone key, seat) -> whether that seat sees the zone (`hidden_keys`)
         self._hint_how: dict = {}      # a card property -> how a hint's read of it is watched (hints.py)
@@ -108,6 +111,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self.state = state
         self.listeners: list = []      # called with each log entry
         self.turn_hooks: list = []     # called as each turn starts
+        self.move_hooks: list = []     # called as `hook(card id, from key, to key)` at each change of zone
         # called as `snap(seat, why)` where each turn of a round is about to begin (its `until`
         # not yet asked), and as `snap(seat, why, k)` where its phase number k > 0 begins (before
         # its `start of phase` event): `Game` keeps the state there, to fork the game from (see `clone`)
@@ -259,6 +263,15 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                 ids.pop()
             else:
                 ids.remove(cid)
+            if old != dest.key:   # a change of zone: `_count_move`, written in (every move comes here)
+                stats = st.stats
+                key = self._moved_stats[cid]
+                stats[key] = stats.get(key, 0) + 1
+                key = self._flow_stats.get((old, dest.key)) or self._flow_stat(old, dest.key)
+                stats[key] = stats.get(key, 0) + 1
+                if self.move_hooks:
+                    for hook in self.move_hooks:
+                        hook(cid, old, dest.key)
         ids = zones.get(dest.key)
         if ids is None:
             ids = zones[dest.key] = []
@@ -272,6 +285,25 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         where[cid] = dest.key
         if self.place_derives:   # (they read where the card lies)
             self.forget_place(cid)
+
+    def _count_move(self, cid: int, old: str, new: str) -> None:
+        """Card `cid` went from zone key `old` to another, `new`: counted by its name and by
+        the two zones' names (`CARD_STATS` "move" and "flow"). Every change of zone is
+        counted so: `_place` (which writes this in: most moves go there), and the two moves
+        that write `_place` in (`_move_each`'s quiet moves, `swap`) call it."""
+        stats = self.state.stats
+        key = self._moved_stats[cid]
+        stats[key] = stats.get(key, 0) + 1
+        key = self._flow_stats.get((old, new)) or self._flow_stat(old, new)
+        stats[key] = stats.get(key, 0) + 1
+        if self.move_hooks:
+            for hook in self.move_hooks:
+                hook(cid, old, new)
+
+    def _flow_stat(self, old: str, new: str) -> str:
+        """The stat of a card's move from zone key `old` to `new`: `cards moved:FROM>TO`, by the zones' names."""
+        key = self._flow_stats[(old, new)] = f"{CARD_STATS['flow']}{self.zone_ref(old).name}>{self.zone_ref(new).name}"
+        return key
 
     def as_zone(self, value, node) -> ZoneRef:
         if isinstance(value, ZoneRef):

@@ -111,6 +111,7 @@ class Statements:
                         ids = zones[dkey] = []
                     ids.append(cid)
                     where[cid] = dkey
+                    self._count_move(cid, key, dkey)
                 else:
                     self._place(c, dest, s.position)
                 moved += 1
@@ -290,6 +291,8 @@ class Statements:
         if self.state.shown:
             self.state.shown.pop(a.id, None)
             self.state.shown.pop(b.id, None)
+        self._count_move(a.id, ka, kb)
+        self._count_move(b.id, kb, ka)
         if self.place_derives:
             self.forget_place(a.id)
             self.forget_place(b.id)

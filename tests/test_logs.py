@@ -314,7 +314,8 @@ def test_no_log_line_names_a_card_its_reader_may_not_see(name):
 @pytest.mark.one_engine
 def test_a_human_game_shows_its_seed_only_at_the_end_and_its_log_replays(tmp_path):
     log = tmp_path / "h.jsonl"
-    r = cli("run", "mgt", "-p", "2", "--human", "1", "-o", "rounds=1", "--log", log, input="1\n" * 400)
+    # (the seed is random: "1" answers most prompts, "1 2 3" a claim's "which three cards")
+    r = cli("run", "mgt", "-p", "2", "--human", "1", "-o", "rounds=1", "--log", log, input="1\n1 2 3\n" * 600)
     assert r.exit_code == 0, r.output[-2000:]
     first = r.output.splitlines()[0]
     assert "seed shown when the game ends" in first and not re.search(r"seed \d", first)

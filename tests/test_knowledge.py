@@ -327,3 +327,45 @@ def test_a_seat_cannot_tell_which_of_two_copies_moved(make_rules):
     rng = random.Random(1)
     held = {game.engine.cards[d.sample(rng).state.zones["hand:1"][0]].name for _ in range(200)}
     assert "Prince" in held and len(held) > 1
+
+
+# ---------------------------------------------------------------- blind picks
+
+BLIND = """
+match { rounds 1 }
+round { start { deal 3 to hand } until turn_no >= 1 }
+turn { phase p {
+  choose c in hand(next_after(current)) "Take a card" { move c to hand(current) }
+} }
+"""
+
+
+@pytest.mark.both_engines
+def test_a_pick_among_cards_the_chooser_cannot_see_is_blind(make_rules):
+    """Issue 29: `choose c in hand(other)` listed the other player's hidden cards by name.
+    Now the options read by their place, the view shows no card, the log line names none,
+    and the card taken is named once it is in the chooser's hand."""
+    from cgl.interpreter.play.game import Game
+    game = Game(make_rules(BLIND), 2, 3)
+    d = game.start()
+    theirs = [game.engine.cards[i].name for i in game.state.zones["hand:1"]]
+    assert d.labels == ["a card from hand P2, 1 of 3", "a card from hand P2, 2 of 3", "a card from hand P2, 3 of 3"]
+    opts = game.view(0)["decision"]["options"]
+    assert all("card" not in o and o["where"] == "hand P2" for o in opts)
+    taken = d.options[1].name
+    game.answer(1)
+    p1_lines = [e["text"] for e in game.state.log if "to" not in e or 0 in e["to"]]
+    pick = next(t for t in p1_lines if "chooses" in t)
+    assert pick == "P1 chooses a card from hand P2, 2 of 3 (Take a card)"
+    assert not any(name in pick for name in theirs)
+    assert any(taken in t and "hand(P1)" in t for t in p1_lines)   # named once it is P1's
+
+
+@pytest.mark.both_engines
+def test_a_card_shown_to_the_chooser_is_not_a_blind_pick(make_rules):
+    from cgl.interpreter.play.game import Game
+    rs = make_rules(BLIND.replace('  choose c', '  reveal hand(next_after(current)) to current\n  choose c'))
+    game = Game(rs, 2, 3)
+    d = game.start()
+    names = [game.engine.cards[i].name for i in game.state.zones["hand:1"]]
+    assert sorted(d.labels) == sorted(names)

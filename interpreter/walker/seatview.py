@@ -169,7 +169,7 @@ class _Builder:
         if hasattr(o, "props"):
             eng = self.eng
             where = eng.zone_of_card(o)
-            if self.sees(where):
+            if self.everything or eng.knows_card(o, self.seat):
                 out["card"] = self.card(o)
             owner = eng.zone_owner(where)
             out["zone"] = where.name

@@ -511,7 +511,7 @@ class Statements:
         seat = chooser.seat
         view = None if self.record else self._views.get(seat)
         # (partials, not lambdas: no closure cells for this function's locals)
-        return Decision(seat, "choose", prompt, options, partial(self.show_options, options),
+        return Decision(seat, "choose", prompt, options, partial(self.options_for, seat, options),
                         lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
                         None if scores_fn is None else partial(self.hint_values, seat, s.prefer, scores_fn, options),
                         view or self._viewer(seat))
@@ -537,6 +537,9 @@ class Statements:
     def _log_choice(self, d: Decision, chooser, picked: list, prompt: str):
         options = d.options
         labels = d._labels if not callable(d._labels) else None
+        if labels is None and any(hasattr(options[i], "props") and not self.knows_card(options[i], chooser.seat)
+                                  for i in picked):
+            labels = d.labels      # (a blind pick is logged by its place, as it was offered)
         chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
         private = d.secret or self._private_choice(options)
         self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",

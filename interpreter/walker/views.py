@@ -14,7 +14,7 @@ from ..runtime.state import Event
 from ..runtime.values import _show, _truth
 from .compiler import Env
 from .forks import _weak_view
-from .seatview import seat_view
+from .seatview import seat_view, zone_label
 
 
 class Views:
@@ -51,6 +51,33 @@ class Views:
 
     def show_options(self, options) -> list:
         return [self.show_option(o) for o in options]
+
+    def knows_card(self, card, seat: Optional[int]) -> bool:
+        """Whether player `seat` may see this card's face now: it lies in a zone the seat may
+        look into, or was shown to it (`reveal`) and has not moved since."""
+        if self.sees_zone(self.zone_of_card(card), seat) if seat is not None else \
+                self._visibility.get(self.zone_of_card(card).name, "public") == "public":
+            return True
+        if card.id not in self.state.shown:
+            return False
+        seers = self.state.shown[card.id]
+        return seers is None or seat in seers
+
+    def options_for(self, seat: int, options) -> list:
+        """How each option reads to the player choosing: a card it cannot see is a blind
+        pick, told by its place ("a card from hand P2, 2 of 4"), never by its name."""
+        labels = [None] * len(options)
+        blind: dict = {}
+        for i, o in enumerate(options):
+            if hasattr(o, "props") and not self.knows_card(o, seat):
+                blind.setdefault(self.state.where[o.id], []).append(i)
+            else:
+                labels[i] = self.show_option(o)
+        for key, at in blind.items():
+            place = zone_label(self, self.zone_ref(key))
+            for k, i in enumerate(at, 1):
+                labels[i] = f"a card from {place}, {k} of {len(at)}" if len(at) > 1 else f"a card from {place}"
+        return labels
 
     def show_option(self, o) -> str:
         if hasattr(o, "props"):

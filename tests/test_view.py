@@ -81,7 +81,8 @@ def test_the_table_is_drawn_from_the_view_alone():
 @pytest.mark.parametrize("name,players", GAMES, ids=[g[0] for g in GAMES])
 def test_leak_oracle_worlds_a_seat_cannot_tell_apart_give_it_one_view(name, players):
     """At a decision, deal anew every card the deciding seat cannot see (`determinised`):
-    its view, the table it is shown and the log it reads must not change."""
+    its view, the table it is shown, the log it reads and the greedy bot's scores and
+    answer must not change."""
     compared = 0
     for k, (game, d) in enumerate(_decisions(name, players, seed=7, limit=30, forkable=True)):
         if d is None or k % 3:
@@ -91,6 +92,9 @@ def test_leak_oracle_worlds_a_seat_cannot_tell_apart_give_it_one_view(name, play
         mine, theirs = game.view(seat, since=0), world.view(seat, since=0)
         assert mine == theirs, f"{name}: decision {k}: seat P{seat + 1} can tell the worlds apart"
         assert T.render_table(mine, full=True) == T.render_table(theirs, full=True)
+        # the greedy bot's hints read only what the seat sees: the same scores, the same answer
+        assert d.scores() == world.pending.scores(), f"{name}: decision {k}: a hint reads what P{seat + 1} cannot see"
+        assert make_agent("greedy", seat, k).decide(d) == make_agent("greedy", seat, k).decide(world.pending)
         compared += 1
     if not compared and not game.answers:
         pytest.skip(f"{name} asks no decision (its bots have nothing to choose)")

@@ -2,8 +2,9 @@
 
 Starts `cgl serve` as its own process on the loopback address, creates GAMES games of a
 ruleset (one person's seat, the rest bots), and connects one WebSocket client per game, all
-at once. Each client answers its decisions with the first option (or "no") as soon as it is
-shown one, and times each answer until the view that follows it arrives: the time the
+at once. Each client answers its decisions with the first option (or "no"), at once (the
+server's worst case: every client waiting on it together) or after a person's thinking time
+(`--think`), and times each answer until the view that follows it arrives: the time the
 person would wait, the bots' moves included. Prints the median and the 95th percentile.
 
     python benchmarks/serve.py                 # 50 games of MGT, 3 seats (1 person, 2 greedy bots)
@@ -58,7 +59,7 @@ def _create(port: int, key: str, ruleset: str, bots: list, seed: int) -> dict:
         return json.loads(r.read())
 
 
-async def _client(port: int, link: str, answers: int, waits: list) -> None:
+async def _client(port: int, link: str, answers: int, waits: list, think: float, rng) -> None:
     url = f"ws://127.0.0.1:{port}/ws/" + link.split("/play/", 1)[1]
     async with websockets.connect(url, max_size=None) as ws:
         view = json.loads(await ws.recv())["view"]
@@ -69,6 +70,8 @@ async def _client(port: int, link: str, answers: int, waits: list) -> None:
                 view = json.loads(await ws.recv())["view"]
                 continue
             answer = False if d["kind"] == "may" else (list(range(d["min"])) if d["max"] > 1 else 0)
+            if think:   # a person reads the table before answering (half to one and a half times `think`)
+                await asyncio.sleep(think * (0.5 + rng.random()))
             sent = time.perf_counter()
             await ws.send(json.dumps({"type": "answer", "decision": view["decision_no"], "answer": answer}))
             while True:
@@ -82,9 +85,10 @@ async def _client(port: int, link: str, answers: int, waits: list) -> None:
             given += 1
 
 
-async def _run(port: int, links: list, answers: int) -> list:
+async def _run(port: int, links: list, answers: int, think: float) -> list:
+    import random
     waits: list = []
-    await asyncio.gather(*(_client(port, link, answers, waits) for link in links))
+    await asyncio.gather(*(_client(port, link, answers, waits, think, random.Random(i)) for i, link in enumerate(links)))
     return waits
 
 
@@ -94,6 +98,9 @@ def main() -> None:
     ap.add_argument("--answers", type=int, default=30, help="answers each person gives (default 30)")
     ap.add_argument("--ruleset", default="mgt")
     ap.add_argument("--bots", default="greedy,greedy", help="the other seats' bots, comma-separated")
+    ap.add_argument("--think", type=float, default=0.0,
+                    help="seconds a person takes to answer, on average (default 0: every client answers at "
+                         "once, the server's worst case)")
     args = ap.parse_args()
     bots = [b for b in args.bots.split(",") if b]
     with tempfile.TemporaryDirectory() as folder:
@@ -106,14 +113,15 @@ def main() -> None:
             links = [_create(port, key, args.ruleset, bots, seed)["links"]["P1"] for seed in range(args.games)]
             made = time.perf_counter() - t0
             t0 = time.perf_counter()
-            waits = asyncio.run(_run(port, links, args.answers))
+            waits = asyncio.run(_run(port, links, args.answers, args.think))
             took = time.perf_counter() - t0
         finally:
             proc.terminate()
             proc.wait(timeout=20)
     waits.sort()
     p95 = waits[min(len(waits) - 1, int(round(0.95 * (len(waits) - 1))))]
-    print(f"cgl serve: {args.games} games of {args.ruleset} at once (1 person + {len(bots)} bots: {args.bots}), "
+    print(f"cgl serve: {args.games} games of {args.ruleset} at once (1 person + {len(bots)} bots: {args.bots}; "
+          f"{'answers at once' if not args.think else f'a person thinks {args.think:g} s'}), "
           f"{len(waits)} answers in {took:.1f} s ({len(waits) / took:.0f} answers/s); "
           f"games created in {made:.1f} s")
     print(f"time from an answer to the next view: median {1000 * statistics.median(waits):.1f} ms, "

@@ -202,6 +202,7 @@ class Server:
         os.makedirs(games_dir, exist_ok=True)
         self.key = host_key or secrets.token_urlsafe(16)
         self.rooms: dict = {}
+        self.loaded: dict = {}         # (ruleset, options) -> the loaded ruleset
         self.problems: list = []       # games found in the folder that could not be resumed
         self.resume_all()
 
@@ -245,10 +246,14 @@ class Server:
                                                     for k, v in options.items()):
             raise Refused(400, "options are name = value pairs")
         options = {k: v if isinstance(v, str) else json.dumps(v) for k, v in options.items() if v != ""}
-        try:
-            rs = load(self.rulesets[name], options)
-        except CglError as e:
-            raise Refused(400, _message(e)) from None
+        key = (name, tuple(sorted(options.items())))
+        rs = self.loaded.get(key)       # (a ruleset is read once: games never change it)
+        if rs is None:
+            try:
+                rs = load(self.rulesets[name], options)
+            except CglError as e:
+                raise Refused(400, _message(e)) from None
+            self.loaded[key] = rs
         seats = spec.get("seats")
         if not isinstance(seats, list) or not seats:
             raise Refused(400, "say who plays each seat: a person (human) or a bot")

@@ -77,18 +77,52 @@ def start_value(eng, decl):
         return object()
 
 
+def _public_card_vars(eng) -> list:
+    """[(name, initial value)] of the card variables a table shows (`public` ones), worked
+    out once per engine: an initial value that reads nothing of the game never changes."""
+    got = eng.__dict__.get("_view_card_vars")
+    if got is None:
+        from ..check.statics import UNKNOWN, Statics
+        statics, got = Statics(eng.rs), []
+        for name, decl in eng.rs.card_vars().items():
+            if decl.sight == "public":
+                try:
+                    v = statics.value(decl.init)
+                except CglError:
+                    v = UNKNOWN
+                got.append((name, decl, None if v is UNKNOWN else plain(v), v is UNKNOWN))
+        eng.__dict__["_view_card_vars"] = got
+    return got
+
+
 def counters(eng, card) -> dict:
     """The card's own public variables that differ from where they start (damage taken,
     where it stands, …), in declaration order."""
     out = {}
-    for name, decl in eng.rs.card_vars().items():
-        if decl.sight != "public":
-            continue   # (the rules' bookkeeping: no one at the table reads it)
-        v = plain(eng.state.card_vars[card.id].get(name))
-        if v in (None, [], "") or v == start_value(eng, decl):
+    mine = eng.state.card_vars[card.id]
+    for name, decl, start, reads_game in _public_card_vars(eng):   # (no `internal` bookkeeping)
+        v = mine.get(name)
+        if v is None or v == [] or v == "":
+            continue
+        v = plain(v)
+        if v == (start_value(eng, decl) if reads_game else start):
             continue
         out[name] = v
     return out
+
+
+def printed(eng, c) -> dict:
+    """What is printed on a card (its data, its text), as the view's `cards` gives it: the
+    same for the whole game, so made once per card name and engine."""
+    cache = eng.__dict__.setdefault("_view_printed", {})
+    entry = cache.get(c.name)
+    if entry is None:
+        entry = {"props": {k: plain(v) for k, v in c.props.items() if k != "name"}}
+        text = card_text(c)
+        if text is not None:
+            entry["text"] = text
+        cache[c.name] = entry
+    return entry
 
 
 def card_text(card) -> Optional[str]:
@@ -125,11 +159,7 @@ class _Builder:
         if cs:
             out["vars"] = cs
         if c.name not in self.catalog:
-            entry = {"props": {k: plain(v) for k, v in c.props.items() if k != "name"}}
-            text = card_text(c)
-            if text is not None:
-                entry["text"] = text
-            self.catalog[c.name] = entry
+            self.catalog[c.name] = printed(eng, c)
         return out
 
     def zone(self, key: str, ids: list) -> Optional[dict]:

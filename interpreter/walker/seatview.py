@@ -15,7 +15,8 @@ What a seat may know is decided here, in one place, from what the ruleset declar
 - a card's own variables, the same way (only `public` ones are shown on the table);
 - a log entry when it is addressed to everyone or to the seat;
 - a decision's options only to the seat that decides, and a card among them only when
-  the seat may see where it lies (otherwise the option's label, which names no card).
+  the seat may see its face (`Views.knows_card`: its zone, or a `reveal` to the seat);
+  otherwise the option's label, which names no card (a blind pick, `Views.options_for`).
 
 Seat None is a spectator: only what everyone may see. Nothing game-specific: how cards
 group, what their text is and which variable is the score all come from the ruleset.
@@ -78,8 +79,9 @@ def start_value(eng, decl):
 
 
 def _public_card_vars(eng) -> list:
-    """[(name, initial value)] of the card variables a table shows (`public` ones), worked
-    out once per engine: an initial value that reads nothing of the game never changes."""
+    """[(name, declaration, initial value, whether that value reads the game)] of the card
+    variables a table shows (`public` ones), worked out once per engine: an initial value
+    that reads nothing of the game never changes."""
     got = eng.__dict__.get("_view_card_vars")
     if got is None:
         from ..check.statics import UNKNOWN, Statics

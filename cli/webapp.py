@@ -495,7 +495,8 @@ async def view(request: Request):
     since = request.query_params.get("since", "0")
     if not since.isdigit():
         raise Refused(400, "`since` is a log step (a whole number)")
-    return JSONResponse(room.view(seat, int(since)))
+    async with room.lock:    # (not while a bot thinks in its thread: the game is changing)
+        return JSONResponse(room.view(seat, int(since)))
 
 
 @_guarded
@@ -505,7 +506,8 @@ async def answer(request: Request):
     if not isinstance(body, dict) or "answer" not in body or "decision" not in body:
         raise Refused(400, "send {\"decision\": N, \"answer\": …}")
     await _server(request).answer(room, seat, body["decision"], body["answer"])
-    return JSONResponse(room.view(seat, len(room.game.state.log)))
+    async with room.lock:
+        return JSONResponse(room.view(seat, len(room.game.state.log)))
 
 
 def _socket_seat(ws: WebSocket) -> tuple:
@@ -531,9 +533,10 @@ async def socket(ws: WebSocket):
     state = room.clients[ws] = [seat, 0]
     limit = _Rate()
     try:
-        v = room.view(seat, 0)
-        if v["log"]:
-            state[1] = v["log"][-1]["step"] + 1
+        async with room.lock:
+            v = room.view(seat, 0)
+            if v["log"]:
+                state[1] = v["log"][-1]["step"] + 1
         await ws.send_json({"type": "view", "view": v})
         while True:
             text = await ws.receive_text()

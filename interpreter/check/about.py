@@ -16,19 +16,26 @@ from .lint import _const as lint_const
 _NOT_RULES = (A.Cards, A.Game, A.Derive, A.Option, A.Enum, A.Zone, A.Var)
 
 
-def doc_comment(sp: Optional[A.Span]) -> str:
-    """The comment lines right above a declaration (up to a section's heading, `# ---` or
-    `# ===`), and a comment ending its first line, as one text."""
-    if sp is None:
-        return ""
+def _comment_block(sp: A.Span) -> list:
+    """The comment lines right above a declaration, top first, as written (up to a
+    section's heading, `# ---` or `# ===`)."""
     above = []
     n = sp.line - 1
     while n >= 1:
         text = (_source_line(sp.path, n) or "").strip()
         if not text.startswith("#") or text.lstrip("#").strip().startswith(("---", "===")):
             break   # not a comment, or a section's heading
-        above.insert(0, text.lstrip("#").strip())
+        above.insert(0, text)
         n -= 1
+    return above
+
+
+def doc_comment(sp: Optional[A.Span]) -> str:
+    """The comment lines right above a declaration, and a comment ending its first line,
+    as one text (what the editor's hover shows a designer)."""
+    if sp is None:
+        return ""
+    above = [text.lstrip("#").strip() for text in _comment_block(sp)]
     first = _source_line(sp.path, sp.line) or ""
     cut = _comment_start(first)
     if cut is not None:
@@ -42,16 +49,7 @@ def player_text(sp: Optional[A.Span]) -> str:
     and never reach a player."""
     if sp is None:
         return ""
-    above = []
-    n = sp.line - 1
-    while n >= 1:
-        text = (_source_line(sp.path, n) or "").strip()
-        if not text.startswith("#") or text.lstrip("#").strip().startswith(("---", "===")):
-            break
-        if text.startswith("##"):
-            above.insert(0, text[2:].strip())
-        n -= 1
-    return " ".join(a for a in above if a)
+    return " ".join(t[2:].strip() for t in _comment_block(sp) if t.startswith("##") and t[2:].strip())
 
 
 def _comment_start(line: str) -> Optional[int]:

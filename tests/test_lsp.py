@@ -772,3 +772,33 @@ async def test_completion_after_a_dot_offers_what_the_value_has(client: Language
 def _mgt_cards():
     from cgl.interpreter.check.loader import load
     return load("rulesets/mgt.cgl").cards
+
+
+@aio
+async def test_a_real_client_is_answered_whatever_the_workspace_holds(client: LanguageClient, folder):
+    """Issue 34, through a real client: a FIFO and a symlink to /dev/zero beside a card file
+    it opens (checking a card file reads its folder's rulesets), and a 2 MB unsaved buffer:
+    the buffer gets a located E002 and the server goes on answering. (The timeouts only
+    catch a hang: a FIFO read never returns, /dev/zero never ends.)"""
+    import os
+    d = folder / "hostile"
+    d.mkdir()
+    (d / "tiny-cards.yaml").write_text(CARDS)
+    (d / "tiny.cgl").write_text(RULESET)
+    os.mkfifo(d / "stuck.cgl")
+    os.symlink("/dev/zero", d / "zero.cgl")
+    cards_uri = (d / "tiny-cards.yaml").as_uri()
+    client.text_document_did_open(T.DidOpenTextDocumentParams(
+        T.TextDocumentItem(uri=cards_uri, language_id="yaml", version=1, text=CARDS)))
+    await diagnostics(client, cards_uri, lambda ds: True, timeout=60)
+    big_uri = (d / "tiny.cgl").as_uri()
+    big = "# " + "x" * (2 * 1024 * 1024) + "\n" + RULESET
+    client.text_document_did_open(T.DidOpenTextDocumentParams(
+        T.TextDocumentItem(uri=big_uri, language_id="cgl", version=1, text=big)))
+    got = await diagnostics(client, big_uri, lambda ds: len(ds) > 0, timeout=60)
+    assert got[0].code == "E002" and "limit" in got[0].message
+    doc = T.TextDocumentIdentifier(uri=open_ruleset(client, folder))
+    symbols = await asyncio.wait_for(client.text_document_document_symbol_async(T.DocumentSymbolParams(doc)), 60)
+    assert any(s.name.startswith("zone") or "deck" in s.name for s in symbols)
+    for uri in (cards_uri, big_uri, doc.uri):
+        client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(uri=uri)))

@@ -86,6 +86,7 @@ class Session:
 
     def __init__(self):
         self.texts: dict = {}          # path -> unsaved text of the open documents
+        self.too_big: dict = {}        # path -> bytes, of open documents over the size limit (not read)
         self.good: dict = {}           # .cgl path -> the last Ruleset that loaded from it
         self._statics: dict = {}       # id(Ruleset) -> (Ruleset, Statics)
         self._loaded: dict = {}        # (path, options) -> (its files' texts, Ruleset): for scenarios
@@ -113,18 +114,28 @@ class Session:
         return lines[n] if 0 <= n < len(lines) else ""
 
     # ------------------------------------------------------------ diagnostics
+    def use_texts(self, texts: dict) -> None:
+        """The editor's unsaved texts (path -> text). A buffer over the size limit of a file is
+        not read (it would stall the server): `check` reports it instead."""
+        self.texts, self.too_big = {}, {}
+        for p, t in texts.items():
+            n = len(t.encode("utf-8")) if len(t) * 4 > MAX_SOURCE_BYTES else len(t)
+            if n > MAX_SOURCE_BYTES:
+                self.too_big[p] = n
+            else:
+                self.texts[p] = t
+
     def check(self, path: str, texts: Optional[dict] = None) -> dict:
         """The diagnostics of a document and of the files checked with it: path -> list
         (an empty list clears a file's earlier diagnostics)."""
         if texts is not None:
-            # an editor's buffer over the size limit of a file is not read (it would stall the server)
-            self.texts = {p: t for p, t in texts.items() if len(t) <= MAX_SOURCE_BYTES}
-            big = texts.get(path) if path in texts else texts.get(_norm(path))
-            if big is not None and len(big.encode("utf-8")) > MAX_SOURCE_BYTES:
-                return {_norm(path): [Diagnostic(
-                    "E002", f"this document has {len(big.encode('utf-8')):,} bytes: more than the limit of "
-                    f"{MAX_SOURCE_BYTES:,} for a ruleset, card data or scenario, so it is not checked",
-                    A.Span(_norm(path), 1, 1, 1, 2), hint="README, \"Security and limits\", lists the limits")]}
+            self.use_texts(texts)
+        size = self.too_big.get(path, self.too_big.get(_norm(path)))
+        if size is not None:
+            return {_norm(path): [Diagnostic(
+                "E002", f"this document has {size:,} bytes: more than the limit of "
+                f"{MAX_SOURCE_BYTES:,} for a ruleset, card data or scenario, so it is not checked",
+                A.Span(_norm(path), 1, 1, 1, 2), hint="README, \"Security and limits\", lists the limits")]}
         path = _norm(path)
         kind = file_kind(path, self.text(path))
         with unsaved_texts(self.texts):

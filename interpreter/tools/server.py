@@ -127,7 +127,7 @@ class _Server:
 
     # ------------------------------------------------------------ work on the worker's thread
     def _run(self, fn, path, texts):
-        self.session.texts = texts
+        self.session.use_texts(texts)   # (a buffer over the size limit is not read: `check` says so)
         try:
             return fn(path)
         except _Refused:

@@ -232,3 +232,25 @@ def test_a_replay_page_steps_through_every_decision_offline(tmp_path):
         browser.close()
     assert not problems, problems
     assert all(u.startswith("file:") for u in asked), asked
+
+
+def test_cards_of_a_colour_are_drawn_in_it(tmp_path):
+    """A group named after a colour (examples/switchback.cgl's `colour`: red, green, blue,
+    gold) colours its cards; another group gets a hue of its own."""
+    sync_api = _need_browser()
+    served = Served(tmp_path / "games", [str(ROOT / "examples" / "switchback.cgl")])
+    try:
+        g = served.create(ruleset="switchback", seats=["human", "random"], seed=1)
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page()
+            page.goto(served.url + g["links"]["P1"])
+            page.locator("#zones .zone.mine .card").first.wait_for(timeout=15_000)
+            colours = page.evaluate("""[...document.querySelectorAll('#zones .zone.mine .card')].map(
+                c => [c.querySelector('.group').textContent, getComputedStyle(c).borderTopColor])""")
+            shoot(page, "switchback-P1")
+            browser.close()
+    finally:
+        served.stop()
+    expected = {"red": "rgb(255, 0, 0)", "green": "rgb(0, 128, 0)", "blue": "rgb(0, 0, 255)", "gold": "rgb(255, 215, 0)"}
+    assert colours and all(expected[group] == colour for group, colour in colours), colours

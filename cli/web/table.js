@@ -76,7 +76,10 @@ function cardTitle(card) {
 
 function cardEl(card, tag) {
   const c = el(tag || "div", "card");
-  c.style.setProperty("--hue", hue(card.group ?? card.name));
+  // a group named after a colour (an Uno-like `colour` enum: red, green, blue, gold) is drawn
+  // in that colour; any other group gets a hue of its own
+  if (card.group && CSS.supports("color", card.group)) c.style.borderTopColor = card.group;
+  else c.style.setProperty("--hue", hue(card.group ?? card.name));
   c.appendChild(el("span", "name", card.label));
   if (card.group) c.appendChild(el("span", "group", card.group));
   if (card.vars) c.appendChild(el("span", "vars", Object.entries(card.vars).map(([k, v]) => `${k} ${fmt(v)}`).join(" · ")));

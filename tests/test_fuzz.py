@@ -390,3 +390,45 @@ def test_fuzz_saves(saved, tmp_path, data):
     r = _cgl(["run", "--resume", "game.json", "-q"], d, "")
     if r.exit_code == 2 and "stopped (end of input)" not in r.output:   # (resumed: the human has no more answers)
         assert re.search(r"game\.json(:\d+:\d+)?: E0", r.output), r.output
+
+
+# ---------------------------------------------------------------- the language server
+
+_LSP_SOURCES = ["examples/rps.cgl", "examples/war.cgl", "examples/priest.cgl"]
+
+
+@FUZZ
+@given(source=st.sampled_from(_LSP_SOURCES), edits=st.lists(_edit, min_size=1, max_size=4),
+       spots=st.lists(st.tuples(st.floats(0, 1), st.integers(0, 200)), min_size=1, max_size=4))
+def test_fuzz_the_language_server(tmp_path, source, edits, spots):
+    """What the editor asks of a broken, unsaved copy of a shipped ruleset (its card file
+    beside it): the check, and hover, definition, completion, references, highlights,
+    signature help, folding, semantic tokens, symbols and formatting at random places,
+    answer or decline; none raises (in the server, that would be an internal error in
+    the editor's log) and none hangs."""
+    from cgl.interpreter.tools.lsp import Session
+    base = (ROOT / source).read_text(encoding="utf-8")
+    text = _mutate(base, edits)
+    d = tmp_path / "lsp"
+    d.mkdir(exist_ok=True)
+    for f in (ROOT / "examples").glob("*-cards.yaml"):
+        shutil.copy(f, d / f.name)
+    path = str(d / "r.cgl")
+    (d / "r.cgl").write_text(base, encoding="utf-8")      # the saved file; the editor holds the broken text
+    session = Session()
+    with _time_bound(CASE_SECONDS * 3):
+        session.check(path, {path: text})
+        lines = text.split("\n")
+        for where, col in spots:
+            line = min(int(where * len(lines)), len(lines) - 1)
+            char = min(col, len(lines[line]))
+            session.hover(path, line, char)
+            session.definition(path, line, char)
+            session.complete(path, line, char)
+            session.references(path, line, char)
+            session.highlights(path, line, char)
+            session.signature_help(path, line, char)
+        session.folding(path)
+        session.semantic_tokens(path)
+        session.symbols(path)
+        session.formatting(path)

@@ -223,6 +223,8 @@ def test_vscode_package_contributes_the_language_the_grammar_and_a_client(gramma
         assert json.load(f) == grammar, "copy editors/cgl.tmLanguage.json to editors/vscode/syntaxes/"
     assert "vscode-languageclient" in pkg["dependencies"]
     assert os.path.exists(os.path.join(VSCODE, pkg["main"]))
+    # a workspace with a ruleset starts the client, so its YAML is checked before any .cgl is opened
+    assert set(pkg["activationEvents"]) == {"onLanguage:cgl", "workspaceContains:**/*.cgl"}
 
 
 _STUB_HOST = r"""
@@ -237,8 +239,8 @@ const stubs = {
   },
   "vscode-languageclient/node": {
     TransportKind: { stdio: 0 },
-    LanguageClient: function (id, name, server) {
-      seen.push(["lsp", server.run.command, server.run.args]);
+    LanguageClient: function (id, name, server, client) {
+      seen.push(["lsp", server.run.command, server.run.args, [...new Set(client.documentSelector.map(s => s.language))]]);
       this.start = () => {}; this.stop = () => {};
     },
   },
@@ -259,7 +261,8 @@ def test_vscode_extension_starts_cgl_lsp_and_formats_with_cgl_fmt():
     out = subprocess.run([node, "-e", _STUB_HOST, os.path.join(VSCODE, "extension.js")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == [["lsp", "cgl", ["lsp"]], ["fmt", "cgl"]]
+    # the server is given the card and scenario YAML too (issue 33: it checks them)
+    assert json.loads(out.stdout) == [["lsp", "cgl", ["lsp"], ["cgl", "yaml"]], ["fmt", "cgl"]]
 
 
 def test_every_keyword_of_the_grammar_is_coloured_as_one(tokenizer):

@@ -24,7 +24,13 @@ function startServer(context, command) {
     debug: { command, args: ["lsp"], transport: TransportKind.stdio },
   };
   const clientOptions = {
-    documentSelector: [{ scheme: "file", language: "cgl" }, { scheme: "untitled", language: "cgl" }],
+    // rulesets, and the YAML beside them: card data and scenario files get their diagnostics
+    // and hover too (the server answers nothing for other YAML)
+    documentSelector: [
+      { scheme: "file", language: "cgl" },
+      { scheme: "untitled", language: "cgl" },
+      { scheme: "file", language: "yaml" },
+    ],
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.{cgl,yaml}") },
   };
   client = new LanguageClient("cgl", "CGL language server", serverOptions, clientOptions);

@@ -205,10 +205,8 @@ def visible_cards(eng, view: dict) -> list:
     names = {c["name"] for z in view["zones"] for c in z["cards"] or ()}
     out = []
     for c in eng.cards:
-        if c.name in names:
-            z = eng.zone_of_card(c)
-            if eng._visibility.get(z.name, "public") == "public" or (seat is not None and eng.sees_zone(z, seat)):
-                out.append(c)
+        if c.name in names and eng.zone_visible(eng.zone_of_card(c), seat):
+            out.append(c)
     return out
 
 

@@ -81,7 +81,7 @@ class Room:
         self.id, self.name, self.game, self.seats, self.options = gid, name, game, seats, options
         self.tokens = tokens                      # token -> seat (0-based)
         self.folder = folder
-        self.agents = agents or [None if s == HUMAN else make_agent(s, i, game.seed) for i, s in enumerate(seats)]
+        self.agents = agents or bots(seats, game.seed)
         self.lock = asyncio.Lock()
         self.clients: dict = {}                   # websocket -> [seat (None: the designer), last log step sent]
         self.hashes = saves.fingerprint(game)
@@ -139,28 +139,39 @@ class Room:
         while len(self.asked) > len(self.game.answers):
             self.asked.pop()
         if d is not None:
-            self.asked.append(f"P{d.player + 1}: {d.prompt}")
+            self.asked.append(_asked(d))
+
+    def replayed(self, answers: list, forkable: bool = False) -> Game:
+        """The game again from its seed, fed `answers`; how each of its decisions read is
+        kept (`asked`, for the designer's undo list)."""
+        g = self.game
+        twin = Game(g.ruleset, g.players, g.seed, forkable=forkable)
+        d, self.asked = twin.start(), []
+        for a in answers:
+            self.asked.append(_asked(d))
+            d = twin.answer(a)
+        return twin
 
     def rebuild_history(self) -> None:
-        """How each decision so far read, from a replay of the answers (a resumed game)."""
-        g = self.game
-        twin = Game(g.ruleset, g.players, g.seed)
-        d, self.asked = twin.start(), []
-        for a in g.answers:
-            self.asked.append(f"P{d.player + 1}: {d.prompt}")
-            d = twin.answer(a)
+        """How each decision so far read (a resumed game)."""
+        self.replayed(self.game.answers)
 
     def rewind(self, n: int) -> None:
-        """The game again from its seed, with only its first `n` answers (the designer's undo):
-        a new branch, played on from there by the same seats."""
-        g = self.game
-        twin = Game(g.ruleset, g.players, g.seed, forkable=g.engine.state.known is not None)
-        twin.start()
-        for a in g.answers[:n]:
-            twin.answer(a)
-        self.game, self.error = twin, None
-        self.agents = [None if s == HUMAN else make_agent(s, i, g.seed) for i, s in enumerate(self.seats)]
-        del self.asked[n + 1:]
+        """The game again with only its first `n` answers (the designer's undo): a new
+        branch, played on from there by the same seats."""
+        self.game = self.replayed(self.game.answers[:n], forkable=self.game.engine.state.known is not None)
+        self.error = None
+        self.agents = bots(self.seats, self.game.seed)
+
+
+def bots(seats: list, seed: int) -> list:
+    """The agent of each seat: a bot for a bot's seat, None for a person's."""
+    return [None if s == HUMAN else make_agent(s, i, seed) for i, s in enumerate(seats)]
+
+
+def _asked(d) -> str:
+    """How a decision reads in the designer's undo list."""
+    return f"P{d.player + 1}: {d.prompt}"
 
 
 class _NoState:
@@ -224,7 +235,7 @@ class Server:
         data = saves.read_save(path)
         game = saves.resume(data, path)
         seats = meta["seats"]
-        agents = [None if s == HUMAN else make_agent(s, i, game.seed) for i, s in enumerate(seats)]
+        agents = bots(seats, game.seed)
         saves.restore_agents([a if a is not None else _NoState() for a in agents], data,
                              [i + 1 for i, s in enumerate(seats) if s == HUMAN], path)
         room = Room(gid, data["ruleset"], game, seats, data["options"], {t: int(s) for t, s in meta["tokens"].items()},

@@ -143,10 +143,7 @@ class _Builder:
         self.catalog: dict = {}
 
     def sees(self, z: ZoneRef) -> bool:
-        if self.everything:
-            return True
-        return self.seat is not None and self.eng.sees_zone(z, self.seat) or \
-            self.eng._visibility.get(z.name, "public") == "public"
+        return self.everything or self.eng.zone_visible(z, self.seat)
 
     def may_read(self, var, owner=None) -> bool:
         return self.everything or self.eng.may_read(var, self.seat, owner)

@@ -10,7 +10,7 @@ from typing import Optional
 
 from ..base.diagnostics import CglError, Diagnostic, error
 from ..base.protocol import ActionChoice
-from ..runtime.state import Event
+from ..runtime.state import Event, ZoneRef
 from ..runtime.values import _show, _truth
 from .compiler import Env
 from .forks import _weak_view
@@ -52,11 +52,17 @@ class Views:
     def show_options(self, options) -> list:
         return [self.show_option(o) for o in options]
 
+    def zone_visible(self, z: ZoneRef, seat: Optional[int]) -> bool:
+        """Whether player `seat` (None: a spectator, who sees only public zones) may look at
+        the cards of zone `z`."""
+        if seat is None:
+            return self._visibility.get(z.name, "public") == "public"
+        return self.sees_zone(z, seat)
+
     def knows_card(self, card, seat: Optional[int]) -> bool:
         """Whether player `seat` may see this card's face now: it lies in a zone the seat may
         look into, or was shown to it (`reveal`) and has not moved since."""
-        if self.sees_zone(self.zone_of_card(card), seat) if seat is not None else \
-                self._visibility.get(self.zone_of_card(card).name, "public") == "public":
+        if self.zone_visible(self.zone_of_card(card), seat):
             return True
         if card.id not in self.state.shown:
             return False

@@ -369,3 +369,15 @@ def test_a_card_shown_to_the_chooser_is_not_a_blind_pick(make_rules):
     d = game.start()
     names = [game.engine.cards[i].name for i in game.state.zones["hand:1"]]
     assert sorted(d.labels) == sorted(names)
+
+
+@pytest.mark.both_engines
+def test_a_card_shown_and_then_shuffled_away_is_a_blind_pick_again(make_rules):
+    """A shuffle (or a cut) of a zone its chooser cannot look into loses the places of the
+    cards it was shown there: which option is the shown card it can no longer tell."""
+    from cgl.interpreter.play.game import Game
+    rs = make_rules(BLIND.replace('  choose c', '  reveal hand(next_after(current)) to current\n'
+                                              '  shuffle hand(next_after(current))\n  choose c'))
+    game = Game(rs, 2, 3)
+    d = game.start()
+    assert d.labels == ["a card from hand P2, 1 of 3", "a card from hand P2, 2 of 3", "a card from hand P2, 3 of 3"]

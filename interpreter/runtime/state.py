@@ -117,9 +117,11 @@ class State:
     # of its own zone, a reveal to it) and has not lost (a move it did not see, a shuffle).
     # None: not followed (only search needs it: `Game(forkable=True)`, `Game.determinised`).
     known: Optional[list] = _kept("maybe each", default=None)
-    # The cards shown by `reveal` that have not moved since: card id -> the seats shown it
+    # The cards shown by `reveal` that have not moved since (nor been shuffled or cut with
+    # their zone): card id -> the seats shown it
     # (a tuple), or None when it was shown to everyone. Kept in every game (a hint may read
-    # what its seat was shown: walker/hints.py), forgotten as the card moves (`_place`).
+    # what its seat was shown: walker/hints.py), forgotten as the card moves (`_place`) or its
+    # zone is reordered (`_reordered`).
     shown: dict = _kept("dict", factory=dict)
     # per seat, how much of the log it had been shown at its last decision
     last_seen: dict = _kept("dict", factory=dict)

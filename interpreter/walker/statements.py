@@ -323,13 +323,17 @@ class Statements:
     def _reordered(self, z, ids):
         """Zone `z`'s cards lie in a new order, `ids` (a shuffle, a cut): a new list, never the
         old one changed in place, for a trial's copy shares the zones' lists."""
-        self.state.zones[z.key] = ids
-        known = self.state.known
+        st = self.state
+        st.zones[z.key] = ids
+        known = st.known
         if known is not None:   # who cannot look into the zone no longer knows where its cards lie
             for seat, k in enumerate(known):
                 if not self.sees_zone(z, seat):
                     k.difference_update(ids)
-        self.state.changes += 1
+        if st.shown:   # nor which of them it was shown (`reveal`): their faces are hidden again
+            for cid in ids:
+                st.shown.pop(cid, None)
+        st.changes += 1
 
     def x_cut(self, s, env):
         return self.s_cut(s, self.ev(s.zone, env), self.ev(s.at, env) if s.at is not None else None)

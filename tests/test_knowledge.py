@@ -178,6 +178,9 @@ cards from "hints.yaml" {{
   rank: int
 }}
 derive rank2 = rank * 2
+def twice(c) = c.rank * 2
+table worth(c) {{ | c.rank > 2 -> 3 | else -> 1 }}
+var mark per card = 0
 zone deck: shared, hidden, as deck
 zone hand: per player, owner, as hand
 zone pile: shared, public, as discard
@@ -239,6 +242,17 @@ def test_a_hint_reading_another_players_hidden_hand_is_refused(make_rules):
     ("o + first(hand(seat(2))).rank2", "the `rank2` of a card in hand(P2)"),   # a derived property
     ("o + first(hand(seat(1))).rank2", None),
     ('(if first(hand(seat(2))).zone = "hand" then o else 0)', None),   # where a card lies: public
+    # the generated hint's own paths (a def written apart, a table, a sort, a group, a
+    # count over a zone, a card variable): each read watched as the tree walker's
+    ("o * sum([twice(c) for c in hand(seat(2))] + [0])", "the `rank` of a card in hand(P2)"),
+    ("o * sum([twice(c) for c in hand(seat(1))] + [0])", None),
+    ("o * worth(first(hand(seat(2))))", "the `rank` of a card in hand(P2)"),
+    ("o * worth(first(hand(seat(1))))", None),
+    ("o * count(hand(seat(2)) sort by rank)", "the `rank` of a card in hand(P2)"),
+    ("o * count(hand(seat(2)) group by rank)", "the `rank` of a card in hand(P2)"),
+    ("o * count(hand(seat(2)) where rank2 > 2)", "the `rank2` of a card in hand(P2)"),
+    ("o * count(hand(seat(2)) where mark = 0)", "the `mark` of a card in hand(P2)"),
+    ("o * count(hand(seat(1)) where mark = 0)", None),
 ])
 def test_a_hint_reads_only_what_its_seat_sees(make_rules, hint, refused):
     rs = _hint_rules(make_rules, hint)
@@ -249,6 +263,20 @@ def test_a_hint_reads_only_what_its_seat_sees(make_rules, hint, refused):
         with pytest.raises(CglError) as e:
             _first_scores(rs)
         assert e.value.diagnostics[0].code == "E019" and refused in e.value.diagnostics[0].message
+
+
+@pytest.mark.both_engines
+def test_a_value_the_rules_worked_out_is_no_way_round_the_watch(make_rules):
+    """A def that depends only on its card's data is remembered once the rules have worked
+    it out for that card; a hint calling it on a card its seat cannot see is refused all
+    the same (it once read the remembered value unwatched: a leak)."""
+    rs = _hint_rules(make_rules, "o * twice(first(hand(seat(2))))",
+                     "set seat(2).seen = twice(first(hand(seat(2))))")
+    from cgl.interpreter.check.resolver import facts
+    assert "twice" in facts(rs).static_defs   # (remembered by argument, on both engines)
+    with pytest.raises(CglError) as e:
+        _first_scores(rs)
+    assert e.value.diagnostics[0].code == "E019" and "the `rank` of a card in hand(P2)" in e.value.diagnostics[0].message
 
 
 @pytest.mark.both_engines
@@ -381,3 +409,24 @@ def test_a_card_shown_and_then_shuffled_away_is_a_blind_pick_again(make_rules):
     game = Game(rs, 2, 3)
     d = game.start()
     assert d.labels == ["a card from hand P2, 1 of 3", "a card from hand P2, 2 of 3", "a card from hand P2, 3 of 3"]
+
+
+def test_the_compiled_engine_runs_generated_hints(monkeypatch):
+    """On the compiled engine a `prefer` (of a `choose` and of an action) is generated code,
+    its reads watched where it reads (codegen `hint_mode`), not the tree walker's closures:
+    greedy games of shipped rulesets with hints never ask the tree walker for one."""
+    from conftest import load_cached
+    from cgl.interpreter.play.game import Game, make_agent
+    from cgl.interpreter.walker.hints import Hints
+
+    def walker_hint(*args):
+        raise AssertionError("a hint evaluated by the tree walker on the compiled engine")
+    monkeypatch.setattr(Hints, "hint_ev", walker_hint)
+    for name, n in (("rulesets/mgt.cgl", 4), ("rulesets/unicorns.cgl", 4), ("examples/actions.cgl", 2)):
+        game = Game(load_cached(name), n, 3, engine="compiled")
+        agents = [make_agent("greedy", seat, 3) for seat in range(n)]
+        hinted, d = 0, game.start()
+        while d is not None and hinted < 200:
+            hinted += d.scores is not None
+            d = game.answer(agents[d.player].decide(d))
+        assert hinted > 0, name

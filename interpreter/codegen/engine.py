@@ -16,7 +16,7 @@ from ..runtime.state import Event, Player, ZoneRef
 from ..runtime.values import _hashable, _show, _truth
 from .module import _strict, compiled_for
 from .runners import _runner
-from .runtime import _CARD_EVENTS, _MISSING, NO_LIMIT, Unsupported
+from .runtime import _CARD_EVENTS, _MISSING, NO_LIMIT, PYERR, Unsupported
 
 # ---------------------------------------------------------------- the engine
 
@@ -264,6 +264,17 @@ class CompiledEngine(Engine):
         if fn is None:
             return Engine._card_getter(self, name)
         return lambda eng, c: (True, fn(eng, c))
+
+    def action_hint(self, c, who, env):
+        """The `prefer` value of action choice `c` offered to `who`: its generated hint."""
+        return self.cx.actions[id(c.decl)].prefer(self, who, c.value)
+
+    def hint_scores(self, node, hint, options) -> list:
+        """The `prefer` values (generated `hint`, its reads watched) of a choice's options."""
+        try:
+            return [hint(o) for o in options]
+        except PYERR:
+            raise self.fail(node, "the rules call themselves without end", code="E011") from None
 
     def match_pattern(self, p: A.Pattern, args: list):
         fns = self.cx.patterns.get(p.name)

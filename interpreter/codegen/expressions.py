@@ -1,6 +1,7 @@
 """The generator's expressions: each CGL expression node as a Python expression."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Optional
 
 from ..base import ast as A
@@ -19,6 +20,43 @@ INLINE_NODES = 400   # nodes of defs written in place for one call (the shipped 
 
 class Expressions:
     """`x_<Node>` for every expression node (a mixin of CodeGen)."""
+
+    # ------------------------------------------------------------ hints
+    # A hint (the `prefer` of a `choose` or an action) is the player's own judgement: it may
+    # read only what its seat sees (walker/hints.py). Written with `hinting` on, every read
+    # of a card's face goes through `eng.hint_sees`, every read of a variable that is not
+    # public through `eng.hint_reads`, and what the generator cannot see through (a card
+    # read by its id, a pattern's compiled scan, a static def's remembered value) is not
+    # used, so that the generated hint reads, refuses and answers as the tree walker's.
+    # Module-level functions (defs, tables) get a hint variant of their own (`DH_`, `TH_`);
+    # the rules' functions are always written with `hinting` off.
+    @contextmanager
+    def hint_mode(self, on: bool):
+        outer, self.hinting = self.hinting, on
+        try:
+            yield
+        finally:
+            self.hinting = outer
+
+    def hint_card_getter(self, name) -> str:
+        """The module function reading property `name` of a card inside a hint: refused
+        (E019) when the hint's seat may not see the card, else as the rules read it."""
+        fname = "HC_" + name
+        if fname not in self.done:
+            self.done.add(fname)
+            with self.hint_mode(False):
+                plain = self.card_branch(name, _O)
+            self.defs += [f"def {fname}(eng, o):",
+                          "    if eng.hint_zones.get(eng.state.where[o.id]) is None:   # (not known to be seen)",
+                          f"        eng.hint_sees(o, {name!r})", f"    return {plain}", ""]
+        return fname
+
+    def hint_var(self, name, read: str, owner: Optional[str] = None) -> str:
+        """`read` (of variable `name`, of player `owner`) inside a hint: refused (E019) when
+        the hint's seat may not read it."""
+        if not self.hinting or self.rs.vars[name].sight == "public":
+            return read
+        return f"(eng.hint_reads({name!r}{'' if owner is None else ', ' + owner}) or {read})"
 
     # ------------------------------------------------------------ expressions
     def x(self, e, sc: Scope, fn: _Fn) -> str:
@@ -113,7 +151,8 @@ class Expressions:
     def x_Text(self, e, sc, fn):
         if e.constant is not None:
             return repr(e.constant)
-        parts = [repr(p) if isinstance(p, str) else f"_show({self.x(p, sc, fn)})" for p in e.parts]
+        show = "_show(eng.hint_sees({}))" if self.hinting else "_show({})"   # (a card is named only if seen)
+        parts = [repr(p) if isinstance(p, str) else show.format(self.x(p, sc, fn)) for p in e.parts]
         return '_text(eng, "".join((' + ", ".join(parts) + f",)), {self.k(e)})"
 
     def x_Dice(self, e, sc, fn):
@@ -197,8 +236,12 @@ class Expressions:
         if card is not None and ty == "card":
             return card
         player = f"{self.state(fn, 'player_vars')}[{var}.seat][{name!r}]" if name in self.player_vars else None
+        if player is not None:
+            checked = self.hint_var(name, player, f"{var}.seat")
+            hoist = checked == player
+            player = checked
         if player is not None and ty == "player":
-            if fn is not None and fn.pure and fn.inloop and var in fn.params:
+            if hoist and fn is not None and fn.pure and fn.inloop and var in fn.params:
                 h = f"_h_{var}_{name}"    # read once (a pure function's parameter: it cannot change)
                 fn.hoists[h] = player
                 return h
@@ -222,7 +265,7 @@ class Expressions:
             v = rs.option_values[name]   # fixed once the ruleset is loaded
             return repr(v) if v is None or isinstance(v, (bool, int, str)) else f"eng.opts[{name!r}]"
         if meaning == "global":
-            return f"eng.state.globals[{name!r}]"
+            return self.hint_var(name, f"eng.state.globals[{name!r}]")
         if meaning == "def":
             return f"{self.def_fn(name)}(eng)"
         if meaning == "data":
@@ -238,20 +281,24 @@ class Expressions:
     def x_Attr(self, e, sc, fn):
         obj = self.x(e.obj, sc, fn)
         ty = self.ty(e.obj, sc)
+        # (inside a hint, the general lookup is the engine's, watched while a hint is evaluated)
+        slow = f"_attr(eng, {{}}, {e.name!r}, {self.k(e)})" if self.hinting else \
+            f"{self.getter(e.name)}(eng, {{}}, {self.k(e)})"
         if isinstance(obj, Var):
-            return self.fast_attr(obj, e.name, f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})", ty, fn)
+            return self.fast_attr(obj, e.name, slow.format(obj), ty, fn)
         if ty == "card" and self.card_branch(e.name, _O) is not None:
-            return f"{self.card_getter(e.name)}(eng, {obj})"
-        if ty == "player" and e.name in self.player_vars:
+            return f"{self.hint_card_getter(e.name) if self.hinting else self.card_getter(e.name)}(eng, {obj})"
+        if ty == "player" and e.name in self.player_vars and not self.hinting:
             return f"{self.state(fn, 'player_vars')}[{obj}.seat][{e.name!r}]"
-        return f"{self.getter(e.name)}(eng, {obj}, {self.k(e)})"
+        return slow.format(obj)
 
     def card_getter(self, name) -> str:
         """The module function reading property `name` of a value that is always a card."""
         fname = "GC_" + name
         if fname not in self.done:
             self.done.add(fname)
-            self.defs += [f"def {fname}(eng, o):", f"    return {self.card_branch(name, _O)}", ""]
+            with self.hint_mode(False):
+                self.defs += [f"def {fname}(eng, o):", f"    return {self.card_branch(name, _O)}", ""]
         return fname
 
     # ------------------------------------------------------------ static types
@@ -340,7 +387,8 @@ class Expressions:
             return fname
         self.done.add(fname)
         lines = [f"def {fname}(eng, o, node):"]
-        card = self.card_branch(name, _O)
+        with self.hint_mode(False):
+            card = self.card_branch(name, _O)
         if card is not None:
             lines += ["    if o.__class__ is Card:", f"        return {card}"]
         if name in self.player_vars:
@@ -353,6 +401,12 @@ class Expressions:
         """How property `name` of card `o` is read, in the tree walker's order of precedence.
         (`o` may be a variable holding the card's id, of a loop over ids: see `loop_into`.)"""
         oid, card = (o, f"eng.cards[{o}]") if o in self._id_vars else (f"{o}.id", o)
+        if self.hinting:   # a card's face, read where the hint's seat sees the card (where it lies is public)
+            with self.hint_mode(False):
+                plain = self.card_branch(name, o)
+            if plain is None or name == "zone" and not self.zone_in_data:
+                return plain
+            return f"{self.hint_card_getter(name)}(eng, {card})"
         meaning = card_attr_meaning(self.rs, name)
         if meaning == "var":
             return f"{self.state(fn, 'card_vars')}[{oid}][{name!r}]"
@@ -398,6 +452,11 @@ class Expressions:
         if fname in self.done:
             return fname
         self.done.add(fname)
+        with self.hint_mode(False):   # (the rules' value: a hint checks it may see the card first)
+            self._derive_fn(name, fname)
+        return fname
+
+    def _derive_fn(self, name, fname):
         body = "DB_" + name
         sc = Scope(fn=None)
         f = _Fn.function(self, body, ["v_it"])
@@ -421,7 +480,6 @@ class Expressions:
                           "    if v is _MISSING:",
                           f"        v = c[o.id] = {body}(eng, o)",
                           "    return v", ""]
-        return fname
 
     @staticmethod
     def variant(types) -> str:
@@ -431,35 +489,43 @@ class Expressions:
         return "__" + "_".join(t or "x" for t in types)
 
     def def_fn(self, name, types=()) -> str:
+        """The module function of def `name` (for arguments of static `types`); inside a hint,
+        its hint variant, which remembers no value (a static def's memo would skip the
+        reads a hint must have watched)."""
         d = self.rs.defs[name]
         params = list(d.params or ())
         types = tuple(types) if len(types) == len(params) else (None,) * len(params)
-        fname = "D_" + name + self.variant(types)
+        fname = ("DH_" if self.hinting else "D_") + name + self.variant(types)
         if fname in self.done:
             return fname
         self.done.add(fname)
+        with self.hint_mode(self.hinting):   # (restored after, whatever the body writes)
+            self._def_fn(d, name, params, types, fname)
+        return fname
+
+    def _def_fn(self, d, name, params, types, fname):
         sc = Scope()
-        body = "DB_" + name + self.variant(types) if name in self.static_defs else fname
+        static = name in self.static_defs and not self.hinting
+        body = "DB_" + name + self.variant(types) if static else fname
         f = _Fn.function(self, body, ["v_" + p for p in params])
         f.pure = True
         sc.fn = f
         for p, ty in zip(params, types):
             sc.names[p] = _Binding("v_" + p, False, f, ty)
         count = ["eng.calls += 1", f"if eng.calls > eng.call_limit: eng.calls_out({self.k(d)})"]   # as the tree walker's
-        if name not in self.static_defs:
+        if not static:
             for line in count:
                 f.emit(line)
         f.emit(f"return {self.ev_into(f, d.expr, sc)}")
         self.defs += f.source() + [""]
-        if name in self.static_defs:
+        if static:
             memo = self.k(self.facts.memo(name))
             self.defs += [f"def {fname}(eng, *args):", *("    " + line for line in count),
                           f"    return _static_call({memo}, {body}, eng, args)", ""]
-        return fname
 
     def table_fn(self, name) -> str:
         t = self.rs.table_decls[name]
-        fname = "T_" + name
+        fname = ("TH_" if self.hinting else "T_") + name   # (its hint variant: see def_fn)
         if fname in self.done:
             return fname
         self.done.add(fname)
@@ -511,10 +577,12 @@ class Expressions:
 
     def call_pattern(self, e, args, sc, fn):
         p = self.rs.patterns[e.name]
-        self.pattern(p)
+        with self.hint_mode(False):
+            self.pattern(p)
         types = tuple(self.ty(a, sc) for a in e.args)
-        if any(types) and len(types) == len(p.params):
-            fns = self.pattern(p, types)
+        if any(types) and len(types) == len(p.params) and not self.hinting:   # (in a hint: the tree walker's, watched)
+            with self.hint_mode(False):
+                fns = self.pattern(p, types)
             return f"eng.match_compiled({self.k(p)}, {fns}, [{', '.join(args)}])"
         return f"eng.match_pattern({self.k(p)}, [{', '.join(args)}])"
 
@@ -722,8 +790,8 @@ class Expressions:
     def count_over_ids(self, e, sc, fn) -> Optional[str]:
         """`count(ZONE where COND)` as a count over the zone's card ids, when COND reads
         nothing of a card but its id and derived properties (see `only_id_reads`); else None."""
-        if fn is None or self.elem_ty(self.ty(e.source, sc)) != "card":
-            return None
+        if fn is None or self.hinting or self.elem_ty(self.ty(e.source, sc)) != "card":
+            return None   # (in a hint, each card is read as a card: its reads are watched)
         fn.iterable += 1
         try:
             ids = self.zone_ids(e.source, sc, fn)

@@ -53,6 +53,9 @@ class CodeGen(Expressions, Statements):
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
         self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}
         self.zone_rules: dict = {}      # id(zone rule) -> python name of its condition, a function of the event
+        # Writing a hint (`prefer`): every read of a card's face or of a variable goes through
+        # the engine's watch (walker/hints.py), as the tree walker reads it (Expressions.hint)
+        self.hinting = False
 
     # ------------------------------------------------------------ names
     def fresh(self, base="t") -> str:

@@ -609,7 +609,7 @@ class Statements:
             dsc = Scope()
             dsc.names["actor"] = _Binding("e_actor", False, None, "player")
             dom_ty = self.elem_ty(self.ty(a.domain, dsc))
-        for key in ("domain", "when", "label", "body"):   # (its `prefer`: `Engine.action_hint`)
+        for key in ("domain", "when", "label", "prefer", "body"):
             node = getattr(a, key)
             if node is None:
                 out[key] = None
@@ -620,6 +620,8 @@ class Statements:
             sc.names["actor"] = _Binding("e_actor", False, f, "player")
             if key != "domain" and a.param:
                 sc.names[a.param] = _Binding("e_value", False, f, dom_ty)
+                if key == "prefer":   # (the tree walker's `action_hint` binds `it` too)
+                    sc.names["it"] = sc.names[a.param]
             if key == "body":
                 f.emit("st = eng.state")
                 if self.budget:
@@ -627,9 +629,10 @@ class Statements:
                 f.emit("if 0: yield")
                 self.block(f, node, sc)
             else:
-                f.emit("try:")
-                f.emit(f"    return {self.x(node, sc, f)}")
-                f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
+                with self.hint_mode(key == "prefer"):   # (a hint: its reads watched, Expressions.hint_mode)
+                    f.emit("try:")
+                    f.emit(f"    return {self.x(node, sc, f)}")
+                    f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
             self.defs += f.source() + [""]
             out[key] = fname
         return out
@@ -696,10 +699,13 @@ class Statements:
             fn.lines += f2.source()
             prompt = pf
         scores = "None"
-        if s.prefer is not None:   # evaluated by the tree walker, its reads watched (walker/hints.py)
-            flat = sc.flat()
-            scores = ("lambda _o: eng.choose_hints(" + ks + ", _mkenv({"
-                      + ", ".join(f"{k!r}: {self.ref(b)}" for k, b in flat.items()) + "}), _o)")
+        if s.prefer is not None:   # written as a hint: its reads watched (walker/hints.py, Expressions.hint_mode)
+            h = self.fresh("h")
+            inner = sc.child()
+            inner.names[s.name] = inner.names["it"] = _Binding(h, False, fn, self.elem_ty(self.ty(s.domain, sc)))
+            with self.hint_mode(True):
+                hint = self.lambda_of(h, s.prefer, inner, fn)
+            scores = f"lambda _o: eng.hint_scores({self.k(s.prefer)}, {hint}, _o)"
         val = self.fresh("c")
         self.call(fn, s, [f"{val} = eng.c_ask({ks}, {opts}, {chooser}, {prompt}, {scores})",  # (c_decide's
                           f"if {val}.__class__ is Decision: {val} = eng.c_took({ks}, {val}, (yield {val}))"])  # halves)

@@ -239,7 +239,8 @@ class Compiler:
                 if eng.calls > eng.call_limit:
                     eng.calls_out(d)
                 values = tuple(a(eng, env) for a in args)
-                if not _rememberable(values):
+                if not _rememberable(values) or eng.hint_seat is not None:
+                    # (inside a hint the body is read, its reads watched: walker/hints.py)
                     return self(d.expr)(eng, Env(dict(zip(params, values))))
                 try:
                     return memo[values]

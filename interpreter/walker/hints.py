@@ -2,8 +2,10 @@
 what that player may see; a mixin of :class:`~cgl.interpreter.walker.engine.Engine`.
 
 Rules read the whole state; a hint (the `prefer` of a `choose` or an `action`) is evaluated
-for the seat that decides, by the tree walker's closures on either engine (the one place a
-hint's reads are watched), and stops with E019, located at the hint, where it reads:
+for the seat that decides, its reads watched here (the tree walker's closures call
+`attr_of`, which is `_hint_attr` meanwhile; the compiled engine's generated hints call
+`hint_sees` and `hint_reads` where they read: codegen `Expressions.hint_mode`), and stops
+with E019, located at the hint, where it reads:
 
 - a card's face (its name, id, data, variables, derived properties) while the card lies in
   a zone that seat may not look into (`sees_zone`: another player's `owner` zone, a `hidden`
@@ -38,21 +40,26 @@ class Hints:
 
     hint_seat: Optional[int] = None   # the seat whose hint is being evaluated (None: rules run)
     _hint_node = None
+    # the zones (by key) the hint's seat is known to see, as `hint_sees` found them: the
+    # generated hints' quick test before they call it (Expressions.hint_card_getter)
+    hint_zones: dict = {}
 
     def hint_values(self, seat: int, node, fn, *args):
         """`fn(*args)`, the values of hint `node` for player `seat`, with its reads watched."""
-        outer = self.hint_seat, self._hint_node
+        outer = self.hint_seat, self._hint_node, self.hint_zones
         self.hint_seat, self._hint_node = seat, node
+        zones = self._zones_seen.get(seat)
+        self.hint_zones = zones if zones is not None else self._zones_seen.setdefault(seat, {})
         self.attr_of = self._hint_attr        # (an instance attribute: `clone` leaves it behind)
         try:
             return fn(*args)
         finally:
-            self.hint_seat, self._hint_node = outer
+            self.hint_seat, self._hint_node, self.hint_zones = outer
             if outer[0] is None:
                 del self.attr_of
 
     def hint_ev(self, e, env):
-        """Expression `e` of a hint, by the tree walker's closure (on either engine)."""
+        """Expression `e` of a hint, by the tree walker's closure (the compiled engine generates its own)."""
         try:
             return self.compile(e)(self, env)
         except RecursionError:
@@ -108,6 +115,8 @@ class Hints:
             seen = self.sees_zone(z, seat)
             if z.card is None:
                 self._sight[key, seat] = seen
+                if seen:
+                    self._zones_seen.setdefault(seat, {})[key] = True
         if not seen:
             z = self.zone_ref(key)
             seers = self.state.shown.get(card.id, ())

@@ -465,8 +465,9 @@ class Statements:
             yield from self.run_block(s.body, env.child({s.name: value}))
 
     def choose_hints(self, s, env, options) -> list:
-        """The `prefer` value of each option of `choose` `s` (asked in `env`), for both engines:
-        evaluated by the tree walker with its reads watched (`hint_values`, hints.py)."""
+        """The `prefer` value of each option of `choose` `s` (asked in `env`), evaluated by the
+        tree walker with its reads watched (`hint_values`, hints.py; the compiled engine's
+        generated hint: `CompiledEngine.hint_scores`)."""
         return [self.hint_ev(s.prefer, env.child({s.name: o, "it": o})) for o in options]
 
     def c_options(self, s, domain, env_fn) -> list:
@@ -818,8 +819,8 @@ class Statements:
         yield from self.c_act(s, who, choices, lambda: env, run)
 
     def action_hint(self, c, who, env):
-        """The `prefer` value of action choice `c` offered to `who` (asked in `env`), for both
-        engines: by the tree walker (see `choose_hints`)."""
+        """The `prefer` value of action choice `c` offered to `who` (asked in `env`), by the
+        tree walker (see `choose_hints`; the compiled engine has its own)."""
         d = c.decl
         return self.hint_ev(d.prefer, Env({d.param: c.value, "it": c.value, "actor": who}
                                           if d.param else {"actor": who}, env))

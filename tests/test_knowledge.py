@@ -222,7 +222,7 @@ def test_a_hint_reading_another_players_hidden_hand_is_refused(make_rules):
         with pytest.raises(CglError) as e:
             _first_scores(rs, seed)
         d = e.value.diagnostics[0]
-        assert d.code == "E019" and d.span.line == 17 and d.span.column == 50   # the hint
+        assert d.code == "E019" and d.span.line == 20 and d.span.column == 50   # the hint
         assert "reads the `name` of a card in hand(P2), which P1 cannot see" in d.message
         assert "its own zones" in d.hint
 

@@ -6,9 +6,14 @@ opens the table page of one seat, which is sent only that seat's view (`Game.vie
 docs/view.md) over a WebSocket and answers only that seat's decisions. Bots answer in a
 worker thread, so the server keeps serving while one thinks.
 
-Each game is a cgl save in the games folder (`<id>.json`, written after every answer; it
-resumes with `cgl run --resume` too) beside its seats file (`<id>.seats.json`: the secret
-tokens). A restarted server resumes every game it finds there.
+Each game is a cgl save in the games folder (`<id>.json`; it resumes with `cgl run --resume`
+too) beside its seats file (`<id>.seats.json`: the secret tokens) and its answer log
+(`<id>.answers`). Every answer is appended to the log before anyone is shown what follows
+it (a line, not a rewrite: rewriting the whole save after every answer cost more than
+anything else the server does); the save is written whole every `FULL_SAVE_EVERY` answers,
+after an undo, and when the server stops, and then the log starts again empty. A restarted
+server resumes every game it finds there: the save, then the answers of its log, with the
+bots' random generators brought to where they were (a killed server loses nothing).
 
 What a client may send is small and checked: an answer to the decision it is shown (by
 its number, so a stale click is refused), as the terminal checks it; anything else is an
@@ -18,6 +23,7 @@ read: the lobby offers rulesets by name, never by path.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import secrets
@@ -45,6 +51,7 @@ MAX_BODY = 16_384            # bytes of one request or message
 RATE = 20                    # messages a client may send per second (a burst of as many)
 MAX_GAMES = 500              # games one server keeps
 HUMAN = "human"
+FULL_SAVE_EVERY = 100        # answers between two whole saves (each one is in the answer log at once)
 
 
 class Refused(Exception):
@@ -88,6 +95,8 @@ class Room:
         self.error: Optional[str] = None          # a game stopped by an error in its rules
         self.created = time.time()
         self.asked: list = []                     # how each decision read, in order
+        self.saved = -1                           # answers the save holds (-1: none written yet)
+        self.logged = 0                           # answers the save and the log hold together
 
     @property
     def humans(self) -> list:
@@ -97,12 +106,70 @@ class Room:
         token = next(t for t, s in self.tokens.items() if s == seat)
         return f"/play/{self.id}/{token}"
 
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.folder, f"{self.id}.answers")
+
     def save(self) -> None:
+        """Write the whole save (every answer, the bots' states); the answer log starts again."""
         g = self.game
         specs = [s if s != HUMAN else "random" for s in self.seats]
         data = saves.save_data(g, self.name, self.options, specs, self.humans,
                                [a if a is not None else _NoState() for a in self.agents], self.hashes)
         saves.write_save(os.path.join(self.folder, f"{self.id}.json"), data)
+        with open(self.log_path, "w", encoding="utf-8"):   # (a log line older than the save is skipped anyway)
+            pass
+        self.saved = self.logged = len(data["answers"])
+
+    def needs_save(self) -> bool:
+        """Whether the next write is the whole save: none yet, an undo (answers taken back),
+        or `FULL_SAVE_EVERY` answers since the last."""
+        n = len(self.game.answers)
+        return self.saved < 0 or n < self.logged or n - self.saved >= FULL_SAVE_EVERY
+
+    def record(self) -> None:
+        """Append the answers given since the last write to the answer log, one JSON line
+        each: `[number, answer]` (numbered from 0 as the save's `answers`)."""
+        answers = self.game.answers
+        if len(answers) > self.logged:
+            lines = "".join(json.dumps([i, answers[i]], separators=(",", ":")) + "\n"
+                            for i in range(self.logged, len(answers)))
+            with open(self.log_path, "a", encoding="utf-8") as f:
+                f.write(lines)
+            self.logged = len(answers)
+
+    def replay_log(self) -> None:
+        """Give the game the answers of its log that its save lacks (a server stopped without
+        writing it), in order; a bot's seat decides again as it did, so that its random
+        generator stands where it stood. A line cut short (a write the stop interrupted)
+        ends the log."""
+        try:
+            with open(self.log_path, encoding="utf-8") as f:
+                lines = f.read().split("\n")
+        except FileNotFoundError:
+            return
+        g = self.game
+        for line in lines:
+            try:
+                n, a = json.loads(line)
+            except (ValueError, TypeError):
+                break
+            if n < len(g.answers):
+                continue
+            d = g.pending
+            if n > len(g.answers) or d is None:
+                raise ValueError(f"answer {n + 1} of the answer log does not follow the save's "
+                                 f"{len(g.answers)} answers")
+            if not (a is None or isinstance(a, (bool, int)) or isinstance(a, list) and all(type(x) is int for x in a)):
+                raise ValueError(f"answer {n + 1} of the answer log is not an answer")
+            agent = self.agents[d.player]
+            if agent is not None:
+                agent.decide(d)
+            try:
+                g.answer(a)
+            except AnswerError as e:
+                raise ValueError(f"answer {n + 1} of the answer log does not fit the game: {e}") from None
+        self.logged = len(g.answers)
 
     def summary(self) -> dict:
         g, d = self.game, self.game.pending
@@ -241,6 +308,8 @@ class Server:
         room = Room(gid, data["ruleset"], game, seats, data["options"], {t: int(s) for t, s in meta["tokens"].items()},
                     self.dir, agents)
         room.hashes = {"ruleset_sha256": data["ruleset_sha256"], "files": data["files"]}
+        room.saved = len(game.answers)
+        room.replay_log()
         room.rebuild_history()
         room.note_decision()
         return room
@@ -320,8 +389,17 @@ class Server:
             await anyio.to_thread.run_sync(room.bot_turns)
         except CglError as e:
             room.error = _message(e)
-        room.save()
+        if reset or room.needs_save():    # (in a thread: replacing a file can wait on the disk)
+            await anyio.to_thread.run_sync(room.save)
+        else:
+            room.record()
         await self.push(room, reset)
+
+    def save_all(self) -> None:
+        """Write the whole save of every game whose log holds answers (the server stops)."""
+        for room in self.rooms.values():
+            if room.logged != room.saved:
+                room.save()
 
     async def answer(self, room: Room, seat: int, number, raw) -> None:
         async with room.lock:
@@ -617,6 +695,11 @@ ROUTES = [
 def make_app(server: Server) -> Starlette:
     """The Starlette app of `server`: the lobby and the designer's seat (host key), the seat
     pages, their JSON and WebSocket API, the replays."""
-    app = Starlette(routes=ROUTES)
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        server.save_all()
+
+    app = Starlette(routes=ROUTES, lifespan=lifespan)
     app.state.server = server
     return app

@@ -3,8 +3,8 @@
 The host opens the lobby (its link carries the host key), picks a ruleset, options and
 seats (a person, or a bot), and gets one secret link per person's seat to send. Each link
 opens the table page of one seat, which is sent only that seat's view (`Game.view(seat)`,
-docs/view.md) over a WebSocket and answers only that seat's decisions. Bots answer in a
-worker thread, so the server keeps serving while one thinks.
+docs/view.md) over a WebSocket and answers only that seat's decisions. A bot that thinks
+long answers in a worker thread, so the server keeps serving meanwhile (`Server.advance`).
 
 Each game is a cgl save in the games folder (`<id>.json`; it resumes with `cgl run --resume`
 too) beside its seats file (`<id>.seats.json`: the secret tokens) and its answer log
@@ -51,6 +51,7 @@ MAX_BODY = 16_384            # bytes of one request or message
 RATE = 20                    # messages a client may send per second (a burst of as many)
 MAX_GAMES = 500              # games one server keeps
 HUMAN = "human"
+INLINE_BOTS = 0.005          # seconds of quick bots' moves made on the event loop's thread (`Server.advance`)
 FULL_SAVE_EVERY = 100        # answers between two whole saves (each one is in the answer log at once)
 
 
@@ -90,7 +91,7 @@ class Room:
         self.folder = folder
         self.agents = agents or bots(seats, game.seed)
         self.lock = asyncio.Lock()
-        self.clients: dict = {}                   # websocket -> [seat (None: the designer), last log step sent]
+        self.clients: dict = {}                   # websocket -> its _Client
         self.hashes = saves.fingerprint(game)
         self.error: Optional[str] = None          # a game stopped by an error in its rules
         self.created = time.time()
@@ -179,14 +180,23 @@ class Room:
                 "over": g.over, "waiting_for": None if d is None else f"P{d.player + 1}",
                 "decisions": len(g.answers), "error": self.error}
 
-    def bot_turns(self) -> None:
-        """Let the bots answer until a person must decide or the game ends (in a worker thread)."""
+    def bot_turns(self, until: Optional[float] = None) -> bool:
+        """Let the bots answer until a person must decide or the game ends (True), or until
+        the clock (`time.perf_counter`) passes `until` (False: the bots have more to do)."""
         g = self.game
         self.note_decision()
         while g.pending is not None and self.agents[g.pending.player] is not None:
+            if until is not None and time.perf_counter() >= until:
+                return False
             d = g.pending
             g.answer(self.agents[d.player].decide(d))
             self.note_decision()
+        return True
+
+    @property
+    def searching(self) -> bool:
+        """Whether a bot of this game searches imagined games (one move can take long)."""
+        return needs_worlds([s for s in self.seats if s != HUMAN])
 
     def view(self, seat: Optional[int], since: int) -> dict:
         """What a client is sent: the seat view (seat None: the designer's view of everything),
@@ -384,9 +394,14 @@ class Server:
         return room, seat
 
     async def advance(self, room: Room, reset: bool = False) -> None:
-        """Run the bots (in a worker thread), save, and send every client its new view."""
+        """Run the bots, save, and send every client its new view. Quick bots' moves are made
+        here for up to `INLINE_BOTS` seconds, the rest in a worker thread (the server keeps
+        serving while a bot thinks); a searching bot's always go to the thread. (A worker
+        thread for every quick move cost more than the move: the thread and the event loop
+        take turns holding the interpreter, and every send of the loop waits its turn.)"""
         try:
-            await anyio.to_thread.run_sync(room.bot_turns)
+            if room.searching or not room.bot_turns(time.perf_counter() + INLINE_BOTS):
+                await anyio.to_thread.run_sync(room.bot_turns)
         except CglError as e:
             room.error = _message(e)
         if reset or room.needs_save():    # (in a thread: replacing a file can wait on the disk)
@@ -438,15 +453,12 @@ class Server:
             else:
                 raise Refused(400, "the designer sends {\"type\": \"undo\", \"to\": N} or {\"type\": \"bots\"}")
             for state in room.clients.values():
-                state[1] = 0          # (an undo shortens the log: every client is sent it anew)
+                state.reset()         # (an undo shortens the log: every client is sent it anew)
             await self.advance(room, reset=True)
 
     async def push(self, room: Room, reset: bool = False) -> None:
         for ws, state in list(room.clients.items()):
-            seat, since = state
-            v = room.view(seat, since)
-            if v["log"]:
-                state[1] = v["log"][-1]["step"] + 1
+            v = state.news(room.view(state.seat, state.since))
             try:
                 await ws.send_json({"type": "view", "view": v, "reset": reset})
             except Exception:   # a closed tab: forgotten
@@ -619,13 +631,11 @@ async def socket(ws: WebSocket):
         await ws.close(code=4404, reason=e.message)
         return
     await ws.accept()
-    state = room.clients[ws] = [seat, 0]
+    state = room.clients[ws] = _Client(seat)
     limit = _Rate()
     try:
         async with room.lock:
-            v = room.view(seat, 0)
-            if v["log"]:
-                state[1] = v["log"][-1]["step"] + 1
+            v = state.news(room.view(seat, 0))
         await ws.send_json({"type": "view", "view": v})
         while True:
             text = await ws.receive_text()
@@ -637,6 +647,28 @@ async def socket(ws: WebSocket):
         pass
     finally:
         room.clients.pop(ws, None)
+
+
+class _Client:
+    """A table's WebSocket: its seat (None: the designer), the first log step it has not been
+    sent, and the cards whose printed data it has (a view's `cards` then lists only the
+    others: a table keeps what it was sent, and printed data never changes)."""
+
+    def __init__(self, seat: Optional[int]):
+        self.seat = seat
+        self.reset()
+
+    def reset(self) -> None:
+        self.since, self.printed = 0, set()
+
+    def news(self, v: dict) -> dict:
+        """The view `v` as this client is sent it; what it now has is remembered."""
+        if v["log"]:
+            self.since = v["log"][-1]["step"] + 1
+        cards = v["cards"]
+        v["cards"] = {name: data for name, data in cards.items() if name not in self.printed}
+        self.printed.update(cards)
+        return v
 
 
 class _Rate:

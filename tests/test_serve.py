@@ -125,8 +125,11 @@ def test_the_websocket_sends_views_and_takes_answers(server):
                                  "answer": False if d["kind"] == "may" else 0}))
         nxt = ws.receive_json()
         assert nxt["type"] == "view" and nxt["view"]["decision_no"] > v["decision_no"]
-        # only new log lines follow the first view
+        # only new log lines follow the first view, and only printed data not sent before
         assert all(e["step"] > v["log"][-1]["step"] for e in nxt["view"]["log"])
+        assert not set(nxt["view"]["cards"]) & set(v["cards"])
+        named = {c["name"] for z in nxt["view"]["zones"] for c in z["cards"] or ()}
+        assert named and named <= set(v["cards"]) | set(nxt["view"]["cards"])
     with pytest.raises(Exception):
         with c.websocket_connect(f"/ws/{gid}/wrong") as ws:
             ws.receive_json()

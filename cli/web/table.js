@@ -8,6 +8,7 @@ let frame = 0, watching = "all";
 const gid = parts[2], token = parts[3];
 const key = new URLSearchParams(location.search).get("key") || "";
 let view = null, log = [], fresh = true, picked = new Set(), socket = null, retry = 500;
+let printed = {};                                     // every card's printed data sent so far (each is sent once)
 
 const $ = (id) => document.getElementById(id);
 function el(tag, cls, text) {
@@ -35,11 +36,12 @@ function connect() {
   socket.onmessage = (ev) => {
     const msg = JSON.parse(ev.data);
     if (msg.type === "view") {
-      if (fresh || msg.reset) { log = []; fresh = false; }
+      if (fresh || msg.reset) { log = []; printed = {}; fresh = false; }
       const last = log.length ? log[log.length - 1].step : -1;
       for (const e of msg.view.log) if (e.step === null || e.step > last) log.push(e);
       if (!view || view.decision_no !== msg.view.decision_no) picked = new Set();
       view = msg.view;
+      view.cards = Object.assign(printed, view.cards);   // (a view lists only cards new to this table)
       render();
     } else if (msg.type === "error") {
       toast(msg.message);

@@ -39,9 +39,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cgl.interpreter.base.diagnostics import CglError
-from cgl.interpreter.base.files import read_text
+from cgl.interpreter.base.files import inside, read_text
 from cgl.interpreter.base.protocol import AnswerError
-from cgl.interpreter.check.loader import load, packaged_rulesets
+from cgl.interpreter.check.loader import IMAGE_TYPES, load, packaged_rulesets
 from cgl.interpreter.play import saves
 from cgl.interpreter.play.agents import agent_spec, make_agent, needs_worlds
 from cgl.interpreter.play.game import Game
@@ -702,6 +702,25 @@ async def _take(server: Server, room: Room, seat: Optional[int], text: str, limi
     await server.answer(room, seat, msg.get("decision"), msg.get("answer"))
 
 
+async def art(request: Request):
+    """The picture of a card of a game, by the card's name (never by a path: the pictures a
+    ruleset may show are the ones its card data names, checked when it was loaded to lie in
+    its project; checked again here, in case a file became a symlink since)."""
+    room = _server(request).rooms.get(request.path_params["gid"])
+    rs = room.game.ruleset if room is not None else None
+    path = rs.images.get(request.path_params["card"]) if rs is not None else None
+    if path is None or not inside(path, rs.roots) or not os.path.isfile(path):
+        return JSONResponse({"error": "no such picture"}, status_code=404)
+    kind = IMAGE_TYPES.get(os.path.splitext(path)[1].lower())
+    if kind is None:
+        return JSONResponse({"error": "no such picture"}, status_code=404)
+    # (a picture is shown, never run: an SVG opened on its own gets no script and no origin)
+    return FileResponse(path, media_type=kind, headers={"X-Content-Type-Options": "nosniff",
+                                                        "Content-Security-Policy": "default-src 'none'; "
+                                                        "style-src 'unsafe-inline'; sandbox",
+                                                        "Cache-Control": "max-age=3600"})
+
+
 async def index(request: Request):
     return HTMLResponse("<!doctype html><title>cgl serve</title><p>This is a cgl table. "
                         "Open the link the host sent you.</p>")
@@ -717,6 +736,7 @@ ROUTES = [
     Route("/replay/{gid}/{token}", seat_replay),
     Route("/replay/{gid}", host_replay),
     WebSocketRoute("/ws/host/{gid}", socket),
+    Route("/art/{gid}/{card}", art),
     Route("/api/view/{gid}/{token}", view),
     Route("/api/answer/{gid}/{token}", answer, methods=["POST"]),
     WebSocketRoute("/ws/{gid}/{token}", socket),

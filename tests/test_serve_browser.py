@@ -254,3 +254,46 @@ def test_cards_of_a_colour_are_drawn_in_it(tmp_path):
         served.stop()
     expected = {"red": "rgb(255, 0, 0)", "green": "rgb(0, 128, 0)", "blue": "rgb(0, 0, 255)", "gold": "rgb(255, 215, 0)"}
     assert colours and all(expected[group] == colour for group, colour in colours), colours
+
+
+def test_a_card_with_a_picture_shows_it_and_one_without_shows_its_text(tmp_path):
+    """The card data's `images: art/` names a picture per card by its name
+    (docs/language.md section 11): the red cards have one, the others do not."""
+    sync_api = _need_browser()
+    folder = tmp_path / "switchback"
+    folder.mkdir()
+    shutil.copy(ROOT / "examples" / "switchback.cgl", folder)
+    data = (ROOT / "examples" / "switchback-cards.yaml").read_text()
+    (folder / "switchback-cards.yaml").write_text(data + "\nimages: art/\n")
+    (folder / "art").mkdir()
+    for line in data.splitlines():
+        if 'name: "red ' in line:
+            name = line.split('name: "', 1)[1].split('"', 1)[0]
+            (folder / "art" / f"{name}.svg").write_text(
+                '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="60"><rect width="40" height="60" '
+                'fill="#c33"/></svg>')
+    served = Served(tmp_path / "games", [str(folder / "switchback.cgl")])
+    try:
+        for seed in range(1, 40):     # a seed that deals P1 a red card and another
+            g = served.create(ruleset="switchback", seats=["human", "random"], seed=seed)
+            hand = next(z for z in served.server.rooms[g["id"]].game.view(0)["zones"] if z["label"] == "hand P1")
+            if len({c["group"] == "red" for c in hand["cards"]}) == 2:
+                break
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page()
+            page.goto(served.url + g["links"]["P1"])
+            page.locator("#zones .zone.mine .card img").first.wait_for(timeout=15_000)
+            page.wait_for_function("""[...document.querySelectorAll('#zones .zone.mine .card img')]
+                                      .every(i => i.complete && i.naturalWidth > 0)""", timeout=15_000)
+            cards = page.evaluate("""[...document.querySelectorAll('#zones .zone.mine .card')].map(c => [
+                c.querySelector('.group').textContent, c.querySelector('.name').textContent,
+                c.querySelector('img') ? c.querySelector('img').naturalWidth : null])""")
+            shoot(page, "switchback-pictures-P1")
+            browser.close()
+    finally:
+        served.stop()
+    assert {group == "red" for group, _, _ in cards} == {True, False}, cards
+    for group, name, width in cards:
+        assert name                                              # the name is written on every card
+        assert (width == 40) if group == "red" else (width is None), (group, name, width)

@@ -76,12 +76,31 @@ function cardTitle(card) {
   return lines.join("\n");
 }
 
+function imageOf(card) {
+  // where the picture of a card is: the server's /art/ route (by card name, never a path),
+  // or in a replay file the picture itself (a data: URL); null when it has none
+  const data = view.cards[card.name];
+  if (!data || !data.image) return null;
+  if (replay) return (replay.images || {})[card.name] || null;
+  return `/art/${gid}/${encodeURIComponent(card.name)}`;
+}
+
 function cardEl(card, tag) {
   const c = el(tag || "div", "card");
   // a group named after a colour (an Uno-like `colour` enum: red, green, blue, gold) is drawn
   // in that colour; any other group gets a hue of its own
   if (card.group && CSS.supports("color", card.group)) c.style.borderTopColor = card.group;
   else c.style.setProperty("--hue", hue(card.group ?? card.name));
+  const src = imageOf(card);
+  if (src) {                      // the card data names a picture: it is shown, the name under it
+    const img = el("img", "art");
+    img.src = src;
+    img.alt = card.name;
+    img.loading = "lazy";
+    img.onerror = () => { img.remove(); c.classList.remove("pictured"); };   // (text, as without one)
+    c.classList.add("pictured");
+    c.appendChild(img);
+  }
   c.appendChild(el("span", "name", card.label));
   if (card.group) c.appendChild(el("span", "group", card.group));
   if (card.vars) c.appendChild(el("span", "vars", Object.entries(card.vars).map(([k, v]) => `${k} ${fmt(v)}`).join(" · ")));

@@ -23,6 +23,7 @@ group, what their text is and which variable is the score all come from the rule
 """
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 from ..base.diagnostics import CglError
@@ -123,6 +124,9 @@ def printed(eng, c) -> dict:
         text = card_text(c)
         if text is not None:
             entry["text"] = text
+        image = eng.rs.images.get(c.name)
+        if image is not None:
+            entry["image"] = os.path.basename(image)
         cache[c.name] = entry
     return entry
 

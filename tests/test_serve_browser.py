@@ -297,3 +297,33 @@ def test_a_card_with_a_picture_shows_it_and_one_without_shows_its_text(tmp_path)
     for group, name, width in cards:
         assert name                                              # the name is written on every card
         assert (width == 40) if group == "red" else (width is None), (group, name, width)
+
+
+def test_the_members_of_an_enum_that_are_no_colours_get_distinct_colours(tmp_path):
+    """examples/actions.cgl groups its cards by `kind` (strike, heal, guard, drain): no
+    colour names, so each member gets the palette's colour of its place in the enum (a hue
+    hashed from the name gave guard and drain nearly the same one)."""
+    sync_api = _need_browser()
+    served = Served(tmp_path / "games", [str(ROOT / "examples" / "actions.cgl")])
+    palette = ["rgb(0, 114, 178)", "rgb(230, 159, 0)", "rgb(0, 158, 115)", "rgb(204, 121, 167)"]
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page()
+            seen: dict = {}
+            for seed in range(1, 8):
+                g = served.create(ruleset="actions", seats=["human", "random"], seed=seed)
+                page.goto(served.url + g["links"]["P1"])
+                page.locator("#zones .zone.mine .card").first.wait_for(timeout=15_000)
+                for group, colour in page.evaluate("""[...document.querySelectorAll('#zones .card')]
+                        .filter(c => c.querySelector('.group'))
+                        .map(c => [c.querySelector('.group').textContent, getComputedStyle(c).borderTopColor])"""):
+                    seen.setdefault(group, set()).add(colour)
+                if len(seen) == 4:
+                    break
+            browser.close()
+    finally:
+        served.stop()
+    order = ["strike", "heal", "guard", "drain"]
+    assert len(seen) >= 3, seen
+    assert all(colours == {palette[order.index(group)]} for group, colours in seen.items()), seen

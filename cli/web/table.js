@@ -76,6 +76,23 @@ function cardTitle(card) {
   return lines.join("\n");
 }
 
+// Okabe and Ito's palette (told apart with every kind of colour blindness), then more of the
+// same lightness; the members of an enum are given them in the enum's order
+const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#7A7A7A"];
+function isColour(name) { return typeof name === "string" && /^[a-z]+$/i.test(name) && CSS.supports("color", name); }
+function groupColour(group) {
+  // a group named after a colour (an Uno-like `colour` enum: red, green, blue, gold) is drawn
+  // in it; another member of the enum the hands group by gets the palette's colour of its
+  // place among the enum's other members: distinct, and the same in every game of the
+  // ruleset; a group that is no enum's member (null) gets a hue from its name
+  if (group === null || group === undefined) return null;
+  if (isColour(group)) return group;
+  const order = (view.groups && view.groups.order) || [];
+  const i = order.filter((m) => !isColour(m)).indexOf(group);
+  if (i < 0) return null;
+  return i < PALETTE.length ? PALETTE[i] : `hsl(${Math.round((i - PALETTE.length) * 137.508 + 20) % 360}, 55%, 50%)`;
+}
+
 function imageOf(card) {
   // where the picture of a card is: the server's /art/ route (by card name, never a path),
   // or in a replay file the picture itself (a data: URL); null when it has none
@@ -87,9 +104,8 @@ function imageOf(card) {
 
 function cardEl(card, tag) {
   const c = el(tag || "div", "card");
-  // a group named after a colour (an Uno-like `colour` enum: red, green, blue, gold) is drawn
-  // in that colour; any other group gets a hue of its own
-  if (card.group && CSS.supports("color", card.group)) c.style.borderTopColor = card.group;
+  const colour = groupColour(card.group);
+  if (colour) c.style.borderTopColor = colour;
   else c.style.setProperty("--hue", hue(card.group ?? card.name));
   const src = imageOf(card);
   if (src) {                      // the card data names a picture: it is shown, the name under it

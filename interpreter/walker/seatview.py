@@ -305,7 +305,8 @@ def seat_view(eng, seat: Optional[int], since: Optional[int] = None, decision=No
 def revealed(b: _Builder, log: list) -> list:
     """The cards of the last reveal to everyone in the round now going on (a winning hand
     shown), as they are now: [] when none."""
-    for entry in reversed(log[:-1]):
+    for i in range(len(log) - 2, -1, -1):     # (every entry but the last, newest first)
+        entry = log[i]
         if entry["type"] == "round":
             return []
         if entry["type"] == "reveal" and "to" not in entry and entry.get("cards"):

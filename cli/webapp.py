@@ -155,6 +155,8 @@ class Room:
                 n, a = json.loads(line)
             except (ValueError, TypeError):
                 break
+            if type(n) is not int:
+                raise ValueError(f"the answer log holds a line that is no answer: {line[:40]}")
             if n < len(g.answers):
                 continue
             d = g.pending

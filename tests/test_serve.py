@@ -265,6 +265,9 @@ def test_a_line_cut_short_ends_the_answer_log(server, tmp_path):
         f.write(f"[{n},")                               # a write the stop interrupted
     again = Server([], str(tmp_path / "games"), KEY)
     assert not again.problems and again.rooms[gid].game.answers == server.rooms[gid].game.answers
+    # a log that is no answer log is a problem the host is told of, not a server that fails to start
+    log.write_text('["x", 0]\n')
+    assert Server([], str(tmp_path / "games"), KEY).problems
 
 
 def test_a_server_that_stops_writes_every_save_whole(server, tmp_path):

@@ -470,9 +470,7 @@ def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, di
             cards.append(Card(len(cards), str(values.get("name", f"card {len(cards) + 1}")), values))
         if image is not None:
             images.setdefault(str(values.get("name", f"card {len(cards)}")), image)
-    tables = data.get("tables") or {}
-    if not isinstance(tables, dict):
-        raise CglError(Diagnostic("E003", "`tables:` must map table names to tables", data.span(path, "tables")))
+    tables = _tables(data, path)
     for k in data:
         if k not in ("cards", "tables", "images"):
             raise CglError(Diagnostic("E003", f"unknown key `{k}` in the card data (it has `cards:`, `tables:` and "
@@ -482,6 +480,14 @@ def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, di
         found = _folder_images(data["images"], path, roots, list(dict.fromkeys(c.name for c in cards)),
                                data.span(path, "images", value=True))
         images = {**found, **images}     # (a card's own `image:` comes first)
+    return cards, tables, images
+
+
+def _tables(data, path: str) -> dict:
+    """The card data's `tables:` ({name: {key: value}}), each checked to be a mapping."""
+    tables = data.get("tables") or {}
+    if not isinstance(tables, dict):
+        raise CglError(Diagnostic("E003", "`tables:` must map table names to tables", data.span(path, "tables")))
     for k, v in tables.items():   # (`lookup(TABLE, key)` reads a mapping: anything else fails only in play)
         if not isinstance(v, dict):
             shape = "a list" if isinstance(v, list) else "empty" if v is None else f"the value `{v}`"
@@ -490,7 +496,7 @@ def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, di
                                       tables.span(path, k) if hasattr(tables, "span") else data.span(path, "tables"),
                                       hint=f"one `key: value` line for each entry under `{k}:`, or "
                                            f"`{k}: {{a_key: a value, another: another value}}`"))
-    return cards, {str(k): dict(v) for k, v in tables.items()}, images
+    return {str(k): dict(v) for k, v in tables.items()}
 
 
 def _const_value(expr: A.Expr, enums_or_members) -> Any:

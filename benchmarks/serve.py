@@ -51,6 +51,16 @@ def _start(folder: str, port: int) -> subprocess.Popen:
     raise SystemExit("cgl serve did not answer")
 
 
+def _cpu(pid: int) -> float:
+    """The CPU seconds (user + system) process `pid` has used so far (Linux's /proc; NaN elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
 def _create(port: int, key: str, ruleset: str, bots: list, seed: int) -> dict:
     body = json.dumps({"ruleset": ruleset, "seats": ["human", *bots], "seed": seed}).encode()
     req = urllib.request.Request(f"http://127.0.0.1:{port}/api/games", data=body, method="POST",
@@ -112,9 +122,9 @@ def main() -> None:
             t0 = time.perf_counter()
             links = [_create(port, key, args.ruleset, bots, seed)["links"]["P1"] for seed in range(args.games)]
             made = time.perf_counter() - t0
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), _cpu(proc.pid)
             waits = asyncio.run(_run(port, links, args.answers, args.think))
-            took = time.perf_counter() - t0
+            took, cpu = time.perf_counter() - t0, _cpu(proc.pid) - cpu0
         finally:
             proc.terminate()
             proc.wait(timeout=20)
@@ -126,6 +136,8 @@ def main() -> None:
           f"games created in {made:.1f} s")
     print(f"time from an answer to the next view: median {1000 * statistics.median(waits):.1f} ms, "
           f"95th percentile {1000 * p95:.1f} ms, max {1000 * waits[-1]:.1f} ms")
+    print(f"the server's CPU time per answer (the bots' moves, the save and the views included): "
+          f"{1000 * cpu / len(waits):.2f} ms")
 
 
 if __name__ == "__main__":

@@ -76,7 +76,31 @@ def frames(game: Game, answers: list, only: Optional[int] = None) -> dict:
         log = [e for e in log if e["step"] in set(seen[seats[only]])]
     return {"game": game.ruleset.game.title, "seed": game.seed, "seats": seats, "frames": out,
             "views": views.items, "zones": zones.items, "faces": cards.items, "cards": catalog, "log": log,
-            "seen": seen}
+            "seen": seen, "images": pictures(game.ruleset, catalog)}
+
+
+def pictures(rs, catalog: dict) -> dict:
+    """{card name: data: URL} of the pictures of the cards a replay shows (the file holds
+    them: it reads nothing else), as the card data names them (docs/language.md section 11)."""
+    import base64
+    from cgl.interpreter.base.files import inside
+    from cgl.interpreter.check.loader import IMAGE_TYPES, MAX_IMAGE_BYTES
+    out = {}
+    for name in catalog:
+        path = rs.images.get(name)
+        if path is None or not inside(path, rs.roots):
+            continue
+        try:
+            if os.path.getsize(path) > MAX_IMAGE_BYTES:
+                continue
+            with open(path, "rb") as f:
+                raw = f.read(MAX_IMAGE_BYTES + 1)
+        except OSError:
+            continue
+        kind = IMAGE_TYPES.get(os.path.splitext(path)[1].lower())
+        if kind is not None:
+            out[name] = f"data:{kind};base64," + base64.b64encode(raw).decode("ascii")
+    return out
 
 
 def _answer_label(d, a) -> str:

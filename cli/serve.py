@@ -94,4 +94,7 @@ def serve(rulesets, host, port, games_dir):
     click.echo(f"cgl serve: {len(server.rooms)} game(s) resumed from {games_dir}/")
     click.echo(f"Lobby (host only): http://{shown}:{port}/lobby?key={key}")
     click.echo("Press Ctrl-C to stop; every game is saved and resumes when you serve again.")
-    uvicorn.run(make_app(server), host=host, port=port, log_level="warning", ws_max_size=MAX_BODY)
+    uvicorn.run(make_app(server), host=host, port=port, log_level="warning", ws_max_size=MAX_BODY,
+                # (no per-message compression: deflating every view cost the server more CPU than
+                # building it, for a few kilobytes a move)
+                ws_per_message_deflate=False)

@@ -3,12 +3,17 @@
 The host opens the lobby (its link carries the host key), picks a ruleset, options and
 seats (a person, or a bot), and gets one secret link per person's seat to send. Each link
 opens the table page of one seat, which is sent only that seat's view (`Game.view(seat)`,
-docs/view.md) over a WebSocket and answers only that seat's decisions. Bots answer in a
-worker thread, so the server keeps serving while one thinks.
+docs/view.md) over a WebSocket and answers only that seat's decisions. A bot that thinks
+long answers in a worker thread, so the server keeps serving meanwhile (`Server.advance`).
 
-Each game is a cgl save in the games folder (`<id>.json`, written after every answer; it
-resumes with `cgl run --resume` too) beside its seats file (`<id>.seats.json`: the secret
-tokens). A restarted server resumes every game it finds there.
+Each game is a cgl save in the games folder (`<id>.json`; it resumes with `cgl run --resume`
+too) beside its seats file (`<id>.seats.json`: the secret tokens) and its answer log
+(`<id>.answers`). Every answer is appended to the log before anyone is shown what follows
+it (a line, not a rewrite: rewriting the whole save after every answer cost more than
+anything else the server does); the save is written whole every `FULL_SAVE_EVERY` answers,
+after an undo, and when the server stops, and then the log starts again empty. A restarted
+server resumes every game it finds there: the save, then the answers of its log, with the
+bots' random generators brought to where they were (a killed server loses nothing).
 
 What a client may send is small and checked: an answer to the decision it is shown (by
 its number, so a stale click is refused), as the terminal checks it; anything else is an
@@ -18,6 +23,7 @@ read: the lobby offers rulesets by name, never by path.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import secrets
@@ -33,9 +39,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from cgl.interpreter.base.diagnostics import CglError
-from cgl.interpreter.base.files import read_text
+from cgl.interpreter.base.files import inside, read_text
 from cgl.interpreter.base.protocol import AnswerError
-from cgl.interpreter.check.loader import load, packaged_rulesets
+from cgl.interpreter.check.loader import IMAGE_TYPES, load, packaged_rulesets
 from cgl.interpreter.play import saves
 from cgl.interpreter.play.agents import agent_spec, make_agent, needs_worlds
 from cgl.interpreter.play.game import Game
@@ -45,6 +51,8 @@ MAX_BODY = 16_384            # bytes of one request or message
 RATE = 20                    # messages a client may send per second (a burst of as many)
 MAX_GAMES = 500              # games one server keeps
 HUMAN = "human"
+INLINE_BOTS = 0.005          # seconds of quick bots' moves made on the event loop's thread (`Server.advance`)
+FULL_SAVE_EVERY = 100        # answers between two whole saves (each one is in the answer log at once)
 
 
 class Refused(Exception):
@@ -83,11 +91,13 @@ class Room:
         self.folder = folder
         self.agents = agents or bots(seats, game.seed)
         self.lock = asyncio.Lock()
-        self.clients: dict = {}                   # websocket -> [seat (None: the designer), last log step sent]
+        self.clients: dict = {}                   # websocket -> its _Client
         self.hashes = saves.fingerprint(game)
         self.error: Optional[str] = None          # a game stopped by an error in its rules
         self.created = time.time()
         self.asked: list = []                     # how each decision read, in order
+        self.saved = -1                           # answers the save holds (-1: none written yet)
+        self.logged = 0                           # answers the save and the log hold together
 
     @property
     def humans(self) -> list:
@@ -97,12 +107,75 @@ class Room:
         token = next(t for t, s in self.tokens.items() if s == seat)
         return f"/play/{self.id}/{token}"
 
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.folder, f"{self.id}.answers")
+
     def save(self) -> None:
+        """Write the whole save (every answer, the bots' states); the answer log starts again."""
         g = self.game
         specs = [s if s != HUMAN else "random" for s in self.seats]
         data = saves.save_data(g, self.name, self.options, specs, self.humans,
                                [a if a is not None else _NoState() for a in self.agents], self.hashes)
         saves.write_save(os.path.join(self.folder, f"{self.id}.json"), data)
+        with open(self.log_path, "w", encoding="utf-8"):   # (a log line older than the save is skipped anyway)
+            pass
+        self.saved = self.logged = len(data["answers"])
+
+    def needs_save(self) -> bool:
+        """Whether the next write is the whole save: none yet, an undo (answers taken back),
+        or `FULL_SAVE_EVERY` answers since the last."""
+        n = len(self.game.answers)
+        return self.saved < 0 or n < self.logged or n - self.saved >= FULL_SAVE_EVERY
+
+    def record(self) -> None:
+        """Append the answers given since the last write to the answer log, one JSON line
+        each: `[number, answer]` (numbered from 0 as the save's `answers`)."""
+        answers = self.game.answers
+        if len(answers) > self.logged:
+            lines = "".join(json.dumps([i, answers[i]], separators=(",", ":")) + "\n"
+                            for i in range(self.logged, len(answers)))
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            try:     # (one write: the lines land whole, even when the process is killed)
+                os.write(fd, lines.encode("utf-8"))
+            finally:
+                os.close(fd)
+            self.logged = len(answers)
+
+    def replay_log(self) -> None:
+        """Give the game the answers of its log that its save lacks (a server stopped without
+        writing it), in order; a bot's seat decides again as it did, so that its random
+        generator stands where it stood. A line cut short (a write the stop interrupted)
+        ends the log."""
+        try:
+            with open(self.log_path, encoding="utf-8") as f:
+                lines = f.read().split("\n")
+        except FileNotFoundError:
+            return
+        g = self.game
+        for line in lines:
+            try:
+                n, a = json.loads(line)
+            except (ValueError, TypeError):
+                break
+            if type(n) is not int:
+                raise ValueError(f"the answer log holds a line that is no answer: {line[:40]}")
+            if n < len(g.answers):
+                continue
+            d = g.pending
+            if n > len(g.answers) or d is None:
+                raise ValueError(f"answer {n + 1} of the answer log does not follow the save's "
+                                 f"{len(g.answers)} answers")
+            if not (a is None or isinstance(a, (bool, int)) or isinstance(a, list) and all(type(x) is int for x in a)):
+                raise ValueError(f"answer {n + 1} of the answer log is not an answer")
+            agent = self.agents[d.player]
+            if agent is not None:
+                agent.decide(d)
+            try:
+                g.answer(a)
+            except AnswerError as e:
+                raise ValueError(f"answer {n + 1} of the answer log does not fit the game: {e}") from None
+        self.logged = len(g.answers)
 
     def summary(self) -> dict:
         g, d = self.game, self.game.pending
@@ -112,14 +185,23 @@ class Room:
                 "over": g.over, "waiting_for": None if d is None else f"P{d.player + 1}",
                 "decisions": len(g.answers), "error": self.error}
 
-    def bot_turns(self) -> None:
-        """Let the bots answer until a person must decide or the game ends (in a worker thread)."""
+    def bot_turns(self, until: Optional[float] = None) -> bool:
+        """Let the bots answer until a person must decide or the game ends (True), or until
+        the clock (`time.perf_counter`) passes `until` (False: the bots have more to do)."""
         g = self.game
         self.note_decision()
         while g.pending is not None and self.agents[g.pending.player] is not None:
+            if until is not None and time.perf_counter() >= until:
+                return False
             d = g.pending
             g.answer(self.agents[d.player].decide(d))
             self.note_decision()
+        return True
+
+    @property
+    def searching(self) -> bool:
+        """Whether a bot of this game searches imagined games (one move can take long)."""
+        return needs_worlds([s for s in self.seats if s != HUMAN])
 
     def view(self, seat: Optional[int], since: int) -> dict:
         """What a client is sent: the seat view (seat None: the designer's view of everything),
@@ -241,6 +323,8 @@ class Server:
         room = Room(gid, data["ruleset"], game, seats, data["options"], {t: int(s) for t, s in meta["tokens"].items()},
                     self.dir, agents)
         room.hashes = {"ruleset_sha256": data["ruleset_sha256"], "files": data["files"]}
+        room.saved = len(game.answers)
+        room.replay_log()
         room.rebuild_history()
         room.note_decision()
         return room
@@ -315,13 +399,27 @@ class Server:
         return room, seat
 
     async def advance(self, room: Room, reset: bool = False) -> None:
-        """Run the bots (in a worker thread), save, and send every client its new view."""
+        """Run the bots, save, and send every client its new view. Quick bots' moves are made
+        here for up to `INLINE_BOTS` seconds, the rest in a worker thread (the server keeps
+        serving while a bot thinks); a searching bot's always go to the thread. (A worker
+        thread for every quick move cost more than the move: the thread and the event loop
+        take turns holding the interpreter, and every send of the loop waits its turn.)"""
         try:
-            await anyio.to_thread.run_sync(room.bot_turns)
+            if room.searching or not room.bot_turns(time.perf_counter() + INLINE_BOTS):
+                await anyio.to_thread.run_sync(room.bot_turns)
         except CglError as e:
             room.error = _message(e)
-        room.save()
+        if reset or room.needs_save():    # (in a thread: replacing a file can wait on the disk)
+            await anyio.to_thread.run_sync(room.save)
+        else:
+            room.record()
         await self.push(room, reset)
+
+    def save_all(self) -> None:
+        """Write the whole save of every game whose log holds answers (the server stops)."""
+        for room in self.rooms.values():
+            if room.logged != room.saved:
+                room.save()
 
     async def answer(self, room: Room, seat: int, number, raw) -> None:
         async with room.lock:
@@ -360,15 +458,12 @@ class Server:
             else:
                 raise Refused(400, "the designer sends {\"type\": \"undo\", \"to\": N} or {\"type\": \"bots\"}")
             for state in room.clients.values():
-                state[1] = 0          # (an undo shortens the log: every client is sent it anew)
+                state.reset()         # (an undo shortens the log: every client is sent it anew)
             await self.advance(room, reset=True)
 
     async def push(self, room: Room, reset: bool = False) -> None:
         for ws, state in list(room.clients.items()):
-            seat, since = state
-            v = room.view(seat, since)
-            if v["log"]:
-                state[1] = v["log"][-1]["step"] + 1
+            v = state.news(room.view(state.seat, state.since))
             try:
                 await ws.send_json({"type": "view", "view": v, "reset": reset})
             except Exception:   # a closed tab: forgotten
@@ -541,13 +636,11 @@ async def socket(ws: WebSocket):
         await ws.close(code=4404, reason=e.message)
         return
     await ws.accept()
-    state = room.clients[ws] = [seat, 0]
+    state = room.clients[ws] = _Client(seat)
     limit = _Rate()
     try:
         async with room.lock:
-            v = room.view(seat, 0)
-            if v["log"]:
-                state[1] = v["log"][-1]["step"] + 1
+            v = state.news(room.view(seat, 0))
         await ws.send_json({"type": "view", "view": v})
         while True:
             text = await ws.receive_text()
@@ -559,6 +652,28 @@ async def socket(ws: WebSocket):
         pass
     finally:
         room.clients.pop(ws, None)
+
+
+class _Client:
+    """A table's WebSocket: its seat (None: the designer), the first log step it has not been
+    sent, and the cards whose printed data it has (a view's `cards` then lists only the
+    others: a table keeps what it was sent, and printed data never changes)."""
+
+    def __init__(self, seat: Optional[int]):
+        self.seat = seat
+        self.reset()
+
+    def reset(self) -> None:
+        self.since, self.printed = 0, set()
+
+    def news(self, v: dict) -> dict:
+        """The view `v` as this client is sent it; what it now has is remembered."""
+        if v["log"]:
+            self.since = v["log"][-1]["step"] + 1
+        cards = v["cards"]
+        v["cards"] = {name: data for name, data in cards.items() if name not in self.printed}
+        self.printed.update(cards)
+        return v
 
 
 class _Rate:
@@ -592,6 +707,25 @@ async def _take(server: Server, room: Room, seat: Optional[int], text: str, limi
     await server.answer(room, seat, msg.get("decision"), msg.get("answer"))
 
 
+async def art(request: Request):
+    """The picture of a card of a game, by the card's name (never by a path: the pictures a
+    ruleset may show are the ones its card data names, checked when it was loaded to lie in
+    its project; checked again here, in case a file became a symlink since)."""
+    room = _server(request).rooms.get(request.path_params["gid"])
+    rs = room.game.ruleset if room is not None else None
+    path = rs.images.get(request.path_params["card"]) if rs is not None else None
+    if path is None or not inside(path, rs.roots) or not os.path.isfile(path):
+        return JSONResponse({"error": "no such picture"}, status_code=404)
+    kind = IMAGE_TYPES.get(os.path.splitext(path)[1].lower())
+    if kind is None:
+        return JSONResponse({"error": "no such picture"}, status_code=404)
+    # (a picture is shown, never run: an SVG opened on its own gets no script and no origin)
+    return FileResponse(path, media_type=kind, headers={"X-Content-Type-Options": "nosniff",
+                                                        "Content-Security-Policy": "default-src 'none'; "
+                                                        "style-src 'unsafe-inline'; sandbox",
+                                                        "Cache-Control": "max-age=3600"})
+
+
 async def index(request: Request):
     return HTMLResponse("<!doctype html><title>cgl serve</title><p>This is a cgl table. "
                         "Open the link the host sent you.</p>")
@@ -607,6 +741,7 @@ ROUTES = [
     Route("/replay/{gid}/{token}", seat_replay),
     Route("/replay/{gid}", host_replay),
     WebSocketRoute("/ws/host/{gid}", socket),
+    Route("/art/{gid}/{card}", art),
     Route("/api/view/{gid}/{token}", view),
     Route("/api/answer/{gid}/{token}", answer, methods=["POST"]),
     WebSocketRoute("/ws/{gid}/{token}", socket),
@@ -617,6 +752,11 @@ ROUTES = [
 def make_app(server: Server) -> Starlette:
     """The Starlette app of `server`: the lobby and the designer's seat (host key), the seat
     pages, their JSON and WebSocket API, the replays."""
-    app = Starlette(routes=ROUTES)
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        server.save_all()
+
+    app = Starlette(routes=ROUTES, lifespan=lifespan)
     app.state.server = server
     return app

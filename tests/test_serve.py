@@ -125,8 +125,11 @@ def test_the_websocket_sends_views_and_takes_answers(server):
                                  "answer": False if d["kind"] == "may" else 0}))
         nxt = ws.receive_json()
         assert nxt["type"] == "view" and nxt["view"]["decision_no"] > v["decision_no"]
-        # only new log lines follow the first view
+        # only new log lines follow the first view, and only printed data not sent before
         assert all(e["step"] > v["log"][-1]["step"] for e in nxt["view"]["log"])
+        assert not set(nxt["view"]["cards"]) & set(v["cards"])
+        named = {c["name"] for z in nxt["view"]["zones"] for c in z["cards"] or ()}
+        assert named and named <= set(v["cards"]) | set(nxt["view"]["cards"])
     with pytest.raises(Exception):
         with c.websocket_connect(f"/ws/{gid}/wrong") as ws:
             ws.receive_json()
@@ -214,3 +217,111 @@ def test_a_seat_replays_the_game_as_it_saw_it_and_the_host_sees_all(server):
     full = replay_data(c.get(f"/replay/{gid}?key={KEY}").text)
     assert set(full["frames"][0]["views"]) == {"P1", "P2", "all"}
     assert c.get(f"/replay/{gid}/wrong").status_code == 404
+
+
+def play(c, gid, tok, n):
+    """Answer `n` of the seat's decisions with its first option (or no)."""
+    for _ in range(n):
+        v = c.get(f"/api/view/{gid}/{tok}").json()
+        d = v["decision"]
+        if v["over"] or d["player"] != "P1":
+            return
+        r = c.post(f"/api/answer/{gid}/{tok}", json={"decision": v["decision_no"],
+                                                      "answer": False if d["kind"] == "may" else 0})
+        assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("every", [4, 1000])
+def test_a_server_stopped_without_saving_loses_no_answer_and_no_bots_state(server, tmp_path, monkeypatch, every):
+    # each answer goes to the game's answer log; the whole save only every `every` answers
+    import cgl.cli.webapp as webapp
+    monkeypatch.setattr(webapp, "FULL_SAVE_EVERY", every)
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "random", "random"], seed=11)
+    gid, t1 = g["id"], token(g["links"]["P1"])
+    play(c, gid, t1, 9)
+    room = server.rooms[gid]
+    if every > 100:
+        assert (tmp_path / "games" / f"{gid}.answers").read_text()  # answers the save lacks
+    again = Server([], str(tmp_path / "games"), KEY)                  # (the first never stopped)
+    assert not again.problems
+    twin = again.rooms[gid]
+    assert twin.game.answers == room.game.answers
+    # the bots' random generators stand where they stood: the game goes on the same
+    assert [a.state() for a in twin.agents[1:]] == [a.state() for a in room.agents[1:]]
+    play(c, gid, t1, 5)
+    play(client(again), gid, t1, 5)
+    assert twin.game.answers == room.game.answers
+
+
+def test_a_line_cut_short_ends_the_answer_log(server, tmp_path):
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "random"], seed=2)
+    gid, t1 = g["id"], token(g["links"]["P1"])
+    play(c, gid, t1, 3)
+    log = tmp_path / "games" / f"{gid}.answers"
+    n = len(server.rooms[gid].game.answers)
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(f"[{n},")                               # a write the stop interrupted
+    again = Server([], str(tmp_path / "games"), KEY)
+    assert not again.problems and again.rooms[gid].game.answers == server.rooms[gid].game.answers
+    # a log that is no answer log is a problem the host is told of, not a server that fails to start
+    log.write_text('["x", 0]\n')
+    assert Server([], str(tmp_path / "games"), KEY).problems
+
+
+def test_a_server_that_stops_writes_every_save_whole(server, tmp_path):
+    from cgl.interpreter.play import saves
+    with TestClient(make_app(server)) as c:           # (the app's lifespan: it stops at the end)
+        g = create(c, ruleset="mgt", seats=["human", "greedy"], seed=4)
+        gid, t1 = g["id"], token(g["links"]["P1"])
+        play(c, gid, t1, 4)
+        path = str(tmp_path / "games" / f"{gid}.json")
+        assert len(saves.read_save(path)["answers"]) < len(server.rooms[gid].game.answers)
+    assert saves.read_save(path)["answers"] == server.rooms[gid].game.answers
+    assert (tmp_path / "games" / f"{gid}.answers").read_text() == ""
+
+
+def test_a_killed_server_process_resumes_every_answer(tmp_path):
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    folder = tmp_path / "games"
+    proc = subprocess.Popen([sys.executable, "-m", "cgl.cli.main", "serve", "--port", str(port), "--games", str(folder)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+
+    def call(path, body=None, headers=None):
+        req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"content-type": "application/json", **(headers or {})})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.loads(r.read())
+    try:
+        for _ in range(600):
+            try:
+                key = (folder / "host.key").read_text().strip()
+                urllib.request.urlopen(base + "/", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.1)
+        g = call("/api/games", {"ruleset": "mgt", "seats": ["human", "greedy"], "seed": 6}, {"x-cgl-key": key})
+        gid, t1 = g["id"], token(g["links"]["P1"])
+        for _ in range(5):
+            v = call(f"/api/view/{gid}/{t1}")
+            d = v["decision"]
+            v = call(f"/api/answer/{gid}/{t1}", {"decision": v["decision_no"],
+                                                  "answer": False if d["kind"] == "may" else 0})
+        seen = call(f"/api/view/{gid}/{t1}?since=0")
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    again = Server([], str(folder), KEY)
+    assert not again.problems
+    assert client(again).get(f"/api/view/{gid}/{t1}?since=0").json() == seen

@@ -254,3 +254,76 @@ def test_cards_of_a_colour_are_drawn_in_it(tmp_path):
         served.stop()
     expected = {"red": "rgb(255, 0, 0)", "green": "rgb(0, 128, 0)", "blue": "rgb(0, 0, 255)", "gold": "rgb(255, 215, 0)"}
     assert colours and all(expected[group] == colour for group, colour in colours), colours
+
+
+def test_a_card_with_a_picture_shows_it_and_one_without_shows_its_text(tmp_path):
+    """The card data's `images: art/` names a picture per card by its name
+    (docs/language.md section 11): the red cards have one, the others do not."""
+    sync_api = _need_browser()
+    folder = tmp_path / "switchback"
+    folder.mkdir()
+    shutil.copy(ROOT / "examples" / "switchback.cgl", folder)
+    data = (ROOT / "examples" / "switchback-cards.yaml").read_text()
+    (folder / "switchback-cards.yaml").write_text(data + "\nimages: art/\n")
+    (folder / "art").mkdir()
+    for line in data.splitlines():
+        if 'name: "red ' in line:
+            name = line.split('name: "', 1)[1].split('"', 1)[0]
+            (folder / "art" / f"{name}.svg").write_text(
+                '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="60"><rect width="40" height="60" '
+                'fill="#c33"/></svg>')
+    served = Served(tmp_path / "games", [str(folder / "switchback.cgl")])
+    try:
+        for seed in range(1, 40):     # a seed that deals P1 a red card and another
+            g = served.create(ruleset="switchback", seats=["human", "random"], seed=seed)
+            hand = next(z for z in served.server.rooms[g["id"]].game.view(0)["zones"] if z["label"] == "hand P1")
+            if len({c["group"] == "red" for c in hand["cards"]}) == 2:
+                break
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page()
+            page.goto(served.url + g["links"]["P1"])
+            page.locator("#zones .zone.mine .card img").first.wait_for(timeout=15_000)
+            page.wait_for_function("""[...document.querySelectorAll('#zones .zone.mine .card img')]
+                                      .every(i => i.complete && i.naturalWidth > 0)""", timeout=15_000)
+            cards = page.evaluate("""[...document.querySelectorAll('#zones .zone.mine .card')].map(c => [
+                c.querySelector('.group').textContent, c.querySelector('.name').textContent,
+                c.querySelector('img') ? c.querySelector('img').naturalWidth : null])""")
+            shoot(page, "switchback-pictures-P1")
+            browser.close()
+    finally:
+        served.stop()
+    assert {group == "red" for group, _, _ in cards} == {True, False}, cards
+    for group, name, width in cards:
+        assert name                                              # the name is written on every card
+        assert (width == 40) if group == "red" else (width is None), (group, name, width)
+
+
+def test_the_members_of_an_enum_that_are_no_colours_get_distinct_colours(tmp_path):
+    """examples/actions.cgl groups its cards by `kind` (strike, heal, guard, drain): no
+    colour names, so each member gets the palette's colour of its place in the enum (a hue
+    hashed from the name gave guard and drain nearly the same one)."""
+    sync_api = _need_browser()
+    served = Served(tmp_path / "games", [str(ROOT / "examples" / "actions.cgl")])
+    palette = ["rgb(0, 114, 178)", "rgb(230, 159, 0)", "rgb(0, 158, 115)", "rgb(204, 121, 167)"]
+    try:
+        with sync_api.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page()
+            seen: dict = {}
+            for seed in range(1, 8):
+                g = served.create(ruleset="actions", seats=["human", "random"], seed=seed)
+                page.goto(served.url + g["links"]["P1"])
+                page.locator("#zones .zone.mine .card").first.wait_for(timeout=15_000)
+                for group, colour in page.evaluate("""[...document.querySelectorAll('#zones .card')]
+                        .filter(c => c.querySelector('.group'))
+                        .map(c => [c.querySelector('.group').textContent, getComputedStyle(c).borderTopColor])"""):
+                    seen.setdefault(group, set()).add(colour)
+                if len(seen) == 4:
+                    break
+            browser.close()
+    finally:
+        served.stop()
+    order = ["strike", "heal", "guard", "drain"]
+    assert len(seen) >= 3, seen
+    assert all(colours == {palette[order.index(group)]} for group, colours in seen.items()), seen

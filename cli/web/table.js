@@ -8,6 +8,7 @@ let frame = 0, watching = "all";
 const gid = parts[2], token = parts[3];
 const key = new URLSearchParams(location.search).get("key") || "";
 let view = null, log = [], fresh = true, picked = new Set(), socket = null, retry = 500;
+let printed = {};                                     // every card's printed data sent so far (each is sent once)
 
 const $ = (id) => document.getElementById(id);
 function el(tag, cls, text) {
@@ -35,11 +36,12 @@ function connect() {
   socket.onmessage = (ev) => {
     const msg = JSON.parse(ev.data);
     if (msg.type === "view") {
-      if (fresh || msg.reset) { log = []; fresh = false; }
+      if (fresh || msg.reset) { log = []; printed = {}; fresh = false; }
       const last = log.length ? log[log.length - 1].step : -1;
       for (const e of msg.view.log) if (e.step === null || e.step > last) log.push(e);
       if (!view || view.decision_no !== msg.view.decision_no) picked = new Set();
       view = msg.view;
+      view.cards = Object.assign(printed, view.cards);   // (a view lists only cards new to this table)
       render();
     } else if (msg.type === "error") {
       toast(msg.message);
@@ -74,12 +76,47 @@ function cardTitle(card) {
   return lines.join("\n");
 }
 
+// Okabe and Ito's palette (told apart with every kind of colour blindness), then more of the
+// same lightness; the members of an enum are given them in the enum's order
+const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#7A7A7A"];
+function isColour(name) { return typeof name === "string" && /^[a-z]+$/i.test(name) && CSS.supports("color", name); }
+function groupColour(group) {
+  // a group named after a colour (an Uno-like `colour` enum: red, green, blue, gold) is drawn
+  // in it; another member of the enum the hands group by gets the palette's colour of its
+  // place among the enum's other members: distinct, and the same in every game of the
+  // ruleset; a group that is no enum's member (null) gets a hue from its name
+  if (group === null || group === undefined) return null;
+  if (isColour(group)) return group;
+  const order = (view.groups && view.groups.order) || [];
+  const i = order.filter((m) => !isColour(m)).indexOf(group);
+  if (i < 0) return null;
+  return i < PALETTE.length ? PALETTE[i] : `hsl(${Math.round((i - PALETTE.length) * 137.508 + 20) % 360}, 55%, 50%)`;
+}
+
+function imageOf(card) {
+  // where the picture of a card is: the server's /art/ route (by card name, never a path),
+  // or in a replay file the picture itself (a data: URL); null when it has none
+  const data = view.cards[card.name];
+  if (!data || !data.image) return null;
+  if (replay) return (replay.images || {})[card.name] || null;
+  return `/art/${gid}/${encodeURIComponent(card.name)}`;
+}
+
 function cardEl(card, tag) {
   const c = el(tag || "div", "card");
-  // a group named after a colour (an Uno-like `colour` enum: red, green, blue, gold) is drawn
-  // in that colour; any other group gets a hue of its own
-  if (card.group && CSS.supports("color", card.group)) c.style.borderTopColor = card.group;
+  const colour = groupColour(card.group);
+  if (colour) c.style.borderTopColor = colour;
   else c.style.setProperty("--hue", hue(card.group ?? card.name));
+  const src = imageOf(card);
+  if (src) {                      // the card data names a picture: it is shown, the name under it
+    const img = el("img", "art");
+    img.src = src;
+    img.alt = card.name;
+    img.loading = "lazy";
+    img.onerror = () => { img.remove(); c.classList.remove("pictured"); };   // (text, as without one)
+    c.classList.add("pictured");
+    c.appendChild(img);
+  }
   c.appendChild(el("span", "name", card.label));
   if (card.group) c.appendChild(el("span", "group", card.group));
   if (card.vars) c.appendChild(el("span", "vars", Object.entries(card.vars).map(([k, v]) => `${k} ${fmt(v)}`).join(" · ")));

@@ -17,8 +17,8 @@ import attrs
 from ..base import ast as A
 from ..parse.build import parse
 from ..base.diagnostics import CglError, Diagnostic, did_you_mean, error, remember_source
-from ..base.files import (MAX_CARDS, MAX_COPIES, MAX_SOURCE_BYTES, MarkedDict, check_file, load_yaml, one_newline,
-                          project_roots, read_text, resolve_ref)
+from ..base.files import (MAX_CARDS, MAX_COPIES, MAX_SOURCE_BYTES, MarkedDict, check_file, inside, load_yaml,
+                          one_newline, project_roots, read_text, resolve_ref)
 
 BASE_TYPES = {"int", "text", "bool"}
 
@@ -85,6 +85,9 @@ class Ruleset:
     # the ruleset's own events: name -> the fields `emit` gives it (every `emit NAME(…)` of
     # every declaration, found once: names, the resolver, statistics and the LSP read this)
     emits: dict = attrs.field(factory=dict)
+    # card name -> the real path of its picture (the card data's `image:` or `images:`): a
+    # table shows it; the rules never read it (docs/language.md section 11)
+    images: dict = attrs.field(factory=dict)
 
     @property
     def title(self) -> str:
@@ -354,7 +357,56 @@ def read_yaml(path: str, code: str, what: str, span: Optional[A.Span] = None):
     return load_yaml(path, code, what, span, text=unsaved_text(path))
 
 
-def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, dict]:
+#: The pictures a card data may name (`image:`, `images:`), by suffix, with their media types.
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+               ".webp": "image/webp", ".svg": "image/svg+xml"}
+MAX_IMAGE_BYTES = 4 * 1024 * 1024    # one card's picture
+
+
+def _image(ref, path: str, roots: tuple, span) -> str:
+    """The real path of the picture a card data names (`image: FILE`, relative to the card
+    data's folder), checked like every file a ruleset names (inside the project, not
+    absolute, a regular file), and a picture by its suffix; an E003/E002 at `span` otherwise."""
+    if not isinstance(ref, str) or not ref.lower().endswith(tuple(IMAGE_TYPES)):
+        raise CglError(Diagnostic("E003", f"`image: {ref}` is not a picture file", span,
+                                  hint="name a file relative to the card data's folder, ending in "
+                                       + ", ".join(IMAGE_TYPES)))
+    if os.path.isabs(ref):
+        raise CglError(Diagnostic("E002", f"the image `{ref}` is an absolute path: name it relative to "
+                                  f"`{os.path.dirname(path) or '.'}`", span))
+    full = os.path.join(os.path.dirname(path), ref)
+    if not inside(full, roots):
+        raise CglError(Diagnostic("E002", f"the image `{ref}` lies outside the project", span,
+                                  hint="a ruleset reads only files in its own folder and below; a symlink that "
+                                       "leads out counts as outside (README, \"Security and limits\")"))
+    check_file(full, "image", span, MAX_IMAGE_BYTES)
+    return os.path.realpath(full)
+
+
+def _folder_images(folder, path: str, roots: tuple, names: list, span) -> dict:
+    """{card name: picture} found in the card data's `images: FOLDER` (relative to the card
+    data's folder): the file named after the card, with a picture's suffix."""
+    if not isinstance(folder, str) or os.path.isabs(folder):
+        raise CglError(Diagnostic("E003", f"`images: {folder}` must name a folder relative to the card data's folder",
+                                  span, hint="images: art/   (then art/NAME.png is the picture of the card NAME)"))
+    where = os.path.join(os.path.dirname(path), folder)
+    if not inside(where, roots) or not os.path.isdir(where):
+        raise CglError(Diagnostic("E002", f"the image folder `{folder}` is not a folder of the project", span))
+    try:
+        files = {f.lower(): f for f in os.listdir(where)}
+    except OSError as e:
+        raise CglError(Diagnostic("E002", f"cannot read the image folder `{folder}`: {e.strerror}", span)) from None
+    out = {}
+    for name in names:
+        for suffix in IMAGE_TYPES:
+            f = files.get(name.lower() + suffix)
+            if f is not None and os.sep not in name and not name.startswith("."):
+                out[name] = _image(os.path.join(folder, f), path, roots, span)
+                break
+    return out
+
+
+def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, dict, dict]:
     path = resolve_ref(decl.path, decl.span.path, roots or project_roots(decl.span.path), "card data", decl.span)
     data = read_yaml(path, "E003", "the card data", decl.span)
     if not isinstance(data, MarkedDict) or not isinstance(data.get("cards"), list):
@@ -375,12 +427,14 @@ def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, di
                                           hint=f"`{p.type.name}` is one of: " + ", ".join(enums[p.type.name])
                                           if p.type.name in enums else None))
     cards: list[Card] = []
+    roots = roots or project_roots(decl.span.path)
+    images: dict = {}
     for n, entry in enumerate(data["cards"]):
         if not isinstance(entry, MarkedDict):
             raise CglError(Diagnostic("E003", "each card must be a mapping like `{name: …, type: …}`",
                                       data["cards"].span(path, n)))
         values = dict(defaults)
-        count = 1
+        count, image = 1, None
         for k, v in entry.items():
             if k == "count":
                 if not isinstance(v, int) or isinstance(v, bool) or v < 0:
@@ -390,6 +444,9 @@ def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, di
                     raise CglError(Diagnostic("E003", f"`count: {v}` is more than the limit of {MAX_COPIES:,} "
                                               "copies of a card", entry.span(path, k, value=True)))
                 count = v
+                continue
+            if k == "image" and k not in props:   # (a picture for the table: not a property the rules read)
+                image = _image(v, path, roots, entry.span(path, k, value=True))
                 continue
             if k not in props:
                 raise CglError(Diagnostic("E003", f"card property `{k}` is not declared in the ruleset's `cards` block",
@@ -411,13 +468,26 @@ def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, di
                                       entry.span(path, "count" if "count" in entry else None)))
         for _ in range(count):
             cards.append(Card(len(cards), str(values.get("name", f"card {len(cards) + 1}")), values))
+        if image is not None:
+            images.setdefault(str(values.get("name", f"card {len(cards)}")), image)
+    tables = _tables(data, path)
+    for k in data:
+        if k not in ("cards", "tables", "images"):
+            raise CglError(Diagnostic("E003", f"unknown key `{k}` in the card data (it has `cards:`, `tables:` and "
+                                      "`images:`)", data.span(path, k),
+                                      hint=did_you_mean(str(k), ["cards", "tables", "images"])))
+    if "images" in data:
+        found = _folder_images(data["images"], path, roots, list(dict.fromkeys(c.name for c in cards)),
+                               data.span(path, "images", value=True))
+        images = {**found, **images}     # (a card's own `image:` comes first)
+    return cards, tables, images
+
+
+def _tables(data, path: str) -> dict:
+    """The card data's `tables:` ({name: {key: value}}), each checked to be a mapping."""
     tables = data.get("tables") or {}
     if not isinstance(tables, dict):
         raise CglError(Diagnostic("E003", "`tables:` must map table names to tables", data.span(path, "tables")))
-    for k in data:
-        if k not in ("cards", "tables"):
-            raise CglError(Diagnostic("E003", f"unknown key `{k}` in the card data (it has `cards:` and `tables:`)",
-                                      data.span(path, k), hint=did_you_mean(str(k), ["cards", "tables"])))
     for k, v in tables.items():   # (`lookup(TABLE, key)` reads a mapping: anything else fails only in play)
         if not isinstance(v, dict):
             shape = "a list" if isinstance(v, list) else "empty" if v is None else f"the value `{v}`"
@@ -426,7 +496,7 @@ def _load_cards(decl: A.Cards, enums: dict, roots: tuple = ()) -> tuple[list, di
                                       tables.span(path, k) if hasattr(tables, "span") else data.span(path, "tables"),
                                       hint=f"one `key: value` line for each entry under `{k}:`, or "
                                            f"`{k}: {{a_key: a value, another: another value}}`"))
-    return cards, {str(k): dict(v) for k, v in tables.items()}
+    return {str(k): dict(v) for k, v in tables.items()}
 
 
 def _const_value(expr: A.Expr, enums_or_members) -> Any:
@@ -561,7 +631,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
             enum_members.setdefault(m, en)
     cards_decl = one(A.Cards)
     roots = project_roots(path)
-    cards, tables = _load_cards(cards_decl, enums, roots) if cards_decl else ([], {})
+    cards, tables, images = _load_cards(cards_decl, enums, roots) if cards_decl else ([], {}, {})
 
     opts = {o.name: o for o in by_kind.get(A.Option, [])}
     values = {}
@@ -587,7 +657,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []),
         invariants=by_kind.get(A.Invariant, []), deck=one(A.DeckDecl), items=items, sources=sources,
         checks=by_kind.get(A.Check, []), estimate=one(A.Estimate), roots=roots, emits=_emits(items),
-        shows=by_kind.get(A.Show, []),
+        shows=by_kind.get(A.Show, []), images=images,
     )
     _check_roles(rs)
     from .names import check_names

@@ -318,8 +318,13 @@ class Event:
         raise KeyError(attr)
 
 
+_SCALARS = frozenset((str, int, bool, float, type(None)))
+
+
 def plain(v):
     """A rules value as plain JSON data: cards and players by name, groups as lists."""
+    if type(v) in _SCALARS:   # (most values: the seat view asks this for every card it shows)
+        return v
     if hasattr(v, "props"):
         return v.name
     if isinstance(v, Player):

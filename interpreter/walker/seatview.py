@@ -23,6 +23,7 @@ group, what their text is and which variable is the score all come from the rule
 """
 from __future__ import annotations
 
+import os
 from typing import Optional
 
 from ..base.diagnostics import CglError
@@ -123,6 +124,9 @@ def printed(eng, c) -> dict:
         text = card_text(c)
         if text is not None:
             entry["text"] = text
+        image = eng.rs.images.get(c.name)
+        if image is not None:
+            entry["image"] = os.path.basename(image)
         cache[c.name] = entry
     return entry
 
@@ -301,7 +305,8 @@ def seat_view(eng, seat: Optional[int], since: Optional[int] = None, decision=No
 def revealed(b: _Builder, log: list) -> list:
     """The cards of the last reveal to everyone in the round now going on (a winning hand
     shown), as they are now: [] when none."""
-    for entry in reversed(log[:-1]):
+    for i in range(len(log) - 2, -1, -1):     # (every entry but the last, newest first)
+        entry = log[i]
         if entry["type"] == "round":
             return []
         if entry["type"] == "reveal" and "to" not in entry and entry.get("cards"):

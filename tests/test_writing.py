@@ -126,6 +126,39 @@ def test_sigterm_to_simulate_stops_every_worker(tmp_path):
             raise AssertionError(f"worker {w} still runs after its batch was stopped")
 
 
+# `cgl simulate` whose first chunk's worker dies halfway through sending its result: it
+# writes the start of a message onto the result pipe, asks for SIGTERM, and waits to be killed
+_HALF_SENT = """
+import gc, os, signal, struct, sys, time
+from multiprocessing.queues import SimpleQueue
+from cgl.interpreter.analytics import simulate as sim
+def half_sent(spec, indices):
+    if indices[0] != 1:
+        time.sleep(120)
+    results = next(o for o in gc.get_objects() if isinstance(o, SimpleQueue))
+    os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + bytes(100))   # 100 of 1 MB
+    os.kill(os.getppid(), signal.SIGTERM)
+    time.sleep(120)
+sim.run_chunk = half_sent
+from cgl.cli.main import main
+sys.argv = ["cgl", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_sigterm_while_a_worker_sends_its_result_does_not_hang(tmp_path):
+    """(Under load, one run of the test above waited in vain for cgl to exit after SIGTERM: a
+    worker killed halfway through sending its games left the pool's reading thread waiting
+    for the rest of the message, which the interpreter joins at exit. Issue 34.)"""
+    import signal
+    out = subprocess.run([sys.executable, "-c", _HALF_SENT, "simulate", "examples/war.cgl", "-n", "40", "-w", "2",
+                          "-s", "1", "--csv", str(tmp_path / "out.csv")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)   # (a guard against a hang)
+    assert out.returncode == 128 + signal.SIGTERM and "every worker stopped with it" in out.stderr, out.stderr
+    assert (tmp_path / "out.csv").read_text().splitlines()[1:] == []
+
+
 def _gone(pid: int) -> bool:
     """Whether process `pid` has ended (gone, or a zombie waiting for its parent)."""
     try:

@@ -295,3 +295,13 @@ def test_line_endings_read_alike(tmp_path, newline):
     assert a.stdout.replace("war.cgl", "X") == b.stdout.replace("lf.cgl", "X")
     assert run(["lint", "war.cgl"], tmp_path).returncode == 0
     assert run(["fmt", "--check", "war.cgl"], tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_a_bad_byte_is_located_alike_whatever_the_line_endings(tmp_path, newline):
+    """(In a file with CR line endings a byte that is not UTF-8 was put on line 1, at its
+    offset in the file. Issue 34.)"""
+    src = 'game "X" {\n  players 2\n}\n# caf\u00e9 au lait \xe9\n'.encode("utf-8") + b"# \xff\n"
+    (tmp_path / "bad.cgl").write_bytes(src.replace(b"\n", newline.encode()))
+    r = run(["lint", "bad.cgl"], tmp_path)
+    assert r.returncode == 2 and "bad.cgl:5:3: E002" in r.stderr + r.stdout and "line 5, column 3" in r.stderr + r.stdout

@@ -122,9 +122,10 @@ def read_text(path: str, kind: str, span: Optional[Span] = None, remember: bool 
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         bad = e.start if bad < 0 else min(bad, e.start)
-    if bad >= 0:
-        line = data.count(b"\n", 0, bad) + 1
-        col = bad - (data.rfind(b"\n", 0, bad) + 1) + 1
+    if bad >= 0:   # (its place counted as the text is read: CR, CRLF and LF end a line alike)
+        before = one_newline(data[:bad].decode("utf-8", errors="replace"))
+        line = before.count("\n") + 1
+        col = len(before) - (before.rfind("\n") + 1) + 1
         what = "a NUL byte" if data[bad] == 0 else f"the byte 0x{data[bad]:02x} (not UTF-8)"
         raise CglError(Diagnostic("E002", f"the {kind} is not text: {what} at line {line}, column {col}",
                                   Span(path, line, col, line, col + 1),

@@ -305,3 +305,18 @@ def test_a_bad_byte_is_located_alike_whatever_the_line_endings(tmp_path, newline
     (tmp_path / "bad.cgl").write_bytes(src.replace(b"\n", newline.encode()))
     r = run(["lint", "bad.cgl"], tmp_path)
     assert r.returncode == 2 and "bad.cgl:5:3: E002" in r.stderr + r.stdout and "line 5, column 3" in r.stderr + r.stdout
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    """(Ctrl-C while the writing layer wrote left its temporary file beside the target: it
+    cleaned up after an OSError only. Issue 34.)"""
+    from cgl.interpreter.base import files
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(files.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files.write_text(str(target), "new\n", "CSV")
+    assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.csv"]

@@ -37,10 +37,13 @@ For other modules (the replay log reader among them):
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import stat
 import tempfile
+import threading
 from typing import Optional
 
 import yaml
@@ -178,23 +181,41 @@ def write_text(path: str, text: str, kind: str, inputs=(), newline: Optional[str
     target is checked first (`check_target`). An E002 that says why on failure."""
     check_target(path, kind, inputs)
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    with _signals_held():
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
+                f.write(text)
+            try:
+                mode = stat.S_IMODE(os.stat(path).st_mode)
+            except OSError:
+                mode = 0o666 & ~_umask()
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException as e:   # (whatever stops it, the temporary goes)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if not isinstance(e, OSError):
+                raise
+            raise _err("E002", f"cannot write the {kind} `{path}`: {e.strerror or e.__class__.__name__}; "
+                       "the file is as it was", Span(path, 0, 0, 0, 0)) from None
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGTERM and SIGINT wait while a file is written (in the main thread, where Python
+    handles them): one that comes then takes effect once the file is in place, so it never
+    leaves a temporary behind (SIGTERM's default action ends the process at once)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
-            f.write(text)
-        try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        except OSError:
-            mode = 0o666 & ~_umask()
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise _err("E002", f"cannot write the {kind} `{path}`: {e.strerror or e.__class__.__name__}; "
-                   "the file is as it was", Span(path, 0, 0, 0, 0)) from None
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _umask() -> int:

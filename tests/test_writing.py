@@ -320,3 +320,24 @@ def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path, mon
     with pytest.raises(KeyboardInterrupt):
         files.write_text(str(target), "new\n", "CSV")
     assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "war.cgl", "-s", "1", "-q", "--log", "war-cards.yaml"],
+    ["run", "war.cgl", "-s", "1", "-q", "--log", "war.cgl"],
+    ["run", "war.cgl", "-s", "1", "--human", "1", "--save", "war-cards.yaml"],
+    ["simulate", "war.cgl", "-n", "2", "-w", "1", "--csv", "war-cards.yaml"],
+])
+def test_no_output_overwrites_a_file_the_ruleset_is_made_of_and_it_is_refused_before_playing(tmp_path, command):
+    """(`--log war-cards.yaml` replaced the card data with the log, as only the .cgl file was
+    counted among the inputs; and `--log war.cgl` was refused only after the game was played,
+    a person's whole game lost with it. Issue 34.)"""
+    for f in ("war.cgl", "war-cards.yaml"):
+        (tmp_path / f).write_text((ROOT / "examples" / f).read_text())
+    r = subprocess.run(CGL + command, cwd=tmp_path, capture_output=True, text=True, timeout=60, input="quit\ny\n")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "which this command reads" in r.stderr, r.stdout + r.stderr
+    assert "Winner" not in r.stdout and "You are P1" not in r.stdout     # refused before any game is played
+    for f in ("war.cgl", "war-cards.yaml"):
+        assert (tmp_path / f).read_text() == (ROOT / "examples" / f).read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["war-cards.yaml", "war.cgl"]

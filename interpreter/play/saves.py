@@ -121,6 +121,15 @@ def fingerprint(game: Game) -> dict:
             "files": _hashes(game.ruleset, ruleset_files(game.ruleset) + [decks[s].path for s in sorted(decks)])}
 
 
+def inputs_of(data: dict) -> tuple:
+    """The files the game of a save or a log header (`data`) is made of, which no output of
+    cgl may overwrite: the ruleset, and each file its fingerprint names (what it extends,
+    its card data, the deck lists), named from the ruleset's folder."""
+    base = os.path.dirname(data["ruleset_path"])
+    return (data["ruleset_path"], *(os.path.join(base, k) for k in data.get("files", {})),
+            *data.get("decks", {}).values())
+
+
 def save_data(game: Game, ruleset: str, options: dict, specs: list, humans, agents: list,
               hashes: Optional[dict] = None) -> dict:
     """`game` as a save (JSON-ready). `ruleset`: as the user named it; `options`: as given;
@@ -146,7 +155,7 @@ def write_save(path: str, data: dict) -> None:
     older save whole)."""
     data = {**data, "checksum": checksum(data)}
     text = "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()) + "\n}\n"
-    write_text(path, text, "save", inputs=(data.get("ruleset_path"), *data.get("decks", {}).values()))
+    write_text(path, text, "save", inputs=inputs_of(data))
 
 
 # ---------------------------------------------------------------- reading

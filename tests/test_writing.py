@@ -341,3 +341,21 @@ def test_no_output_overwrites_a_file_the_ruleset_is_made_of_and_it_is_refused_be
     for f in ("war.cgl", "war-cards.yaml"):
         assert (tmp_path / f).read_text() == (ROOT / "examples" / f).read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["war-cards.yaml", "war.cgl"]
+
+
+def test_a_read_only_file_is_not_replaced(tmp_path):
+    """`cgl fmt` of a read-only file (and any output onto one): refused, the file as it was.
+    (It was an internal PermissionError; written by rename, it was then replaced, its mode
+    notwithstanding. Issue 34.)"""
+    flat = "\n".join(line.lstrip() for line in (ROOT / "examples" / "rps.cgl").read_text().splitlines()) + "\n"
+    target = tmp_path / "rps.cgl"
+    target.write_text(flat)
+    target.chmod(0o444)
+    r = run(["fmt", "rps.cgl"], tmp_path)
+    assert r.returncode == 2 and "read-only" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert target.read_text() == flat and sorted(p.name for p in tmp_path.iterdir()) == ["rps.cgl"]
+    out = tmp_path / "out.csv"
+    out.write_text("kept\n")
+    out.chmod(0o444)
+    r = run(["simulate", ROOT / "examples" / "rps.cgl", "-n", "2", "-w", "1", "--csv", out], tmp_path)
+    assert r.returncode == 2 and "read-only" in r.stderr and out.read_text() == "kept\n", r.stderr

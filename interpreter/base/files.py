@@ -150,8 +150,8 @@ def one_newline(text: str) -> str:
 
 def check_target(path: str, kind: str, inputs=()) -> None:
     """Before cgl writes `path`: it is not a folder or a special file (a FIFO, device or
-    socket: writing one would block, or replace it with a plain file), and not one of this
-    run's `inputs` (the ruleset a `--save` would overwrite). An E002 otherwise."""
+    socket: writing one would block, or replace it with a plain file), not read-only, and not
+    one of this run's `inputs` (the ruleset a `--save` would overwrite). An E002 otherwise."""
     span = Span(path, 0, 0, 0, 0)
     try:
         st = os.stat(path)
@@ -165,6 +165,11 @@ def check_target(path: str, kind: str, inputs=()) -> None:
         if not stat.S_ISREG(st.st_mode):
             raise _err("E002", f"cannot write the {kind} `{path}`: it is not a regular file (a FIFO, device or "
                        "socket), which cgl never replaces", span, "name a plain file")
+        # (the write is a rename, which a file's own mode does not stop: the mode is asked here;
+        # a file no one may write is read-only for root too)
+        if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+            raise _err("E002", f"cannot write the {kind} `{path}`: it is read-only, and cgl leaves it as it is",
+                       span, f"make it writable first (chmod u+w {path}) to let cgl replace it")
         for other in inputs:
             try:
                 if other and os.path.samefile(path, other):

@@ -203,7 +203,12 @@ def test_a_stopped_simulate_writes_the_games_that_finished(tmp_path, sig, worker
                 seen += os.read(master, 4096).decode(errors="replace")
             except OSError:   # (it has ended: the terminal is closed)
                 break
-        elif p.poll() is not None:
+        elif p.poll() is not None:   # (it ended after the select: what it wrote since is still to read)
+            while select.select([master], [], [], 0)[0]:
+                try:
+                    seen += os.read(master, 4096).decode(errors="replace")
+                except OSError:
+                    break
             break
     p.wait(timeout=5)
     os.close(master)

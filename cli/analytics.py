@@ -23,7 +23,7 @@ from cgl.interpreter.base.diagnostics import CglError, did_you_mean, render_all,
 from cgl.interpreter.base.files import check_target, write_text
 from cgl.interpreter.play import game as game_module
 from cgl.interpreter.play.game import Game
-from cgl.interpreter.check.loader import load, option_text, resolve
+from cgl.interpreter.check.loader import load, option_text, resolve, ruleset_files
 from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS
 
 from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent, check_skill
@@ -274,7 +274,7 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
     # check the output files before playing, so a bad path fails at once, not after the games;
     # each is written whole at the end (a failed run leaves the old file as it was; a run stopped by
     # SIGTERM or SIGINT writes the CSV of the games that finished)
-    inputs = [rs.path]   # (the ruleset is never overwritten by an output)
+    inputs = ruleset_files(rs)   # (no file the ruleset is made of is ever overwritten by an output)
     for path, kind in ((csv_path, "CSV file"), (report_path, "report")):
         if path:
             _check_output(path, kind, inputs)

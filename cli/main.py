@@ -16,7 +16,7 @@ from click.core import ParameterSource
 
 from cgl.interpreter.play import logs, saves
 from cgl.interpreter.base.diagnostics import CglError, render_all, use_colour
-from cgl.interpreter.base.files import read_text, write_text
+from cgl.interpreter.base.files import check_target, read_text, write_text
 from cgl.interpreter.walker.engine import AnswerError
 from cgl.interpreter.play import game as _game_module
 from cgl.interpreter.play.game import ENGINES, Game, make_agent, needs_worlds
@@ -209,6 +209,14 @@ def run(ctx, ruleset, players, seed, options, humans, agent, agent_list, deck_fi
                                  param_hint="--save")
     if (save_path or log_path) and table.hashes is None:
         table.hashes = saves.fingerprint(table.game)   # the files as the game began
+    # the outputs are checked before the game: a person's whole game must not end in "cannot write"
+    inputs = saves.inputs_of({"ruleset_path": os.path.abspath(table.game.ruleset.path), **(table.hashes or {})})
+    try:
+        for path, kind in ((log_path, "log"), (save_path, "save")):
+            if path:
+                check_target(path, kind, inputs)
+    except CglError as e:
+        _report(e, EXIT_USAGE)
     _play(table, quiet, log_path, save_path, resumed_from=resume_path)
 
 

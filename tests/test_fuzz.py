@@ -1,5 +1,6 @@
 """Fuzz every input a user hands cgl: rulesets, card YAML, scenario files, deck lists, game
-logs, saves and command-line options, and `cgl fmt`.
+logs, saves and command-line options, and `cgl fmt`; the language server's documents and
+the workspace files beside them; and signals (SIGTERM, Ctrl-C) at any moment of a command.
 
 Each case writes a broken variant of a small valid project (examples/war.cgl with its card
 data, a scenario file, a Kozyablo deck list, a log of a real game) and runs the cgl
@@ -432,3 +433,132 @@ def test_fuzz_the_language_server(tmp_path, source, edits, spots):
         session.semantic_tokens(path)
         session.symbols(path)
         session.formatting(path)
+
+
+_HOSTILE = ["text", "text", "text", "unsaved", "unsaved", "fifo", "dev-zero", "outside", "folder", "binary"]
+
+
+@settings(FUZZ, max_examples=max(10, EXAMPLES // 5))
+@given(data=st.data())
+def test_fuzz_the_language_servers_workspace_files(project, tmp_path, data):
+    """The files beside an open ruleset, as an editor's workspace holds them: the card data or
+    the scenario file broken on disk or in an unsaved buffer, or replaced by a FIFO, a
+    symlink to /dev/zero or out of the project, a folder or binary bytes. Checking each of
+    the three files, and asking about the ruleset at random places, answers or declines: none
+    raises and none hangs (a FIFO read never returns, /dev/zero never ends)."""
+    from cgl.interpreter.tools.lsp import Session
+    name = data.draw(st.sampled_from(["war-cards.yaml", "scenarios.yaml"]), label="file")
+    how = data.draw(st.sampled_from(_HOSTILE), label="how")
+    text = _broken_yaml(project / name, data) if how in ("text", "unsaved") else ""
+    d = _case(project, tmp_path, {name: text} if how == "text" else {})
+    target, texts = d / name, {}
+    if how == "unsaved":
+        texts[str(target)] = text
+    elif how != "text":
+        target.unlink()
+        if how == "fifo":
+            os.mkfifo(target)
+        elif how == "dev-zero":
+            os.symlink("/dev/zero", target)
+        elif how == "outside":
+            os.symlink(ROOT / "examples" / name if name.endswith("cards.yaml") else "/etc/passwd", target)
+        elif how == "folder":
+            target.mkdir()
+        else:
+            target.write_bytes(bytes(range(256)) * 4)
+    rules = str(d / "war.cgl")
+    lines = (d / "war.cgl").read_text(encoding="utf-8").split("\n")
+    session = Session()
+    with _time_bound(CASE_SECONDS * 3):
+        for path in dict.fromkeys((rules, str(d / "war-cards.yaml"), str(d / "scenarios.yaml"))):
+            found = session.check(path, texts)
+            assert all(dg.span is not None for ds in found.values() for dg in ds), found
+        for where, col in data.draw(st.lists(st.tuples(st.floats(0, 1), st.integers(0, 80)), min_size=1,
+                                             max_size=3), label="spots"):
+            line = min(int(where * len(lines)), len(lines) - 1)
+            char = min(col, len(lines[line]))
+            session.hover(rules, line, char)
+            session.definition(rules, line, char)
+            session.complete(rules, line, char)
+        session.symbols(rules)
+
+
+# ---------------------------------------------------------------- signals
+
+# A cgl command started in a process of its own; "ready" on stderr once cgl is imported (a
+# signal during Python's start-up is Python's, not cgl's: it ends the process as it would any)
+_READY = "import sys\nfrom cgl.cli.main import main\nsys.stderr.write('ready\\n')\nsys.stderr.flush()\n" \
+         "sys.argv = ['cgl', *sys.argv[1:]]\nmain()\n"
+_SIGNALLED = {
+    "simulate -w 2": ["simulate", "war.cgl", "-n", "300", "-w", "2", "-s", "1", "-o", "battles=20",
+                      "--csv", "out.csv"],
+    "simulate -w 1": ["simulate", "war.cgl", "-n", "300", "-w", "1", "-s", "1", "-o", "battles=20",
+                      "--csv", "out.csv"],
+    "run --log": ["run", "war.cgl", "-s", "1", "-q", "--log", "game.jsonl"],
+    "lint": ["lint", "war.cgl"],
+}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _workers_of(pid: int) -> list:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(d))
+            except (OSError, IndexError, ValueError):
+                continue
+    return out
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@settings(FUZZ, max_examples=max(3, EXAMPLES // 16))
+@given(command=st.sampled_from(sorted(_SIGNALLED)), sig=st.sampled_from(["SIGTERM", "SIGINT"]),
+       delay=st.floats(0, 1.5))
+def test_fuzz_signals(project, tmp_path, command, sig, delay):
+    """SIGTERM or Ctrl-C at any moment of a command's work: cgl ends (by the signal, or with
+    128 + its number, or done first) without a traceback, leaves no process and no temporary
+    file behind, and every file it wrote is whole (a CSV row of every column, a log of whole
+    JSON lines); an older output is either replaced whole or left as it was."""
+    import csv
+    import subprocess
+    import sys
+    import time
+    d = _case(project, tmp_path, {"out.csv": "an older run's rows\n"})
+    before = {p.name for p in d.iterdir()}
+    p = subprocess.Popen([sys.executable, "-c", _READY, *_SIGNALLED[command]], cwd=d, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stderr.readline() == "ready\n"
+    time.sleep(delay)
+    workers = _workers_of(p.pid)
+    signum = getattr(signal, sig)
+    p.send_signal(signum)
+    try:
+        err = p.communicate(timeout=60)[1]   # (a guard against a hang, not a timing)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise AssertionError(f"`cgl {' '.join(_SIGNALLED[command])}` still runs 60 s after {sig}")
+    shown = f"{command}, {sig} after {delay:.2f} s: exit {p.returncode}\n{err[-2000:]}"
+    assert p.returncode in (0, 1, 128 + signum, -signum), shown
+    assert "Traceback" not in err and "internal error" not in err, shown
+    for _ in range(50):   # (killed workers are reaped by the system: a moment, not a timing)
+        if not any(_alive(w) for w in workers):
+            break
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers), shown
+    assert {p.name for p in d.iterdir()} - before <= {"game.jsonl"}, shown   # no temporary left
+    rows = list(csv.reader((d / "out.csv").open(newline="")))
+    if rows != [["an older run's rows"]]:
+        assert rows[0][0] == "game" and all(len(r) == len(rows[0]) for r in rows), shown
+    if (d / "game.jsonl").exists():
+        for line in (d / "game.jsonl").read_text().splitlines():
+            json.loads(line)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -169,7 +170,8 @@ def test_an_edited_save_is_refused_naming_the_save(human_save, tmp_path):
         edited = tmp_path / f"edited-{key}.json"
         edited.write_text(json.dumps(data))
         r = cli("run", "--resume", str(edited), input=ANSWERS)
-        assert r.exit_code == 2 and f"edited-{key}.json: E002 the save was changed since cgl wrote it" in r.output
+        assert r.exit_code == 2 and re.search(rf"edited-{key}\.json:1:\d+: E002 the save was changed since cgl wrote it",
+                                              r.output)
         assert "You are P1" not in r.output
 
 
@@ -210,6 +212,54 @@ def test_a_bad_save_gets_one_clear_message_and_exit_2(human_save, tmp_path, case
     assert r.exit_code == 2, r.output[-2000:]
     assert message in r.output
     assert "You are P1" not in r.output     # no game is played
+
+
+# each refusal of a save, and what the place it names in the save (written one field a line,
+# as cgl writes saves) starts with
+LOCATED = {
+    "a field of the wrong type": (_set("players", "2"), '"players"'),
+    "another format": (_set("format", "chess-pgn"), '"format"'),
+    "another version": (_set("version", 2), '"version"'),
+    "a field missing": (lambda d: d.pop("seed"), "{"),
+    "an unknown bot": (_set("agents", ["greedy", "smart"]), '"smart"'),
+    "bots for another table": (_set("agents", ["greedy"]), '"agents"'),
+    "a seat that does not exist": (_set("humans", [3]), "3"),
+    "a thing that is not an answer": (lambda d: d["answers"].__setitem__(1, "yes"), '"yes"'),
+    "an answer the game refuses": (lambda d: d["answers"].__setitem__(2, 99), "99"),
+    "an answer too many": (lambda d: d["answers"].extend([0] * 400), "0"),
+    "a bot state that does not fit": (lambda d: d["states"].__setitem__("2", {"rng": [3, [1, 2], None]}), '"2"'),
+    "a bad option": (_set("options", {"rounds": "99"}), '"rounds"'),
+    "an option the ruleset lacks": (_set("options", {"roundz": "2"}), '"roundz"'),
+    "the ruleset changed": (_set("ruleset_sha256", "0" * 64), '"ruleset_sha256"'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOCATED))
+def test_a_refused_save_is_located_at_what_is_wrong_in_it(human_save, tmp_path, case):
+    """A save refused whole (or by one of its fields) points at file:line:column in the save,
+    as a JSON syntax error does; an option of the save the ruleset refuses names the save.
+    (They named the save alone, and an option error only the ruleset's line. Issue 34.)"""
+    change, starts = LOCATED[case]
+    data = json.loads(human_save[1].read_text())
+    data.pop("checksum")
+    change(data)
+    path = tmp_path / "edited.json"
+    saves.write_save(str(path), data)
+    r = cli("run", "--resume", path, input=ANSWERS)
+    assert r.exit_code == 2, r.output[-2000:]
+    where = re.match(re.escape(str(path)) + r":(\d+):(\d+): E00\d ", r.output)
+    assert where, r.output[-2000:]
+    line, col = int(where.group(1)), int(where.group(2))
+    assert path.read_text().splitlines()[line - 1][col - 1:].startswith(starts), r.output[-2000:]
+
+
+def test_an_edited_save_is_located_at_its_checksum(human_save, tmp_path):
+    text = human_save[1].read_text()
+    edited = tmp_path / "edited.json"
+    edited.write_text(text.replace('"seed": 5', '"seed": 4'))
+    r = cli("run", "--resume", edited, input=ANSWERS)
+    line = next(i for i, s in enumerate(text.splitlines(), 1) if s.startswith('  "checksum"'))
+    assert r.exit_code == 2 and f"{edited}:{line}:3: E002 the save was changed since cgl wrote it" in r.output
 
 
 def test_a_save_with_more_answers_than_its_game_is_refused(tmp_path):

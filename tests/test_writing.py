@@ -126,6 +126,39 @@ def test_sigterm_to_simulate_stops_every_worker(tmp_path):
             raise AssertionError(f"worker {w} still runs after its batch was stopped")
 
 
+# `cgl simulate` whose first chunk's worker dies halfway through sending its result: it
+# writes the start of a message onto the result pipe, asks for SIGTERM, and waits to be killed
+_HALF_SENT = """
+import gc, os, signal, struct, sys, time
+from multiprocessing.queues import SimpleQueue
+from cgl.interpreter.analytics import simulate as sim
+def half_sent(spec, indices):
+    if indices[0] != 1:
+        time.sleep(120)
+    results = next(o for o in gc.get_objects() if isinstance(o, SimpleQueue))
+    os.write(results._writer.fileno(), struct.pack("!i", 1 << 20) + bytes(100))   # 100 of 1 MB
+    os.kill(os.getppid(), signal.SIGTERM)
+    time.sleep(120)
+sim.run_chunk = half_sent
+from cgl.cli.main import main
+sys.argv = ["cgl", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_sigterm_while_a_worker_sends_its_result_does_not_hang(tmp_path):
+    """(Under load, one run of the test above waited in vain for cgl to exit after SIGTERM: a
+    worker killed halfway through sending its games left the pool's reading thread waiting
+    for the rest of the message, which the interpreter joins at exit. Issue 34.)"""
+    import signal
+    out = subprocess.run([sys.executable, "-c", _HALF_SENT, "simulate", "examples/war.cgl", "-n", "40", "-w", "2",
+                          "-s", "1", "--csv", str(tmp_path / "out.csv")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)   # (a guard against a hang)
+    assert out.returncode == 128 + signal.SIGTERM and "every worker stopped with it" in out.stderr, out.stderr
+    assert (tmp_path / "out.csv").read_text().splitlines()[1:] == []
+
+
 def _gone(pid: int) -> bool:
     """Whether process `pid` has ended (gone, or a zombie waiting for its parent)."""
     try:
@@ -170,7 +203,12 @@ def test_a_stopped_simulate_writes_the_games_that_finished(tmp_path, sig, worker
                 seen += os.read(master, 4096).decode(errors="replace")
             except OSError:   # (it has ended: the terminal is closed)
                 break
-        elif p.poll() is not None:
+        elif p.poll() is not None:   # (it ended after the select: what it wrote since is still to read)
+            while select.select([master], [], [], 0)[0]:
+                try:
+                    seen += os.read(master, 4096).decode(errors="replace")
+                except OSError:
+                    break
             break
     p.wait(timeout=5)
     os.close(master)
@@ -262,3 +300,67 @@ def test_line_endings_read_alike(tmp_path, newline):
     assert a.stdout.replace("war.cgl", "X") == b.stdout.replace("lf.cgl", "X")
     assert run(["lint", "war.cgl"], tmp_path).returncode == 0
     assert run(["fmt", "--check", "war.cgl"], tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"])
+def test_a_bad_byte_is_located_alike_whatever_the_line_endings(tmp_path, newline):
+    """(In a file with CR line endings a byte that is not UTF-8 was put on line 1, at its
+    offset in the file. Issue 34.)"""
+    src = 'game "X" {\n  players 2\n}\n# caf\u00e9 au lait \xe9\n'.encode("utf-8") + b"# \xff\n"
+    (tmp_path / "bad.cgl").write_bytes(src.replace(b"\n", newline.encode()))
+    r = run(["lint", "bad.cgl"], tmp_path)
+    assert r.returncode == 2 and "bad.cgl:5:3: E002" in r.stderr + r.stdout and "line 5, column 3" in r.stderr + r.stdout
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    """(Ctrl-C while the writing layer wrote left its temporary file beside the target: it
+    cleaned up after an OSError only. Issue 34.)"""
+    from cgl.interpreter.base import files
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(files.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files.write_text(str(target), "new\n", "CSV")
+    assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+
+
+@pytest.mark.parametrize("command", [
+    ["run", "war.cgl", "-s", "1", "-q", "--log", "war-cards.yaml"],
+    ["run", "war.cgl", "-s", "1", "-q", "--log", "war.cgl"],
+    ["run", "war.cgl", "-s", "1", "--human", "1", "--save", "war-cards.yaml"],
+    ["simulate", "war.cgl", "-n", "2", "-w", "1", "--csv", "war-cards.yaml"],
+])
+def test_no_output_overwrites_a_file_the_ruleset_is_made_of_and_it_is_refused_before_playing(tmp_path, command):
+    """(`--log war-cards.yaml` replaced the card data with the log, as only the .cgl file was
+    counted among the inputs; and `--log war.cgl` was refused only after the game was played,
+    a person's whole game lost with it. Issue 34.)"""
+    for f in ("war.cgl", "war-cards.yaml"):
+        (tmp_path / f).write_text((ROOT / "examples" / f).read_text())
+    r = subprocess.run(CGL + command, cwd=tmp_path, capture_output=True, text=True, timeout=60, input="quit\ny\n")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "which this command reads" in r.stderr, r.stdout + r.stderr
+    assert "Winner" not in r.stdout and "You are P1" not in r.stdout     # refused before any game is played
+    for f in ("war.cgl", "war-cards.yaml"):
+        assert (tmp_path / f).read_text() == (ROOT / "examples" / f).read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["war-cards.yaml", "war.cgl"]
+
+
+def test_a_read_only_file_is_not_replaced(tmp_path):
+    """`cgl fmt` of a read-only file (and any output onto one): refused, the file as it was.
+    (It was an internal PermissionError; written by rename, it was then replaced, its mode
+    notwithstanding. Issue 34.)"""
+    flat = "\n".join(line.lstrip() for line in (ROOT / "examples" / "rps.cgl").read_text().splitlines()) + "\n"
+    target = tmp_path / "rps.cgl"
+    target.write_text(flat)
+    target.chmod(0o444)
+    r = run(["fmt", "rps.cgl"], tmp_path)
+    assert r.returncode == 2 and "read-only" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert target.read_text() == flat and sorted(p.name for p in tmp_path.iterdir()) == ["rps.cgl"]
+    out = tmp_path / "out.csv"
+    out.write_text("kept\n")
+    out.chmod(0o444)
+    r = run(["simulate", ROOT / "examples" / "rps.cgl", "-n", "2", "-w", "1", "--csv", out], tmp_path)
+    assert r.returncode == 2 and "read-only" in r.stderr and out.read_text() == "kept\n", r.stderr

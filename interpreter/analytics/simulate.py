@@ -369,6 +369,13 @@ def _run_local(spec, indices, workers, tick) -> list:
         # the workers go down with the batch, whatever stopped it (none is left playing)
         for proc in list((getattr(ex, "_processes", None) or {}).values()):
             proc.kill()
+        # A worker killed halfway through sending its games leaves the pool's thread reading
+        # the rest of that message, and Python joins that thread at exit: it would wait for
+        # ever, as this process holds the pipe's writing end too. Closed here, the thread
+        # reads an end of file instead, finds the pool broken and ends.
+        results = getattr(ex, "_result_queue", None)
+        if results is not None:
+            results._writer.close()
         ex.shutdown(wait=False, cancel_futures=True)
     try:
         pending = {ex.submit(run_chunk, spec, c) for c in chunks}   # (the workers start here)

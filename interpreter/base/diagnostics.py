@@ -80,6 +80,11 @@ def remember_source(path: str, text: str) -> None:
     _SOURCES[path] = text
 
 
+def remembered_source(path: str) -> Optional[str]:
+    """The text remembered for `path`, if any (what a diagnostic may quote)."""
+    return _SOURCES.get(path)
+
+
 def _source_line(path: str, line: int) -> Optional[str]:
     text = _SOURCES.get(path)
     if text is None:

@@ -37,10 +37,13 @@ For other modules (the replay log reader among them):
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import stat
 import tempfile
+import threading
 from typing import Optional
 
 import yaml
@@ -122,9 +125,10 @@ def read_text(path: str, kind: str, span: Optional[Span] = None, remember: bool 
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         bad = e.start if bad < 0 else min(bad, e.start)
-    if bad >= 0:
-        line = data.count(b"\n", 0, bad) + 1
-        col = bad - (data.rfind(b"\n", 0, bad) + 1) + 1
+    if bad >= 0:   # (its place counted as the text is read: CR, CRLF and LF end a line alike)
+        before = one_newline(data[:bad].decode("utf-8", errors="replace"))
+        line = before.count("\n") + 1
+        col = len(before) - (before.rfind("\n") + 1) + 1
         what = "a NUL byte" if data[bad] == 0 else f"the byte 0x{data[bad]:02x} (not UTF-8)"
         raise CglError(Diagnostic("E002", f"the {kind} is not text: {what} at line {line}, column {col}",
                                   Span(path, line, col, line, col + 1),
@@ -146,8 +150,8 @@ def one_newline(text: str) -> str:
 
 def check_target(path: str, kind: str, inputs=()) -> None:
     """Before cgl writes `path`: it is not a folder or a special file (a FIFO, device or
-    socket: writing one would block, or replace it with a plain file), and not one of this
-    run's `inputs` (the ruleset a `--save` would overwrite). An E002 otherwise."""
+    socket: writing one would block, or replace it with a plain file), not read-only, and not
+    one of this run's `inputs` (the ruleset a `--save` would overwrite). An E002 otherwise."""
     span = Span(path, 0, 0, 0, 0)
     try:
         st = os.stat(path)
@@ -161,6 +165,11 @@ def check_target(path: str, kind: str, inputs=()) -> None:
         if not stat.S_ISREG(st.st_mode):
             raise _err("E002", f"cannot write the {kind} `{path}`: it is not a regular file (a FIFO, device or "
                        "socket), which cgl never replaces", span, "name a plain file")
+        # (the write is a rename, which a file's own mode does not stop: the mode is asked here;
+        # a file no one may write is read-only for root too)
+        if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+            raise _err("E002", f"cannot write the {kind} `{path}`: it is read-only, and cgl leaves it as it is",
+                       span, f"make it writable first (chmod u+w {path}) to let cgl replace it")
         for other in inputs:
             try:
                 if other and os.path.samefile(path, other):
@@ -177,23 +186,41 @@ def write_text(path: str, text: str, kind: str, inputs=(), newline: Optional[str
     target is checked first (`check_target`). An E002 that says why on failure."""
     check_target(path, kind, inputs)
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    with _signals_held():
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
+                f.write(text)
+            try:
+                mode = stat.S_IMODE(os.stat(path).st_mode)
+            except OSError:
+                mode = 0o666 & ~_umask()
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException as e:   # (whatever stops it, the temporary goes)
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if not isinstance(e, OSError):
+                raise
+            raise _err("E002", f"cannot write the {kind} `{path}`: {e.strerror or e.__class__.__name__}; "
+                       "the file is as it was", Span(path, 0, 0, 0, 0)) from None
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """SIGTERM and SIGINT wait while a file is written (in the main thread, where Python
+    handles them): one that comes then takes effect once the file is in place, so it never
+    leaves a temporary behind (SIGTERM's default action ends the process at once)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
-            f.write(text)
-        try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-        except OSError:
-            mode = 0o666 & ~_umask()
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise _err("E002", f"cannot write the {kind} `{path}`: {e.strerror or e.__class__.__name__}; "
-                   "the file is as it was", Span(path, 0, 0, 0, 0)) from None
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _umask() -> int:

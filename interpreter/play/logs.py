@@ -29,7 +29,7 @@ from .game import Game
 from ..base.files import check_file, indirect_ruleset, write_text
 from ..check.loader import load, packaged_rulesets, ruleset_files, ruleset_hash
 from ..base.protocol import AnswerError
-from .saves import _hashes, fingerprint
+from .saves import _hashes, fingerprint, inputs_of
 
 FORMAT, VERSION = "cgl-log", 1
 MAX_BYTES = 64 * 1024 * 1024     # a log bigger than this is refused (a long game's log is a few MB)
@@ -86,7 +86,7 @@ def write_log(path: str, header: dict, game: Game) -> None:
     lines = [json.dumps(header)] + [json.dumps(entry, default=str) for entry in game.state.log] + [json.dumps(
         {"type": "answers", "answers": game.answers, "result": {"winners": game.result.winners,
                                                                   "reason": game.result.reason}})]
-    write_text(path, "\n".join(lines) + "\n", "log", inputs=(header.get("ruleset_path"), *header.get("decks", {}).values()))
+    write_text(path, "\n".join(lines) + "\n", "log", inputs=inputs_of(header))
 
 
 # ---------------------------------------------------------------- reading

@@ -645,7 +645,9 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
     if expect.get("round") is not None and expect["round"] != st.round_no:
         out.append(f"round: expected {expect['round']}, found {st.round_no}")
     if "next" in expect:
-        nxt = eng.following_seat(st.current)
+        # the turn limit stopped the play before a turn began (after `turns: 0`, before the
+        # first one): that turn's player; else whose turn follows the current player's
+        nxt = st.stopped_before if st.stopped_before is not None else eng.following_seat(st.current)
         if f"P{nxt + 1}" != str(expect["next"]):
             out.append(f"next player: expected {expect['next']}, found P{nxt + 1}")
     if "stats" in expect:

@@ -106,6 +106,9 @@ class State:
     resume_from: Optional[int] = _kept("value", default=None)
     direction: int = _kept("value", default=1)
     in_turns: bool = _kept("value", default=False)
+    # `stopped_before`: the seat whose turn was about to begin when a turn limit (a
+    # scenario's `turns: N`) stopped the play: whose turn comes next (`expect: next`).
+    stopped_before: Optional[int] = _kept("value", default=None)
     finished: bool = _kept("value", default=False)
     winners: Optional[list] = _kept("maybe list", default=None)
     end_reason: Optional[str] = _kept("value", default=None)

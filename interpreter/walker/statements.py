@@ -314,7 +314,10 @@ class Statements:
     def s_shuffle(self, s, z):
         z = self.as_zone(z, s.zone)
         ids = self.state.zones.get(z.key, [])[:]   # a new list: a trial's copy shares the zones' lists
-        self.state.rng.shuffle(ids)
+        if self.state.forced_shuffles:
+            ids = self.scripted_shuffle(z, ids)
+        else:
+            self.state.rng.shuffle(ids)
         self._reordered(z, ids)
         self.log("shuffle", f"{z} is shuffled", zone=z.name)
         return

@@ -1,7 +1,7 @@
 """Scenarios: a designer's test of one rule, in one YAML file.
 
 A scenario names a ruleset and options, sets up a position (cards in zones, whose
-turn, variables), scripts the decisions, dice and random picks, plays from that position
+turn, variables), scripts the decisions, dice, random picks and shuffles, plays from that position
 (the start of a turn, of a round or of the game) for a number of turns, to the round's
 end or to the game's end, and checks the outcome. See docs/scenarios.md.
 

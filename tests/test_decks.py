@@ -134,3 +134,26 @@ def test_a_deck_list_cannot_ask_for_more_copies_than_the_card_data_holds(tmp_pat
     assert r.exit_code != 0, r.output
     assert "E003" in r.output and "asks for 7 copies of Pozorny Archer, and the card data holds 6" in r.output
     assert "deck.yaml:16:" in r.output
+
+
+@pytest.mark.parametrize("change, code, line, col, help_", [
+    # "не более 3 одинаковых копий": 2 + 2 copies in two entries are four (issue 31)
+    (("{name: Pozorny Archer, copies: 3}", "{name: Pozorny Archer, copies: 2}\n  - {name: Pozorny Archer, copies: 2}"),
+     "E016", 10, 5, None),
+    # more copies than the card data holds would deal fewer, silently (issue 31)
+    (("{name: Pozorny Archer, copies: 3}", "{name: Pozorny Archer, copies: 3}\n  - {name: Pozorny Archer, copies: 4}"),
+     "E003", 10, 36, "list at most 6 of it"),
+])
+def test_kz_deck_a_game_refuses_a_list_that_breaks_the_copies(tmp_path, change, code, line, col, help_):
+    """KZ-DECK: `cgl run --deck` refuses the list before dealing, at the entry's line and
+    column, with a caret (and a help line), and exit code 2."""
+    old, new = change
+    deck = tmp_path / "deck.yaml"
+    deck.write_text(POZORKI.replace(old, new))
+    r = CliRunner().invoke(main, ["run", "kozyablo", "--deck", f"1={deck}", "-s", "1", "-q"])
+    assert r.exit_code == 2, r.output
+    lines = r.output.splitlines()
+    at = next(i for i, t in enumerate(lines) if f"deck.yaml:{line}:{col}: {code}" in t)
+    assert lines[at + 2].strip() == "^"
+    if help_:
+        assert help_ in lines[at + 3] and "help:" in lines[at + 3]

@@ -73,6 +73,9 @@ def _error(fn):
     ("expect:\n  zones: {pile: 5}\n", 5, 11, "write `pile: {count: 5}`"),
     ("expect:\n  zones: {pile: {count: many}}\n", 5, 18, "`count` must be a whole number"),
     ("expect:\n  zones: {pile: {contains: King}}\n", 5, 18, "`contains` must be a list"),
+    # a scripted shuffle names its zone and the cards it puts on top (issue 31)
+    ("shuffles: [deck]\n", 4, 12, "item 1 of `shuffles` must be a shuffle `- ZONE: [cards on top, top first]`"),
+    ("shuffles:\n  - deck: King\n", 5, 5, "item 1 of `shuffles` must be a shuffle"),
 ])
 def test_a_wrong_plan_or_expectation_is_a_located_error(tmp_path, body, line, col, message):
     from cgl.interpreter.base.diagnostics import render
@@ -109,6 +112,34 @@ def test_a_card_named_as_a_value_must_be_one_card(tmp_path, value, col, message)
     d = _error(lambda: scenario.run(path, item))
     assert d.code == "E013" and message in d.message, d.message
     assert (d.span.line, d.span.column) == (8, col)
+
+
+@pytest.mark.parametrize("shuffles, line, col, message", [
+    ("  - pott: [King]\n", 5, 5, "unknown zone `pott`"),
+    ("  - deck: [King, Kong]\n", 5, 18, "no card is named `Kong`"),
+])
+def test_a_scripted_shuffle_names_a_zone_and_cards(tmp_path, shuffles, line, col, message):
+    path = _scenario_file(tmp_path, "shuffles:\n" + shuffles)
+    [item] = scenario.read(path)
+    d = _error(lambda: scenario.run(path, item))
+    assert d.code == "E013" and message in d.message, d.message
+    assert (d.span.line, d.span.column) == (line, col)
+
+
+@pytest.mark.both_engines
+@pytest.mark.parametrize("body, failure", [
+    # war's setup shuffles the deck: a shuffle of another zone is not the one scripted
+    ("setup: {from: game start}\nturns: 0\nshuffles:\n  - pot: []\n",
+     "game error: E013 the scenario scripts a shuffle of `pot`, but the game shuffles deck"),
+    ("setup: {from: game start, zones: {deck: [King]}, rest: pot}\nturns: 0\nshuffles:\n  - deck: [King, King]\n",
+     "the scenario's shuffle of `deck` puts 2 King on top, but deck holds 1"),
+    ("turns: 0\nshuffles:\n  - deck: []\n", "scripted shuffles never made: deck"),
+])
+def test_a_scripted_shuffle_the_game_does_not_make_fails_the_scenario(tmp_path, body, failure):
+    path = _scenario_file(tmp_path, body)
+    [item] = scenario.read(path)
+    outcome = scenario.run(path, item)
+    assert not outcome.passed and any(failure in f for f in outcome.failures), outcome.failures
 
 
 def test_an_expected_card_is_compared_by_its_name(tmp_path):

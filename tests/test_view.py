@@ -130,3 +130,36 @@ def test_a_show_declaration_is_checked_like_any_expression(make_rules, text, cod
     with pytest.raises(CglError) as e:
         make_rules(SHOWN.split("show")[0] + text)
     assert e.value.diagnostics[0].code == code
+
+
+COPIES = """
+var mark per card = 0
+setup {
+  move first(deck where name = "C1") to hand(seat(1))
+  move first(deck where name = "C1") to pile
+}
+match { rounds 1 }
+round { until turn_no >= 1 }
+turn { phase p {
+  choose c in all_cards where name = "C1" by current "Which C1?" { pass }
+  move first(hand(seat(1)) where name = "C1") to pile
+  choose c in pile where name = "C1" by current "Which on the pile?" { set c.mark = 2 }
+  choose c in pile where name = "C1" by current "Which now?" { pass }
+} }
+"""
+
+
+def test_a_choice_among_copies_says_which_copy(make_rules):
+    """Copies offered under one label say what sets each apart as the seat sees it: its zone,
+    a public variable in which they differ (copies alike in both stay alike); the
+    seat view's options, the decision's labels and the log line say it alike (issue 31)."""
+    from conftest import run_script, texts
+    game, asked = run_script(make_rules(COPIES), [0, 0, 0])
+    assert [d.labels for d in asked] == [["C1 (in pile)", "C1 (in hand P1)"],
+                                         ["C1", "C1"],
+                                         ["C1 (mark: 2)", "C1 (mark: 0)"]]
+    assert [o["label"] for o in asked[0].view()["decision"]["options"]] == ["C1 (in pile)", "C1 (in hand P1)"]
+    log = texts(game)
+    assert "P1 chooses C1 (in pile) (Which C1?)" in log
+    assert "P1 chooses C1 (Which on the pile?)" in log   # alike but for their order: one label
+    assert "P1 chooses C1 (mark: 2) (Which now?)" in log

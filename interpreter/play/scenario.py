@@ -1,7 +1,7 @@
 """Scenarios: a designer's test of one rule, in one YAML file.
 
 A scenario names a ruleset and options, sets up a position (cards in zones, whose
-turn, variables), scripts the decisions, dice and random picks, plays from that position
+turn, variables), scripts the decisions, dice, random picks and shuffles, plays from that position
 (the start of a turn, of a round or of the game) for a number of turns, to the round's
 end or to the game's end, and checks the outcome. See docs/scenarios.md.
 
@@ -40,7 +40,7 @@ from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS
 from ..runtime.state import plain
 
 KNOWN_KEYS = {"scenario", "ruleset", "players", "options", "seed", "setup", "turns", "until", "script", "dice",
-              "random", "expect", "about"}
+              "random", "shuffles", "expect", "about"}
 
 # Where the play begins (`setup: {from: …}`) and where it stops (`until: …`): a game is one match.
 _FROM = {"turn start": "turn", "round start": "round", "game start": "game", "match start": "game"}
@@ -75,7 +75,8 @@ def _bad(path, data, key, message, hint=None, value=False):
 # What each key of a scenario holds: "map", "list", "int", "text", "bool", or a nested schema.
 _SHAPE = {
     "scenario": "text", "ruleset": "text", "players": "int", "options": "map", "seed": "int",
-    "turns": "int", "until": "text", "script": "list", "dice": "list", "random": "list", "about": "text",
+    "turns": "int", "until": "text", "script": "list", "dice": "list", "random": "list", "shuffles": "list",
+    "about": "text",
     "setup": {"from": "text", "turn": "text", "round": "int", "zones": "map", "rest": "text", "players": "map",
               "cards": "map", "globals": "map"},
     "expect": {"zones": "map", "players": "map", "cards": "map", "globals": "map", "log": "list",
@@ -140,11 +141,15 @@ def _check_zone_expectations(path, zones):
 
 
 def _check_steps(path, item):
-    """Each die a whole number, each script step `- P1: answer`: at the item's line."""
+    """Each die a whole number, each script step `- P1: answer`, each shuffle `- ZONE: [cards]`:
+    at the item's line."""
     for key, ok, want in (("dice", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
                            "a die's result, a whole number from 1"),
                           ("script", lambda v: isinstance(v, MarkedDict) and len(v) == 1,
-                           "a step `- P1: answer` (one player and their answer)")):
+                           "a step `- P1: answer` (one player and their answer)"),
+                          ("shuffles", lambda v: isinstance(v, MarkedDict) and len(v) == 1
+                           and isinstance(next(iter(v.values())), list),
+                           "a shuffle `- ZONE: [cards on top, top first]` (one zone and a list of cards)")):
         steps = item.get(key)
         if isinstance(steps, MarkedList):
             for n, v in enumerate(steps):
@@ -458,6 +463,23 @@ def ruleset_path(path: str, item: MarkedDict) -> str:
     return indirect_ruleset(candidate, "ruleset", span)
 
 
+def _shuffles(engine, path, steps) -> list:
+    """A scenario's `shuffles:`, each `- ZONE: [cards on top, top first]`, as the state keeps
+    them: (zone key, label, names). An unknown zone or card is an E013 at its line."""
+    names = {c.name for c in engine.cards}
+    out = []
+    for step in steps:
+        (label, cards), = step.items()
+        key = _zone_key(engine, path, step, label)
+        for n, name in enumerate(cards):
+            if str(name) not in names:
+                raise CglError(Diagnostic("E013", f"no card is named `{name}`", cards.span(path, n)
+                                          if isinstance(cards, MarkedList) else step.span(path, label),
+                                          hint=did_you_mean(str(name), names)))
+        out.append((key, str(label), [str(x) for x in cards]))
+    return out
+
+
 def _answer_for(d: Decision, want, path) -> Any:
     """Turn a scripted answer (a label, a list of labels, yes/no, a number) into an engine answer."""
     if d.kind == "may":
@@ -512,6 +534,7 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True,
     setup = item.get("setup") or MarkedDict()
     begin, turns, to_end = _plan(path, item)
     start = setup_position(game, path, setup)
+    eng.state.forced_shuffles = _shuffles(eng, path, item.get("shuffles") or [])
     if begin != "turn":
         # the round (or the game) is about to start: `play_round` counts it
         eng.state.round_no = (setup.get("round") or 1) - 1 if begin == "round" else 0
@@ -547,6 +570,8 @@ def run(path: str, item: MarkedDict, check_invariants: bool = True,
         failures.append(f"scripted dice never rolled: {eng.state.forced_dice}")
     if eng.state.forced_random and not failures:
         failures.append(f"scripted random picks never made: {eng.state.forced_random}")
+    if eng.state.forced_shuffles and not failures:
+        failures.append("scripted shuffles never made: " + ", ".join(label for _, label, _ in eng.state.forced_shuffles))
     failures += check_expectations(game, path, item.get("expect") or {}, transcript)
     return Outcome(name, path, not failures, failures, transcript)
 
@@ -645,7 +670,9 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
     if expect.get("round") is not None and expect["round"] != st.round_no:
         out.append(f"round: expected {expect['round']}, found {st.round_no}")
     if "next" in expect:
-        nxt = eng.following_seat(st.current)
+        # the turn limit stopped the play before a turn began (after `turns: 0`, before the
+        # first one): that turn's player; else whose turn follows the current player's
+        nxt = st.stopped_before if st.stopped_before is not None else eng.following_seat(st.current)
         if f"P{nxt + 1}" != str(expect["next"]):
             out.append(f"next player: expected {expect['next']}, found P{nxt + 1}")
     if "stats" in expect:

@@ -106,6 +106,9 @@ class State:
     resume_from: Optional[int] = _kept("value", default=None)
     direction: int = _kept("value", default=1)
     in_turns: bool = _kept("value", default=False)
+    # `stopped_before`: the seat whose turn was about to begin when a turn limit (a
+    # scenario's `turns: N`) stopped the play: whose turn comes next (`expect: next`).
+    stopped_before: Optional[int] = _kept("value", default=None)
     finished: bool = _kept("value", default=False)
     winners: Optional[list] = _kept("maybe list", default=None)
     end_reason: Optional[str] = _kept("value", default=None)
@@ -125,9 +128,12 @@ class State:
     shown: dict = _kept("dict", factory=dict)
     # per seat, how much of the log it had been shown at its last decision
     last_seen: dict = _kept("dict", factory=dict)
-    # Scripted randomness (a scenario's `dice:` and `random:`), used before the random source.
+    # Scripted randomness (a scenario's `dice:`, `random:` and `shuffles:`), used before the
+    # random source. A scripted shuffle is (zone key, the zone's label, the names of the
+    # cards it puts on top, top first).
     forced_dice: list = _kept("list", factory=list)
     forced_random: list = _kept("list", factory=list)
+    forced_shuffles: list = _kept("list", factory=list)
     # Where the running rules are. `event_chain`: the names of the triggers, reactions and
     # checks now running, innermost last; `holding`: `… then { … }` blocks open (the game
     # settles after them); `checks_on`: the game has begun, so state checks run; `changes`:

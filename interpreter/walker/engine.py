@@ -338,6 +338,25 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                         + ", ".join(_label(i) for i in items))
         return items[self.state.rng.randrange(len(items))]
 
+    def scripted_shuffle(self, z, ids: list) -> list:
+        """The order a scenario's `shuffles:` gives the next shuffle, of zone `z` (`ids`:
+        its cards, bottom first): the cards it names on top, in its order, and the rest
+        below them as they lay. The random source is not used."""
+        key, label, names = self.state.forced_shuffles.pop(0)
+        if key != z.key:
+            raise error("E013", f"the scenario scripts a shuffle of `{label}`, but the game shuffles {z}")
+        rest = list(reversed(ids))   # top first
+        top = []
+        for name in names:
+            found = next((cid for cid in rest if self.cards[cid].name == name), None)
+            if found is None:
+                held = sum(1 for cid in ids if self.cards[cid].name == name)
+                raise error("E013", f"the scenario's shuffle of `{label}` puts {names.count(name)} {name} on top, "
+                            f"but {z} holds {held}")
+            rest.remove(found)
+            top.append(found)
+        return list(reversed(top + rest))
+
     # ================================================================ expressions
     def ev(self, e, env):
         """Evaluate an expression (compiled once per ruleset into a closure)."""

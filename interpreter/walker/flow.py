@@ -224,6 +224,7 @@ class Flow:
                     if until is not None and _truth(self.ev(until, root)):
                         return
                     if max_turns is not None and played >= max_turns:
+                        st.stopped_before = seat     # (whose turn comes next: a scenario's `next:`)
                         raise _EndScope("game")
                     played += 1
                     self._turn_begins(played, seat, why)

@@ -228,6 +228,31 @@ def zone_label(eng, z: ZoneRef) -> str:
     return z.name if z.owner is None else f"{z.name} P{z.owner + 1}"
 
 
+def which_copy(eng, seat: Optional[int], cards: list) -> list:
+    """What tells apart, to `seat`, copies offered in one choice under one label (cards whose
+    faces it sees): for each card, its zone when they lie in several, and the public
+    variables in which they differ ("damage: 2", "at: Gold Mine of P1"); "" for a card
+    nothing sets apart. Read from what this view shows (`zone_label`, `counters`). Copies
+    alike in both stay alike: which of them is taken leaves positions the seat can tell
+    apart only by the order of a zone (a search bot keys its answers by these labels)."""
+    from ..runtime.values import _show
+    st = eng.state
+    zones = [eng.zone_of_card(c) for c in cards]
+    parts: list = [[] for _ in cards]
+    if len({z.key for z in zones}) > 1:
+        for i, z in enumerate(zones):
+            parts[i].append(f"in {zone_label(eng, z)}")
+    names: list = []
+    for c in cards:
+        names += [n for n in counters(eng, c) if n not in names]
+    for name in names:
+        values = [_show(st.card_vars[c.id].get(name)) for c in cards]
+        if len(set(values)) > 1:
+            for i, v in enumerate(values):
+                parts[i].append(f"{name}: {v}")
+    return [", ".join(p) for p in parts]
+
+
 def shown(eng, decl, p: int):
     """The value a `show` declaration gives player `p` now (None when it cannot be read)."""
     from .compiler import Env

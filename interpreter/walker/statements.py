@@ -314,7 +314,10 @@ class Statements:
     def s_shuffle(self, s, z):
         z = self.as_zone(z, s.zone)
         ids = self.state.zones.get(z.key, [])[:]   # a new list: a trial's copy shares the zones' lists
-        self.state.rng.shuffle(ids)
+        if self.state.forced_shuffles:
+            ids = self.scripted_shuffle(z, ids)
+        else:
+            self.state.rng.shuffle(ids)
         self._reordered(z, ids)
         self.log("shuffle", f"{z} is shuffled", zone=z.name)
         return
@@ -542,14 +545,17 @@ class Statements:
     def _log_choice(self, d: Decision, chooser, picked: list, prompt: str):
         options = d.options
         labels = d._labels if not callable(d._labels) else None
-        if labels is None and any(hasattr(options[i], "props") and not self.knows_card(options[i], chooser.seat)
+        if labels is None and any(hasattr(options[i], "props") and (not self.knows_card(options[i], chooser.seat)
+                                                                    or _copy_offered(options, i))
                                   for i in picked):
-            labels = d.labels      # (a blind pick is logged by its place, as it was offered)
+            labels = d.labels      # (a blind pick is logged by its place, a copy as which copy, as offered)
         chosen_labels = [labels[i] if labels is not None else self.show_option(options[i]) for i in picked]
+        # (who may read the line: by the cards it names, not by what tells copies apart)
+        named = [self.show_option(options[i]) if hasattr(options[i], "props")
+                 and self.knows_card(options[i], chooser.seat) else chosen_labels[k] for k, i in enumerate(picked)]
         private = d.secret or self._private_choice(options)
         self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
-                 visible_to=[chooser.seat] if private else self.decision_audience(chooser.seat, prompt,
-                                                                                   *chosen_labels),
+                 visible_to=[chooser.seat] if private else self.decision_audience(chooser.seat, prompt, *named),
                  player=chooser.seat + 1, answer=chosen_labels)
 
     def _private_choice(self, options) -> bool:
@@ -879,3 +885,9 @@ def _named_cards(rs, texts) -> list:
                     found.append(by_name[name])
                 text = pattern.sub(" " * len(name), text)
     return found
+
+
+def _copy_offered(options: list, i: int) -> bool:
+    """Whether another card offered beside card option `i` has its name (a copy of it)."""
+    name = options[i].name
+    return any(o is not options[i] and getattr(o, "props", None) is not None and o.name == name for o in options)

@@ -14,7 +14,7 @@ from ..runtime.state import Event, ZoneRef
 from ..runtime.values import _show, _truth
 from .compiler import Env
 from .forks import _weak_view
-from .seatview import seat_view, zone_label
+from .seatview import seat_view, which_copy, zone_label
 
 
 class Views:
@@ -71,18 +71,27 @@ class Views:
 
     def options_for(self, seat: int, options) -> list:
         """How each option reads to the player choosing: a card it cannot see is a blind
-        pick, told by its place ("a card from hand P2, 2 of 4"), never by its name."""
+        pick, told by its place ("a card from hand P2, 2 of 4"), never by its name; copies it
+        sees under one label say which copy each is ("Brute (damage: 2)": `which_copy`)."""
         labels = [None] * len(options)
         blind: dict = {}
+        seen: dict = {}   # label -> the indices of the cards the seat sees offered under it
         for i, o in enumerate(options):
             if hasattr(o, "props") and not self.knows_card(o, seat):
                 blind.setdefault(self.state.where[o.id], []).append(i)
             else:
                 labels[i] = self.show_option(o)
+                if hasattr(o, "props"):
+                    seen.setdefault(labels[i], []).append(i)
         for key, at in blind.items():
             place = zone_label(self, self.zone_ref(key))
             for k, i in enumerate(at, 1):
                 labels[i] = f"a card from {place}, {k} of {len(at)}" if len(at) > 1 else f"a card from {place}"
+        for label, at in seen.items():
+            if len(at) > 1:
+                for i, mark in zip(at, which_copy(self, seat, [options[i] for i in at])):
+                    if mark:
+                        labels[i] = f"{label} ({mark})"
         return labels
 
     def show_option(self, o) -> str:

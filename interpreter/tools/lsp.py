@@ -573,8 +573,9 @@ class Session:
         family); [] for anything else."""
         rs, item, b = self._local_at(path, line, char)
         if b is None:
-            places = self._declaration(path, line, char)[3]
-            return sorted({sp for sp, _ in places}, key=lambda sp: (sp.path, sp.line, sp.column))
+            fam, kind, name, places = self._declaration(path, line, char)
+            spans = {sp for sp, _ in places} | set(fam.scenario_places(name, kind) if fam is not None else ())
+            return sorted(spans, key=lambda sp: (sp.path, sp.line, sp.column))
         out = [sp for sp in (self._name_span(b),) if sp is not None]
         for n, u in _named_uses(rs, item):
             if u.binder is not None and u.binder.node is b.node and u.binder.name == b.name:
@@ -601,8 +602,10 @@ class Session:
                 return [], ("only a local name or a declaration (def, variable, zone, procedure, pattern, "
                             "table, an event the rules emit) can be renamed")
             why = rename_problem(fam, name, kind, new, places)
-            return ([], why) if why else (sorted({sp for sp, _ in places}, key=lambda sp: (sp.path, sp.line,
-                                                                                             sp.column)), None)
+            if why:
+                return [], why
+            spans = {sp for sp, _ in places} | set(fam.scenario_places(name, kind))   # and the scenarios that play it
+            return sorted(spans, key=lambda sp: (sp.path, sp.line, sp.column)), None
         taken = {n.id for n in A.walk(item) if isinstance(n, A.Name)} | bound_names(item)
         if new in taken:
             return [], f"`{new}` is already a name in this declaration: renaming to it would change what a name means"

@@ -1,5 +1,6 @@
 """References and rename of a ruleset's declarations (defs, variables, zones, procedures,
-patterns, tables, the events it emits) across its `extends` chain.
+patterns, tables, the events it emits) across its `extends` chain, and in the scenario
+files that play one of its rulesets (a zone, a variable or an emitted event named there).
 
 What each use of a name means is read from the resolver: a bare name from the resolver
 pass's record (`facts(rs).uses`), a call from `call_meaning`, a property from the
@@ -18,7 +19,9 @@ from ..base import ast as A
 from ..base.diagnostics import CglError
 from ..check.loader import Ruleset, load, unsaved_texts
 from ..check.resolver import bound_names, call_meaning, facts
+from ..base.files import MarkedDict
 from ..parse.build import parse
+from ..play import scenario
 from ..runtime import builtins as B
 
 #: The declarations that can be renamed, and what this module calls them.
@@ -118,7 +121,7 @@ class Family:
     """The rulesets of a document's `extends` family, each loaded from its own file."""
 
     def __init__(self, path: str, texts: dict, text: Callable[[str], str], line: Lines, norm):
-        self.line, self.norm = line, norm
+        self.line, self.norm, self.texts, self.text = line, norm, texts, text
         self.rulesets: dict = {}     # .cgl path -> its Ruleset
         self.problem: Optional[str] = None
         self.modules: dict = {}      # .cgl path -> its parsed Module (for its `remove` lines)
@@ -192,6 +195,103 @@ class Family:
         if new in B.FUNCTIONS or new in B.VALUES or new in B.ATTRS or new in B.BOUND_BY_ENGINE:
             return f"`{new}` is a built-in name"
         return None
+
+
+    # ------------------------------------------------------------ scenario files
+    def scenario_files(self, limit: int = 2000) -> list:
+        """The YAML files that may play a ruleset of the family: under the folders of its
+        files (three levels down, the way `cgl new` lays out `scenarios/`), and the editor's
+        open ones."""
+        found = {p for p in self.texts if p.endswith((".yaml", ".yml"))}
+        for folder in sorted({os.path.dirname(p) for p in self.rulesets}):
+            depth0 = folder.count(os.sep)
+            for here, dirs, files in os.walk(folder):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules"
+                                 and here.count(os.sep) - depth0 < 3)
+                found |= {self.norm(os.path.join(here, f)) for f in files if f.endswith((".yaml", ".yml"))}
+                if len(found) > limit:
+                    break
+        return sorted(found)[:limit]
+
+    def scenario_places(self, name: str, kind: str) -> list:
+        """The spans where the family's scenario files name the declaration: a zone (a key of
+        `zones:`, `rest:`, a `cards moved:A>B` stat), a variable (a key under `players:`,
+        `cards:` or `globals:`, by its scope), an event (an `event:NAME` stat); in both
+        `setup:` and `expect:`."""
+        if kind not in ("zone", "variable", "event"):
+            return []
+        scope = None
+        if kind == "variable":
+            scopes = {rs.vars[name].scope for rs in self.rulesets.values() if name in rs.vars}
+            if len(scopes) != 1:
+                return []
+            scope = scopes.pop()
+        out = []
+        for path in self.scenario_files():
+            text = self.text(path)
+            if name not in text or not re.search(r"^\s*(?:-\s*)?scenarios?\s*:", text, re.M):
+                continue
+            try:
+                with unsaved_texts(self.texts):
+                    items = scenario.read(path)
+            except CglError:
+                continue
+            for item in items:
+                try:
+                    with unsaved_texts(self.texts):
+                        rs_path = self.norm(scenario.ruleset_path(path, item))
+                except CglError:
+                    continue
+                if rs_path in self.rulesets:
+                    out += _scenario_places(path, item, name, kind, scope, self.line)
+        return out
+
+
+def _scenario_places(path: str, item: MarkedDict, name: str, kind: str, scope: Optional[str], line: Lines) -> list:
+    out = []
+
+    def at(d: MarkedDict, key, offset: int = 0, value: bool = False):
+        sp = d.span(path, key, value)
+        written = str(d[key] if value else key)
+        text = line(path, sp.line - 1)
+        col = sp.column - 1
+        if text[col:col + 1] in ("'", '"') and text[col + 1:col + 1 + len(written)] == written:
+            col += 1
+        if text[col + offset:col + offset + len(name)] == name:
+            out.append(A.Span(path, sp.line, col + offset + 1, sp.line, col + offset + len(name) + 1))
+
+    def mapping(d, key):
+        v = d.get(key) if isinstance(d, MarkedDict) else None
+        return v if isinstance(v, MarkedDict) else None
+    for section in ("setup", "expect"):
+        part = mapping(item, section)
+        if part is None:
+            continue
+        if kind == "zone":
+            for key in mapping(part, "zones") or {}:
+                if str(key).split(" ", 1)[0] == name:
+                    at(part["zones"], key)
+            if section == "setup" and part.get("rest") == name:
+                at(part, "rest", value=True)
+        elif kind == "variable" and scope == "global":
+            if name in (mapping(part, "globals") or {}):
+                at(part["globals"], name)
+        elif kind == "variable":
+            for values in (mapping(part, "players" if scope == "player" else "cards") or {}).values():
+                if isinstance(values, MarkedDict) and name in values:
+                    at(values, name)
+        stats = mapping(part, "stats") if section == "expect" else None
+        for key in stats or {}:
+            what, _, rest = str(key).partition(":")
+            if kind == "event" and what == "event" and rest == name:
+                at(stats, key, len("event:"))
+            elif kind == "zone" and what == "cards moved":
+                offset = len("cards moved:")
+                for zone in rest.split(">"):
+                    if zone == name:
+                        at(stats, key, offset)
+                    offset += len(zone) + 1
+    return out
 
 
 def rename_problem(fam: Family, name: str, kind: str, new: str, places: list) -> Optional[str]:

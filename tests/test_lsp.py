@@ -670,6 +670,39 @@ async def test_rename_of_a_zone_and_a_variable_edits_the_scenarios_that_play_the
     client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
 
 
+@aio
+async def test_rename_of_a_card_property_edits_the_card_data(client: LanguageClient, tmp_path):
+    """`power` in examples/actions.cgl, a property of its card data: renamed from a use
+    (`c.power`), its declaration in `cards from`, every use and each card's key in
+    actions-cards.yaml change; the game plays the same, seed for seed (issue 33)."""
+    import shutil
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    for name in ("actions.cgl", "actions-cards.yaml"):
+        shutil.copy(f"examples/{name}", tmp_path / name)
+    rules, cards = tmp_path / "actions.cgl", tmp_path / "actions-cards.yaml"
+    before = CliRunner().invoke(main, ["run", str(rules), "--seed", "3"]).output
+    doc, text = _open(client, rules)
+    where = at(text, "c.power", 3)
+    edit = await client.text_document_rename_async(T.RenameParams(text_document=doc, position=where, new_name="strength"))
+    assert set(edit.changes) == {rules.as_uri(), cards.as_uri()}
+    assert len(edit.changes[cards.as_uri()]) == open(cards).read().count("power:")
+    for path in (rules, cards):
+        path.write_text(apply_edits(path.read_text(), edit.changes[path.as_uri()]))
+    assert "power" not in rules.read_text() and "power" not in cards.read_text().split("\n", 1)[1]
+    assert "  strength: int = 0" in rules.read_text() and "{name: Jab, kind: strike, strength: 1, count: 6}" in cards.read_text()
+    assert _lint_codes(rules) == []
+    assert CliRunner().invoke(main, ["run", str(rules), "--seed", "3"]).output == before
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        text_document=T.VersionedTextDocumentIdentifier(uri=doc.uri, version=2),
+        content_changes=[T.TextDocumentContentChangeWholeDocument(text=rules.read_text())]))
+    # `kind` is a built-in attribute too (an event's): what `.kind` reads is not the data's alone
+    with pytest.raises(Exception, match="built-in attribute"):
+        await client.text_document_rename_async(T.RenameParams(
+            text_document=doc, position=at(text, "  kind: kind", 2), new_name="sort_of"))
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
 def test_rename_in_scenarios_covers_rest_stats_card_and_global_variables(tmp_path):
     """`rest:`, a `cards moved:A>B` stat, an `event:NAME` stat, a card variable under
     `cards:` and a global one under `globals:`, in `setup:` and `expect:`; a scenario of

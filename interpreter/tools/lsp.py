@@ -574,7 +574,7 @@ class Session:
         rs, item, b = self._local_at(path, line, char)
         if b is None:
             fam, kind, name, places = self._declaration(path, line, char)
-            spans = {sp for sp, _ in places} | set(fam.scenario_places(name, kind) if fam is not None else ())
+            spans = {sp for sp, _ in places} | set(fam.yaml_places(name, kind) if fam is not None else ())
             return sorted(spans, key=lambda sp: (sp.path, sp.line, sp.column))
         out = [sp for sp in (self._name_span(b),) if sp is not None]
         for n, u in _named_uses(rs, item):
@@ -600,11 +600,11 @@ class Session:
             fam, kind, name, places = self._declaration(path, line, char)
             if fam is None:
                 return [], ("only a local name or a declaration (def, variable, zone, procedure, pattern, "
-                            "table, an event the rules emit) can be renamed")
+                            "table, an event the rules emit, a property of the card data) can be renamed")
             why = rename_problem(fam, name, kind, new, places)
             if why:
                 return [], why
-            spans = {sp for sp, _ in places} | set(fam.scenario_places(name, kind))   # and the scenarios that play it
+            spans = {sp for sp, _ in places} | set(fam.yaml_places(name, kind))   # the scenarios, the card data
             return sorted(spans, key=lambda sp: (sp.path, sp.line, sp.column)), None
         taken = {n.id for n in A.walk(item) if isinstance(n, A.Name)} | bound_names(item)
         if new in taken:

@@ -1,6 +1,7 @@
 """References and rename of a ruleset's declarations (defs, variables, zones, procedures,
-patterns, tables, the events it emits) across its `extends` chain, and in the scenario
-files that play one of its rulesets (a zone, a variable or an emitted event named there).
+patterns, tables, the events it emits, the properties of its card data) across its
+`extends` chain; in the scenario files that play one of its rulesets (a zone, a variable or
+an emitted event named there), and in its card data (a property: each card's key).
 
 What each use of a name means is read from the resolver: a bare name from the resolver
 pass's record (`facts(rs).uses`), a call from `call_meaning`, a property from the
@@ -17,7 +18,7 @@ from typing import Callable, Optional
 
 from ..base import ast as A
 from ..base.diagnostics import CglError
-from ..check.loader import Ruleset, load, unsaved_texts
+from ..check.loader import Ruleset, load, read_yaml, unsaved_texts
 from ..check.resolver import bound_names, call_meaning, facts
 from ..base.files import MarkedDict
 from ..parse.build import parse
@@ -52,9 +53,17 @@ def _find(line: Lines, sp: Optional[A.Span], name: str, before: str = "", last: 
     return found
 
 
+def _card_props(rs: Ruleset) -> set:
+    return {p.name for p in rs.cards_decl.props} if rs.cards_decl is not None else set()
+
+
 def _property_kind(rs: Ruleset, name: str) -> Optional[str]:
+    """What `c.name` (or a bare `name` read from `it`) names: a card's or player's variable,
+    or a property of the card data."""
     v = rs.vars.get(name)
-    return "variable" if v is not None and v.scope != "global" else None
+    if v is not None and v.scope != "global":
+        return "variable"
+    return "property" if v is None and name in _card_props(rs) else None
 
 
 def _name_kind(rs: Ruleset, use) -> Optional[str]:
@@ -80,6 +89,9 @@ def occurrences(rs: Ruleset, item, line: Lines) -> list:
     decl = item.item if isinstance(item, A.Override) else item
     if type(decl) in KINDS:
         add(decl.span, KINDS[type(decl)], decl.name, _HEAD)
+    elif isinstance(decl, A.Cards):
+        for prop in decl.props:
+            add(prop.span, "property", prop.name)
     for n in A.walk(item):
         t = type(n)
         if t is A.Name:
@@ -114,6 +126,8 @@ def kind_of(rs: Ruleset, name: str) -> Optional[str]:
     for item in rs.items:
         if type(item) in KINDS and item.name == name:
             return KINDS[type(item)]
+    if name in _card_props(rs):
+        return "property"
     return "event" if name in rs.emits else None
 
 
@@ -247,6 +261,34 @@ class Family:
         return out
 
 
+    def card_data_places(self, name: str) -> list:
+        """The spans of a card data property's key, in each card of the family's card data."""
+        out, seen = [], set()
+        for rs in self.rulesets.values():
+            decl = rs.cards_decl
+            if decl is None or name not in _card_props(rs):
+                continue
+            path = self.norm(os.path.join(os.path.dirname(decl.span.path), decl.path))
+            if path in seen:
+                continue
+            seen.add(path)
+            try:
+                with unsaved_texts(self.texts):
+                    data = read_yaml(path, "E003", "the card data")
+            except CglError:
+                continue
+            for card in (data.get("cards") or []) if isinstance(data, MarkedDict) else []:
+                if isinstance(card, MarkedDict) and name in card:
+                    sp = card.span(path, name)
+                    if self.line(path, sp.line - 1)[sp.column - 1:sp.column - 1 + len(name)] == name:
+                        out.append(sp)
+        return out
+
+    def yaml_places(self, name: str, kind: str) -> list:
+        """Where the family's YAML names the declaration: its scenarios, its card data."""
+        return self.scenario_places(name, kind) + (self.card_data_places(name) if kind == "property" else [])
+
+
 def _scenario_places(path: str, item: MarkedDict, name: str, kind: str, scope: Optional[str], line: Lines) -> list:
     out = []
 
@@ -302,10 +344,12 @@ def rename_problem(fam: Family, name: str, kind: str, new: str, places: list) ->
         return f"`{name}` names declarations of different kinds in this family of files"
     if kind == "event" and name in B.EVENTS:
         return f"`{name}` is an event of the engine: it keeps its name"
-    if kind == "variable":
+    if kind == "property" and (name in B.ATTRS or name in B.VALUES):
+        return f"`{name}` is also a built-in attribute: which one `.{name}` reads is not the card data's alone"
+    if kind in ("variable", "property"):
         for rs in fam.rulesets.values():
             if name in rs.derives or name in set().union(*rs.emits.values()) or (
-                    rs.cards_decl is not None and name in {p.name for p in rs.cards_decl.props}):
+                    name in _card_props(rs) if kind == "variable" else name in rs.vars):
                 return f"`{name}` is also a card's property or an event's field: which one a bare `{name}` reads " \
                        "is decided as the game runs"
     why = fam.taken(new, kind)

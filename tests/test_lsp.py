@@ -899,6 +899,43 @@ async def test_completion_after_a_dot_offers_what_the_value_has(client: Language
     client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
 
 
+@aio
+async def test_completion_offers_players_where_a_player_is_expected(client: LanguageClient, mgt):
+    """After `by`, `win`, `give turn to` and in `others(` or a zone of each player's `(`: the
+    players in reach (a local bound to one, a parameter, `current`, the functions that give
+    one), never a card nor a card's local; elsewhere the whole list (issue 33)."""
+    path = mgt / "players.cgl"
+    text = (mgt / "mgt.cgl").read_text()
+    path.write_text(text)
+    doc, _ = _open(client, path, text)
+    await client.text_document_hover_async(T.HoverParams(doc, at(text, "procedure refill", 11)))   # (loaded once)
+    line = "prefer -usefulness(p, c) { discard c }"
+    version = 1
+
+    async def offered(new, rest=""):
+        nonlocal version
+        version += 1
+        typed = text.replace(line, line[:-1] + new + rest + " }", 1)
+        client.diagnostics.pop(doc.uri, None)
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=doc.uri, version=version),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=typed)]))
+        if rest:   # a text that loads: its names are known once it is checked
+            await diagnostics(client, doc.uri, lambda ds: True)
+        where = at(typed, line[:-1] + new, len(line) - 1 + len(new))
+        got = await client.text_document_completion_async(T.CompletionParams(doc, where))
+        return [(i.label, i.detail) for i in got.items]
+    for new in (" win ", " for q in players { give turn to ", " say others(", " move c to table(",
+                ' choose d in hand(p) by '):
+        got = dict(await offered(new))
+        assert {"p", "current", "next_after", "seat"} <= set(got), (new, got)
+        assert not {"c", "d", "hand", "count", "stock", "Alice"} & set(got), (new, got)
+    got = await offered(" for q in players { win ", "q }")   # (a text that loads: q is bound)
+    assert got[0] == ("q", "a player")
+    assert {"stock", "count", "pile"} <= {label for label, _ in await offered(" move c to ")}   # a zone: not only players
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
 def _mgt_cards():
     from cgl.interpreter.check.loader import load
     return load("rulesets/mgt.cgl").cards

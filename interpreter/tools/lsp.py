@@ -39,7 +39,8 @@ from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
 from ..check.resolver import bound_names
-from .actions import call_at, folding_ranges, format_edits, properties, signature, type_before_dot
+from .actions import (call_at, expects_player, folding_ranges, format_edits, players_at, properties, signature,
+                      type_before_dot)
 from .rename import _HEAD, KINDS, Family, _find, declaration_at, occurrences, rename_problem
 from .tokens import semantic_tokens
 from .names import _binder_text, _event_doc, _named_uses, _use_at, _uses_in, span_range
@@ -644,6 +645,11 @@ class Session:
             if dot.re.groups and rs is not None:
                 ty = type_before_dot(rs, self._enclosing(rs, path, line), dot.group(1), line)
             return _unique([(label, CK[k], detail) for label, k, detail in properties(rs, ty)])
+        lines = _LINE_BREAK.split(self.text(path))
+        upto = "\n".join(lines[:line] + [before])
+        if rs is not None and expects_player(rs, upto):   # `win `, `by `, `others(`: the players in reach
+            return _unique([(label, CK[k], detail)
+                            for label, k, detail in players_at(rs, self._enclosing(rs, path, line), line)])
         out = []
         if re.search(r"(^|[{}])\s*\w*$", before):   # where a statement may start: its keywords first
             out += [(k, CK["keyword"], " ".join(_statement_doc(c) for c in cs))

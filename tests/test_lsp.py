@@ -931,7 +931,9 @@ async def test_completion_offers_players_where_a_player_is_expected(client: Lang
         assert {"p", "current", "next_after", "seat"} <= set(got), (new, got)
         assert not {"c", "d", "hand", "count", "stock", "Alice"} & set(got), (new, got)
     got = await offered(" for q in players { win ", "q }")   # (a text that loads: q is bound)
-    assert got[0] == ("q", "a player")
+    assert got[0] == ("q", "a player") and "players" in dict(got)   # `win` takes a list of players too
+    assert "players" not in dict(await offered(" say others("))
+    assert {"stock", "count"} <= {label for label, _ in await offered(" let s = players sort by ")}
     assert {"stock", "count", "pile"} <= {label for label, _ in await offered(" move c to ")}   # a zone: not only players
     client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
 

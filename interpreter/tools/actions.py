@@ -193,28 +193,32 @@ _PLAYER_AFTER = re.compile(r"(?:\b(?:win|lose|by)|\bgive\s+(?:extra\s+)?turn\s+t
                            r"|\breveal\b[^{}\n]*?\bto)\s+\w*$")
 
 
-def expects_player(rs, before: str) -> bool:
-    """Whether a player is written at the end of `before` (the document up to the cursor):
-    after `win`, `lose`, `by`, `give turn to`, `say "…" to`, `reveal … to`, or as an
-    argument whose kind is a player (`others(`, `hand(` of a zone of each player)."""
-    if _PLAYER_AFTER.search(before):
-        return True
+def expects_player(rs, before: str) -> Optional[str]:
+    """"player" where a player is written at the end of `before` (the document up to the
+    cursor): after `by`, `give turn to`, `say "…" to`, `reveal … to`, or as an argument
+    whose kind is a player (`others(`, `hand(` of a zone of each player); "players" after
+    `win` and `lose` (one player, or a list of them); else None. (`group by`, `sort by`
+    and a pattern's `best by` take any expression.)"""
+    m = _PLAYER_AFTER.search(before)
+    if m and not re.search(r"\b(?:group|sort|best)\s+by\s+\w*$", before):
+        return "players" if re.match(r"win|lose", m.group()) else "player"
     call = call_at(before)
     if call is None or not re.search(r"(?:^|[(,])\s*\w*$", before):
-        return False
+        return None
     name, index = call
     if rs is not None and index == 0 and call_meaning(rs, name) == "player_zone":
-        return True
+        return "player"
     f = B.FUNCTIONS.get(name)
-    return f is not None and (rs is None or call_meaning(rs, name) == "builtin") and \
-        index < len(f.args) and f.args[index] == "player"
+    builtin = f is not None and (rs is None or call_meaning(rs, name) == "builtin")
+    return "player" if builtin and index < len(f.args) and f.args[index] == "player" else None
 
 
-def players_at(rs, item, line: int) -> list:
+def players_at(rs, item, line: int, lists: bool = False) -> list:
     """(label, kind word, detail) of what names a player on 0-based line `line` of `item`:
     the locals bound there before it that are players (`for p in players`) or whose type
     is not known (a parameter), never a card; the built-in values that are a player
-    (`current`); the ruleset's constants that are one; the functions that give one."""
+    (`current`, and with `lists` those that are players: `players`); the ruleset's
+    constants that are one; the functions that give one."""
     out, seen = [], set()
     if item is not None:
         for u in facts(rs).uses.values():
@@ -228,7 +232,8 @@ def players_at(rs, item, line: int) -> list:
                 out.insert(0, (b.name, "variable", "a player"))
             elif ty is None and b.how not in ("it",):
                 out.append((b.name, "variable", "a local"))
-    out += [(v.name, "value", v.doc) for v in B.VALUES.values() if v.result == "player"]
+    out += [(v.name, "value", v.doc) for v in B.VALUES.values()
+            if v.result == "player" or (lists and v.result == "players")]
     checker = TypeChecker(rs)
     out += [(d.name, "function", "def: a player") for d in rs.defs.values()
             if d.params is None and checker.ty(d.expr, Scope()) == "player"]

@@ -647,9 +647,10 @@ class Session:
             return _unique([(label, CK[k], detail) for label, k, detail in properties(rs, ty)])
         lines = _LINE_BREAK.split(self.text(path))
         upto = "\n".join(lines[:line] + [before])
-        if rs is not None and expects_player(rs, upto):   # `win `, `by `, `others(`: the players in reach
-            return _unique([(label, CK[k], detail)
-                            for label, k, detail in players_at(rs, self._enclosing(rs, path, line), line)])
+        wanted = expects_player(rs, upto) if rs is not None else None
+        if wanted:   # `by `, `others(`, `win `: the players in reach
+            return _unique([(label, CK[k], detail) for label, k, detail in
+                            players_at(rs, self._enclosing(rs, path, line), line, lists=wanted == "players")])
         out = []
         if re.search(r"(^|[{}])\s*\w*$", before):   # where a statement may start: its keywords first
             out += [(k, CK["keyword"], " ".join(_statement_doc(c) for c in cs))

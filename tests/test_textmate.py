@@ -368,16 +368,15 @@ def _utf16_to_index(line: str) -> list:
     return out + [len(line)]
 
 
-@pytest.fixture(scope="module")
-def vscode_scopes():
+def _vscode_scopes_of(paths: list) -> dict:
     """path -> for each line, each character's scopes, as vscode-textmate colours it."""
     import subprocess
     _need_node_modules("vscode-textmate")
-    out = subprocess.run(["node", TOKENIZE_JS, GRAMMAR, *SHIPPED], capture_output=True, text=True,
+    out = subprocess.run(["node", TOKENIZE_JS, GRAMMAR, *paths], capture_output=True, text=True,
                          timeout=300, cwd=os.path.join(ROOT, "editors", "vscode"))
     assert out.returncode == 0, out.stderr
     result = {}
-    for path, lines in zip(SHIPPED, json.loads(out.stdout)):
+    for path, lines in zip(paths, json.loads(out.stdout)):
         with open(path, encoding="utf-8") as f:
             text_lines = f.read().split("\n")
         per_file = []
@@ -390,6 +389,11 @@ def vscode_scopes():
             per_file.append(scopes)
         result[path] = per_file
     return result
+
+
+@pytest.fixture(scope="module")
+def vscode_scopes():
+    return _vscode_scopes_of(SHIPPED)
 
 
 def _lark_tokens(text: str) -> list:
@@ -461,6 +465,17 @@ def test_this_tokenizer_scopes_every_character_as_vscode_does(tokenizer, vscode_
                 bad.append(f"{n}:{col + 1}: {line[col:col + 12]!r}: {a} here, {b} in vscode-textmate")
                 break
     assert not bad, "\n".join(bad[:10])
+
+
+def test_the_ruleset_cgl_new_writes_is_coloured_as_the_parser_reads_it(tokenizer, tmp_path):
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    assert CliRunner().invoke(main, ["new", str(tmp_path / "my-game")]).exit_code == 0
+    path = str(tmp_path / "my-game" / "my-game.cgl")
+    with open(path, encoding="utf-8") as f:
+        ours = [scopes for _, scopes in tokenizer.tokenize(f.read())]
+    assert _disagreements(path, ours) == []
+    assert _disagreements(path, _vscode_scopes_of([path])[path]) == []
 
 
 # ---------------------------------------------------------------- the .vsix

@@ -49,6 +49,17 @@ def test_new_writes_a_ruleset_that_lints_runs_and_tests_green(tmp_path):
     assert "Skipped 1 YAML file with no `scenario:` or `scenarios:` key" in r.output
 
 
+def test_new_then_test_in_a_fresh_folder_as_typed(tmp_path):
+    """`cgl new my-game && cgl test my-game`, as the issue types it: two processes in an
+    empty working folder, the folder named relative to it (issue 33)."""
+    cgl = [sys.executable, "-m", "cgl.cli.main"]
+    r = subprocess.run(cgl + ["new", "my-game"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = subprocess.run(cgl + ["test", "my-game"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "2 passed, 0 failed" in r.stdout, r.stdout + r.stderr
+    assert "Skipped 1 YAML file with no `scenario:` or `scenarios:` key" in r.stdout + r.stderr
+
+
 def test_new_never_overwrites(tmp_path):
     folder = tmp_path / "g"
     assert cli("new", folder).exit_code == 0

@@ -7,6 +7,7 @@ opens its own document, so the tests do not depend on each other's order.
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 import time
@@ -636,6 +637,135 @@ def test_references_and_rename_of_declarations_of_each_kind(mgt):
     assert session.rename(child, d.line, d.character, "deck_size")[1].startswith("`deck_size` is already a name")
 
 
+@aio
+async def test_rename_of_a_zone_and_a_variable_edits_the_scenarios_that_play_them(client: LanguageClient, tmp_path):
+    """The game `cgl new` writes: renaming its zone `hand` and its player variable `points`
+    from the ruleset renames them in its scenario file too (`hand P1:` under `zones:`,
+    `{points: 5}` under `players:`), and `cgl test` still passes (issue 33)."""
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    assert CliRunner().invoke(main, ["new", str(tmp_path / "g")]).exit_code == 0
+    rules, plays = tmp_path / "g" / "g.cgl", tmp_path / "g" / "scenarios" / "g-play.yaml"
+    doc, text = _open(client, rules)
+    for needle, offset, new, count in (("zone hand", 5, "held", 4), ("var points", 4, "tally", 3)):
+        where = at(text, needle, offset)
+        refs = await client.text_document_references_async(T.ReferenceParams(
+            text_document=doc, position=where, context=T.ReferenceContext(include_declaration=True)))
+        in_yaml = [r for r in refs if r.uri == plays.as_uri()]
+        assert len(in_yaml) == count, refs
+        edit = await client.text_document_rename_async(T.RenameParams(text_document=doc, position=where, new_name=new))
+        assert set(edit.changes) == {rules.as_uri(), plays.as_uri()}
+        for path in (rules, plays):
+            path.write_text(apply_edits(path.read_text(), edit.changes[path.as_uri()]))
+        text = rules.read_text()
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=doc.uri, version=2 + count),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=text)]))
+    assert "zone held: per player" in text and "var tally per player" in text
+    yaml_text = plays.read_text()
+    assert "held P1: [Two, Five]" in yaml_text and "P2: {tally: 7}" in yaml_text
+    assert not re.search(r"^\s*hand |\bpoints:", yaml_text, re.M)   # (a scenario's words and its log keep theirs)
+    r = CliRunner().invoke(main, ["test", str(tmp_path / "g"), "-j", "1"])
+    assert r.exit_code == 0 and "2 passed, 0 failed" in r.output, r.output
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_rename_of_a_card_property_edits_the_card_data(client: LanguageClient, tmp_path):
+    """`power` in examples/actions.cgl, a property of its card data: renamed from a use
+    (`c.power`), its declaration in `cards from`, every use and each card's key in
+    actions-cards.yaml change; the game plays the same, seed for seed (issue 33)."""
+    import shutil
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    for name in ("actions.cgl", "actions-cards.yaml"):
+        shutil.copy(f"examples/{name}", tmp_path / name)
+    rules, cards = tmp_path / "actions.cgl", tmp_path / "actions-cards.yaml"
+    before = CliRunner().invoke(main, ["run", str(rules), "--seed", "3"]).output
+    doc, text = _open(client, rules)
+    where = at(text, "c.power", 3)
+    edit = await client.text_document_rename_async(T.RenameParams(text_document=doc, position=where, new_name="strength"))
+    assert set(edit.changes) == {rules.as_uri(), cards.as_uri()}
+    assert len(edit.changes[cards.as_uri()]) == open(cards).read().count("power:")
+    for path in (rules, cards):
+        path.write_text(apply_edits(path.read_text(), edit.changes[path.as_uri()]))
+    assert "power" not in rules.read_text() and "power" not in cards.read_text().split("\n", 1)[1]
+    assert "  strength: int = 0" in rules.read_text() and "{name: Jab, kind: strike, strength: 1, count: 6}" in cards.read_text()
+    assert _lint_codes(rules) == []
+    assert CliRunner().invoke(main, ["run", str(rules), "--seed", "3"]).output == before
+    client.text_document_did_change(T.DidChangeTextDocumentParams(
+        text_document=T.VersionedTextDocumentIdentifier(uri=doc.uri, version=2),
+        content_changes=[T.TextDocumentContentChangeWholeDocument(text=rules.read_text())]))
+    # `kind` is a built-in attribute too (an event's): what `.kind` reads is not the data's alone
+    with pytest.raises(Exception, match="built-in attribute"):
+        await client.text_document_rename_async(T.RenameParams(
+            text_document=doc, position=at(text, "  kind: kind", 2), new_name="sort_of"))
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+def test_rename_in_scenarios_covers_rest_stats_card_and_global_variables(tmp_path):
+    """`rest:`, a `cards moved:A>B` stat, an `event:NAME` stat, a card variable under
+    `cards:` and a global one under `globals:`, in `setup:` and `expect:`; a scenario of
+    another ruleset is left alone."""
+    from cgl.interpreter.tools.lsp import Session
+    rules = tmp_path / "g.cgl"
+    rules.write_text(RULESET.replace("var points per player = 0\n", "var points per player = 0\nvar tricks = 0\n"
+                                     "var marked per card = false\n")
+                     .replace("    discard c\n", "    discard c\n    emit tossed()\n"))
+    (tmp_path / "tiny-cards.yaml").write_text(CARDS)
+    (tmp_path / "other.cgl").write_text(RULESET)
+    scen = """scenarios:
+  - scenario: one
+    ruleset: ../g.cgl
+    players: 2
+    setup:
+      zones: {pile: [Dragon], "hand P1": [Goblin]}
+      rest: deck
+      cards: {Dragon: {marked: true}}
+      globals: {tricks: 1}
+    script: [{P1: Goblin}]
+    expect:
+      zones:
+        pile: {count: 2}
+      cards:
+        Dragon: {marked: true}
+      globals: {tricks: 1}
+      stats: {"cards moved:hand>pile": 1, "event:tossed": 1}
+  - scenario: two
+    ruleset: ../other.cgl
+    players: 2
+    setup:
+      rest: deck
+"""
+    path = tmp_path / "scenarios" / "s.yaml"
+    path.parent.mkdir()
+    path.write_text(scen)
+    session = Session()
+    text = rules.read_text()
+
+    def renamed(needle, offset, new):
+        p = at(text, needle, offset)
+        spans, why = session.rename(str(rules), p.line, p.character, new)
+        assert why is None
+        lines = scen.split("\n")
+        for sp in sorted((sp for sp in spans if sp.path == str(path)), key=lambda sp: (sp.line, -sp.column)):
+            ln = lines[sp.line - 1]
+            lines[sp.line - 1] = ln[:sp.column - 1] + new + ln[sp.end_column - 1:]
+        return "\n".join(lines)
+    got = renamed("zone deck", 5, "stock")
+    assert got.count("rest: stock") == 1 and got.count("rest: deck") == 1   # the other ruleset's scenario keeps it
+    got = renamed("zone hand", 5, "held")
+    assert '"held P1": [Goblin]' in got and '"cards moved:held>pile": 1' in got
+    got = renamed("zone pile", 5, "heap")
+    assert "{heap: [Dragon]" in got and "        heap: {count: 2}" in got and "cards moved:hand>heap" in got
+    got = renamed("var marked", 4, "flagged")
+    assert got.count("Dragon: {flagged: true}") == 2
+    got = renamed("var tricks", 4, "taken")
+    assert got.count("globals: {taken: 1}") == 2
+    got = renamed("emit tossed", 5, "thrown")
+    assert '"event:thrown": 1' in got
+
+
 # ---------------------------------------------------------------- highlights, folding, formatting, signatures, tokens
 
 def _pos(p: T.Position) -> tuple:
@@ -766,6 +896,45 @@ async def test_completion_after_a_dot_offers_what_the_value_has(client: Language
     assert {"points", "seat", "name"} <= player and not {"nature", "zone"} & player
     quoted = await labels('"You hold too many cards: discard one"', '"You hold {c.', len('"You hold {c.'))
     assert "nature" in quoted and not {c.name for c in _mgt_cards()} & quoted
+    client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
+
+
+@aio
+async def test_completion_offers_players_where_a_player_is_expected(client: LanguageClient, mgt):
+    """After `by`, `win`, `give turn to` and in `others(` or a zone of each player's `(`: the
+    players in reach (a local bound to one, a parameter, `current`, the functions that give
+    one), never a card nor a card's local; elsewhere the whole list (issue 33)."""
+    path = mgt / "players.cgl"
+    text = (mgt / "mgt.cgl").read_text()
+    path.write_text(text)
+    doc, _ = _open(client, path, text)
+    await client.text_document_hover_async(T.HoverParams(doc, at(text, "procedure refill", 11)))   # (loaded once)
+    line = "prefer -usefulness(p, c) { discard c }"
+    version = 1
+
+    async def offered(new, rest=""):
+        nonlocal version
+        version += 1
+        typed = text.replace(line, line[:-1] + new + rest + " }", 1)
+        client.diagnostics.pop(doc.uri, None)
+        client.text_document_did_change(T.DidChangeTextDocumentParams(
+            text_document=T.VersionedTextDocumentIdentifier(uri=doc.uri, version=version),
+            content_changes=[T.TextDocumentContentChangeWholeDocument(text=typed)]))
+        if rest:   # a text that loads: its names are known once it is checked
+            await diagnostics(client, doc.uri, lambda ds: True)
+        where = at(typed, line[:-1] + new, len(line) - 1 + len(new))
+        got = await client.text_document_completion_async(T.CompletionParams(doc, where))
+        return [(i.label, i.detail) for i in got.items]
+    for new in (" win ", " for q in players { give turn to ", " say others(", " move c to table(",
+                ' choose d in hand(p) by '):
+        got = dict(await offered(new))
+        assert {"p", "current", "next_after", "seat"} <= set(got), (new, got)
+        assert not {"c", "d", "hand", "count", "stock", "Alice"} & set(got), (new, got)
+    got = await offered(" for q in players { win ", "q }")   # (a text that loads: q is bound)
+    assert got[0] == ("q", "a player") and "players" in dict(got)   # `win` takes a list of players too
+    assert "players" not in dict(await offered(" say others("))
+    assert {"stock", "count"} <= {label for label, _ in await offered(" let s = players sort by ")}
+    assert {"stock", "count", "pile"} <= {label for label, _ in await offered(" move c to ")}   # a zone: not only players
     client.text_document_did_close(T.DidCloseTextDocumentParams(doc))
 
 

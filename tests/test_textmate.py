@@ -176,9 +176,29 @@ def scope_of(tokenizer, text: str, word: str, nth: int = 0) -> list:
     ("def size_of(label) = count(all_cards)", "all_cards", "variable.other.cgl"),
     ("zone hand: per player, owner, as hand", "hand", "variable.other.definition.cgl"),
     ("zone hand: per player, owner, as hand", "player", "keyword.other.cgl"),
-    ("on discard if nature = proud as proud_leader {", "discard", "entity.name.event.cgl"),
-    ("on start of turn if x {", "turn", "entity.name.event.cgl"),
-    ("reaction claim after discard if not event.forced {", "discard", "entity.name.event.cgl"),
+    # the language's own events are keywords, as the parser reads them; a rules' own event a name
+    ("on discard if nature = proud as proud_leader {", "discard", "keyword.other.event.cgl"),
+    ("on discard if nature = proud as proud_leader {", "proud_leader", "variable.other.cgl"),
+    ("on start of turn if x {", "turn", "keyword.other.event.cgl"),
+    ("reaction claim after discard if not event.forced {", "discard", "keyword.other.event.cgl"),
+    ("on exhausted as tired {", "exhausted", "entity.name.event.cgl"),
+    # issue 33: the tutorial's own line, and `zone` as a card's built-in property
+    ("on move to table if name = x as trap {", "table", "variable.other.cgl"),
+    ("on move to table if name = x as trap {", "if", "keyword.control.cgl"),
+    ("on move from deck to table {", "deck", "variable.other.cgl"),
+    ('invariant h: count(all_cards where zone in ["hand"]) = 0', "zone", "variable.other.cgl"),
+    ('invariant h: count(all_cards where zone in ["hand"]) = 0', "in [", "keyword.operator.word.cgl"),
+    ("zone used: shared, public, as discard", "public", "keyword.other.cgl"),
+    ("zone used: shared, public, as discard", "discard", "variable.other.cgl"),
+    ("private var seen per player = []", "seen", "variable.other.definition.cgl"),
+    # a name the rules bind is a name, however it is spelt
+    ("let from = owner(c)", "from", "variable.other.cgl"),
+    ('choose where in ["hand", "table"] by p {', "where", "variable.other.cgl"),
+    ("choose 1..9 group in mine(s) by actor {", "group", "variable.other.cgl"),
+    ("emit left(player: from, card: c)", "from", "variable.other.cgl"),
+    ("draw 1 from stock to hand(p)", "from", "keyword.other.statement.cgl"),
+    ("if direction = -1 { reverse turn order }", "order", "keyword.other.cgl"),
+    ("let ok = possible(play(c))", "possible", "keyword.other.statement.cgl"),
     ("reaction claim after discard if not event.forced {", "not", "keyword.operator.logical.cgl"),
     ("emit exhausted()", "exhausted", "entity.name.event.cgl"),
     ("if a >= 2 and b { win p } else { lose p }", "if", "keyword.control.cgl"),
@@ -221,8 +241,12 @@ def test_vscode_package_contributes_the_language_the_grammar_and_a_client(gramma
     assert gram["scopeName"] == "source.cgl"
     with open(os.path.join(VSCODE, gram["path"]), encoding="utf-8") as f:
         assert json.load(f) == grammar, "copy editors/cgl.tmLanguage.json to editors/vscode/syntaxes/"
-    assert "vscode-languageclient" in pkg["dependencies"]
-    assert os.path.exists(os.path.join(VSCODE, pkg["main"]))
+    # what runs is one bundled file, made from extension.js with its client (`npm run bundle`,
+    # which `vsce package` runs first): a package of a few files, not node_modules' hundreds
+    assert pkg["main"] == "./dist/extension.js"
+    assert "extension.js --bundle" in pkg["scripts"]["bundle"] and "--external:vscode" in pkg["scripts"]["bundle"]
+    assert pkg["scripts"]["vscode:prepublish"] == "npm run bundle"
+    assert "vscode-languageclient" in pkg["devDependencies"] and "dependencies" not in pkg
     # a workspace with a ruleset starts the client, so its YAML is checked before any .cgl is opened
     assert set(pkg["activationEvents"]) == {"onLanguage:cgl", "workspaceContains:**/*.cgl"}
 
@@ -265,18 +289,210 @@ def test_vscode_extension_starts_cgl_lsp_and_formats_with_cgl_fmt():
     assert json.loads(out.stdout) == [["lsp", "cgl", ["lsp"], ["cgl", "yaml"]], ["fmt", "cgl"]]
 
 
-def test_every_keyword_of_the_grammar_is_coloured_as_one(tokenizer):
-    """The TextMate grammar is tested against cgl.lark: each word the grammar uses as a
-    keyword is scoped as a keyword (or a constant, `true`), written alone. `card`, `player`
-    and `table` are keywords only in their place (`per card`, `per player`) and names
-    everywhere else (`card.name`), so alone they read as names."""
+def _grammar_keywords() -> set:
     from cgl.grammar import parser
-    p = parser()
-    words = sorted({t.pattern.value for t in p.terminals if t.pattern.type == "str" and t.pattern.value.isalpha()})
+    return {t.pattern.value for t in parser().terminals if t.pattern.type == "str" and t.pattern.value.isalpha()}
+
+
+def _keyword_scoped(name: str) -> bool:
+    return name.startswith(("keyword", "storage", "constant.language"))
+
+
+def test_every_keyword_of_the_grammar_is_coloured_as_one(tokenizer):
+    """Each word cgl.lark uses as a keyword is scoped as a keyword (or a constant, `true`),
+    written alone, but for those that are keywords only in their place and names everywhere
+    else: `per card`, `per player`, `group by`, `sort by`, and the declarations that start a
+    line (`zone hand: … hidden`, `option n: …`, `table t(p) {`), whose words the shipped
+    rulesets also use as names (`card.name`, `where zone = "stable"`, `owner(option)`)."""
+    words = sorted(_grammar_keywords())
     assert len(words) > 100
     plain = []
     for w in words:
         scopes = [s for _, per_char in tokenizer.tokenize(w) for s in per_char[0]]
-        if not any(s.startswith(("keyword", "constant", "storage")) for s in scopes):
+        if not any(_keyword_scoped(s) for s in scopes):
             plain.append(w)
-    assert plain == ["card", "player", "table"]
+    assert plain == ["card", "group", "hidden", "option", "player", "sort", "table", "zone"]
+
+
+def test_the_keywords_the_textmate_grammar_lists_are_the_grammars(grammar):
+    """The words of the TextMate grammar's keyword rules (`\\b(if|elif|…)\\b`) are exactly
+    cgl.lark's keywords: none missing, none that the parser reads as a name."""
+    def rules(node):
+        if isinstance(node, dict):
+            if "match" in node or "begin" in node:
+                yield node
+            for v in node.values():
+                yield from rules(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from rules(v)
+    listed = set()
+    for r in rules(grammar):
+        names = [r.get("name", "")] + [c.get("name", "") for k in ("captures", "beginCaptures")
+                                       for c in r.get(k, {}).values()]
+        if any(_keyword_scoped(n) for n in names):
+            for group in re.findall(r"\(((?:[a-z]+\|)*[a-z]+)\)", r.get("match") or r["begin"]):
+                listed |= set(group.split("|"))
+    keywords = _grammar_keywords()
+    assert sorted(keywords - listed) == [], "keywords the TextMate grammar does not know"
+    assert sorted(listed - keywords) == [], "words coloured as keywords that cgl.lark does not have"
+
+
+# ---------------------------------------------------------------- agreement with the parser
+#
+# Every token Lark's lexer makes of a shipped file, as the parser asks for it (the lexer is
+# contextual: `from` is a keyword after `draw 1` and a name in `let from = owner(c)`), is
+# coloured as what it is: a comment, a string, a number, a keyword (or `true`, `false`,
+# `none`), or a name (anything but those). Checked with the engine VS Code runs
+# (vscode-textmate on Oniguruma, from `npm ci` in editors/vscode), and with this file's
+# tokenizer, which must colour every character of those files the same.
+
+TOKENIZE_JS = os.path.join(ROOT, "editors", "vscode", "test", "tokenize.js")
+NODE_MODULES = os.path.join(ROOT, "editors", "vscode", "node_modules")
+
+
+def _need_node_modules(what: str):
+    """Skip without `npm ci` in editors/vscode, unless CGL_REQUIRE_NODE=1 (as in CI)."""
+    import shutil
+    if shutil.which("node") and os.path.isdir(os.path.join(NODE_MODULES, what)):
+        return
+    if os.environ.get("CGL_REQUIRE_NODE") == "1":
+        pytest.fail(f"CGL_REQUIRE_NODE=1 but no node or no {what}: run `npm ci` in editors/vscode")
+    pytest.skip(f"no node or no {what} (`npm ci` in editors/vscode)")
+
+
+def _utf16_to_index(line: str) -> list:
+    out = []
+    for i, ch in enumerate(line):
+        out += [i] * (2 if ord(ch) > 0xFFFF else 1)
+    return out + [len(line)]
+
+
+def _vscode_scopes_of(paths: list) -> dict:
+    """path -> for each line, each character's scopes, as vscode-textmate colours it."""
+    import subprocess
+    _need_node_modules("vscode-textmate")
+    out = subprocess.run(["node", TOKENIZE_JS, GRAMMAR, *paths], capture_output=True, text=True,
+                         timeout=300, cwd=os.path.join(ROOT, "editors", "vscode"))
+    assert out.returncode == 0, out.stderr
+    result = {}
+    for path, lines in zip(paths, json.loads(out.stdout)):
+        with open(path, encoding="utf-8") as f:
+            text_lines = f.read().split("\n")
+        per_file = []
+        for line, tokens in zip(text_lines, lines):
+            at = _utf16_to_index(line)
+            scopes = [None] * len(line)
+            for start, end, names in tokens:
+                for i in range(at[start], at[min(end, len(at) - 1)]):
+                    scopes[i] = names
+            per_file.append(scopes)
+        result[path] = per_file
+    return result
+
+
+@pytest.fixture(scope="module")
+def vscode_scopes():
+    return _vscode_scopes_of(SHIPPED)
+
+
+def _lark_tokens(text: str) -> list:
+    """The tokens the parser takes, comments too, as (kind, token)."""
+    from lark import Lark
+    comments = []
+    p = Lark.open_from_package("cgl.grammar", "cgl.lark", parser="lalr", start="start",
+                               lexer_callbacks={"COMMENT": comments.append})
+    kinds = {"COMMENT": "comment", "STRING": "string", "INT": "number", "DICE": "number", "NAME": "name",
+             "END_SCOPE": "keyword"}
+    for t in p.terminals:
+        if t.pattern.type == "str" and t.pattern.value.isalpha():
+            kinds[t.name] = "keyword"
+    ip = p.parse_interactive(text)
+    tokens = [t for t in ip.iter_parse() if t.type != "$END"]
+    ip.resume_parse()
+    return [(kinds.get(t.type, "punctuation"), t) for t in tokens + comments]
+
+
+def _colour(scopes: list) -> str:
+    if any(s.startswith("comment") for s in scopes):
+        return "comment"
+    if any(s.startswith("string") for s in scopes):
+        return "string"
+    if any(s.startswith("constant.numeric") for s in scopes):
+        return "number"
+    return "keyword" if _keyword_scoped(scopes[-1]) else "name"
+
+
+def _disagreements(path: str, per_line_scopes: list) -> list:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    flat = []
+    for scopes in per_line_scopes:
+        flat += scopes + [None]
+    out = []
+    for kind, tok in _lark_tokens(text):
+        if kind == "punctuation":
+            continue
+        colours = {_colour(flat[i]) for i in range(tok.start_pos, tok.end_pos)}
+        if colours != {kind}:
+            out.append(f"{os.path.relpath(path, ROOT)}:{tok.line}:{tok.column}: {tok.value!r} is a {kind} "
+                       f"to the parser, coloured {'/'.join(sorted(colours))} ({flat[tok.start_pos][-1]})")
+    return out
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: os.path.relpath(p, ROOT))
+def test_vscode_colours_every_token_as_the_parser_reads_it(vscode_scopes, path):
+    bad = _disagreements(path, vscode_scopes[path])
+    assert not bad, "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: os.path.relpath(p, ROOT))
+def test_this_tokenizer_colours_every_token_as_the_parser_reads_it(tokenizer, path):
+    with open(path, encoding="utf-8") as f:
+        lines = tokenizer.tokenize(f.read())
+    bad = _disagreements(path, [scopes for _, scopes in lines])
+    assert not bad, "\n".join(bad[:20])
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: os.path.relpath(p, ROOT))
+def test_this_tokenizer_scopes_every_character_as_vscode_does(tokenizer, vscode_scopes, path):
+    with open(path, encoding="utf-8") as f:
+        lines = tokenizer.tokenize(f.read())
+    bad = []
+    for n, ((line, ours), theirs) in enumerate(zip(lines, vscode_scopes[path]), 1):
+        for col, (a, b) in enumerate(zip(ours, theirs)):
+            if a != b:
+                bad.append(f"{n}:{col + 1}: {line[col:col + 12]!r}: {a} here, {b} in vscode-textmate")
+                break
+    assert not bad, "\n".join(bad[:10])
+
+
+def test_the_ruleset_cgl_new_writes_is_coloured_as_the_parser_reads_it(tokenizer, tmp_path):
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    assert CliRunner().invoke(main, ["new", str(tmp_path / "my-game")]).exit_code == 0
+    path = str(tmp_path / "my-game" / "my-game.cgl")
+    with open(path, encoding="utf-8") as f:
+        ours = [scopes for _, scopes in tokenizer.tokenize(f.read())]
+    assert _disagreements(path, ours) == []
+    assert _disagreements(path, _vscode_scopes_of([path])[path]) == []
+
+
+# ---------------------------------------------------------------- the .vsix
+
+def test_the_vsix_packages_without_a_warning(tmp_path):
+    """`npm run package` (vsce, after bundling) makes the .vsix with no warning, and it
+    holds the bundle, the grammar, the language configuration, the README and the licence."""
+    import subprocess
+    import zipfile
+    _need_node_modules("@vscode/vsce")
+    out_file = tmp_path / "cgl.vsix"
+    r = subprocess.run(["npm", "run", "package", "--", "--out", str(out_file)], cwd=VSCODE, capture_output=True,
+                       text=True, timeout=300, stdin=subprocess.DEVNULL)
+    output = r.stdout + r.stderr
+    assert r.returncode == 0, output
+    assert "WARNING" not in output.upper(), output
+    names = set(zipfile.ZipFile(out_file).namelist())
+    assert {"extension/dist/extension.js", "extension/syntaxes/cgl.tmLanguage.json", "extension/package.json",
+            "extension/language-configuration.json", "extension/LICENSE.txt", "extension/readme.md"} <= names
+    assert not any("node_modules" in n for n in names), sorted(names)

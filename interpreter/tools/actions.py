@@ -1,6 +1,7 @@
 """What the language server offers beyond the names under the cursor: the quick fix of a
 diagnostic (its `help:` as one edit), formatting (`cgl fmt`'s, as edits), folding ranges
-and signature help.
+signature help, and what completion offers where the type is known (after `.`, where a
+player is expected).
 
 Positions are 0-based (line, code point), as `lsp.Session` counts them; `server.py`
 converts them to the editor's encoding.
@@ -182,6 +183,62 @@ def type_before_dot(rs, item, word: str, line: int) -> Optional[str]:
         source = getattr(node, "domain", None) or getattr(node, "source", None)
         ty = elem_ty(checker.ty(source, Scope())) if source is not None else None
     return ty if ty in ("card", "player") else None
+
+
+# ---------------------------------------------------------------- where a player is expected
+
+#: The words after which a player is written: `win p`, `give turn to p`, `choose … by p`,
+#: `say "…" to p`, `reveal c to p`.
+_PLAYER_AFTER = re.compile(r"(?:\b(?:win|lose|by)|\bgive\s+(?:extra\s+)?turn\s+to|\"\s+to"
+                           r"|\breveal\b[^{}\n]*?\bto)\s+\w*$")
+
+
+def expects_player(rs, before: str) -> Optional[str]:
+    """"player" where a player is written at the end of `before` (the document up to the
+    cursor): after `by`, `give turn to`, `say "…" to`, `reveal … to`, or as an argument
+    whose kind is a player (`others(`, `hand(` of a zone of each player); "players" after
+    `win` and `lose` (one player, or a list of them); else None. (`group by`, `sort by`
+    and a pattern's `best by` take any expression.)"""
+    m = _PLAYER_AFTER.search(before)
+    if m and not re.search(r"\b(?:group|sort|best)\s+by\s+\w*$", before):
+        return "players" if re.match(r"win|lose", m.group()) else "player"
+    call = call_at(before)
+    if call is None or not re.search(r"(?:^|[(,])\s*\w*$", before):
+        return None
+    name, index = call
+    if rs is not None and index == 0 and call_meaning(rs, name) == "player_zone":
+        return "player"
+    f = B.FUNCTIONS.get(name)
+    builtin = f is not None and (rs is None or call_meaning(rs, name) == "builtin")
+    return "player" if builtin and index < len(f.args) and f.args[index] == "player" else None
+
+
+def players_at(rs, item, line: int, lists: bool = False) -> list:
+    """(label, kind word, detail) of what names a player on 0-based line `line` of `item`:
+    the locals bound there before it that are players (`for p in players`) or whose type
+    is not known (a parameter), never a card; the built-in values that are a player
+    (`current`, and with `lists` those that are players: `players`); the ruleset's
+    constants that are one; the functions that give one."""
+    out, seen = [], set()
+    if item is not None:
+        for u in facts(rs).uses.values():
+            b = u.binder
+            if b is None or b.name in seen or b.span is None or not (
+                    item.span.line <= b.span.line <= min(line + 1, item.span.end_line or item.span.line)):
+                continue
+            seen.add(b.name)
+            ty = type_before_dot(rs, item, b.name, line)
+            if ty == "player":
+                out.insert(0, (b.name, "variable", "a player"))
+            elif ty is None and b.how not in ("it",):
+                out.append((b.name, "variable", "a local"))
+    out += [(v.name, "value", v.doc) for v in B.VALUES.values()
+            if v.result == "player" or (lists and v.result == "players")]
+    checker = TypeChecker(rs)
+    out += [(d.name, "function", "def: a player") for d in rs.defs.values()
+            if d.params is None and checker.ty(d.expr, Scope()) == "player"]
+    out += [(f.name, "function", f"{f.signature}: {f.doc}") for f in B.FUNCTIONS.values() if f.result == "player"]
+    return out
 
 
 def properties(rs, ty: Optional[str]) -> list:

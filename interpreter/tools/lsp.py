@@ -39,7 +39,8 @@ from ..walker.engine import Engine
 from ..check.about import doc_comment, rules_about
 from ..check.lint import lint_ruleset
 from ..check.resolver import bound_names
-from .actions import call_at, folding_ranges, format_edits, properties, signature, type_before_dot
+from .actions import (call_at, expects_player, folding_ranges, format_edits, players_at, properties, signature,
+                      type_before_dot)
 from .rename import _HEAD, KINDS, Family, _find, declaration_at, occurrences, rename_problem
 from .tokens import semantic_tokens
 from .names import _binder_text, _event_doc, _named_uses, _use_at, _uses_in, span_range
@@ -573,8 +574,9 @@ class Session:
         family); [] for anything else."""
         rs, item, b = self._local_at(path, line, char)
         if b is None:
-            places = self._declaration(path, line, char)[3]
-            return sorted({sp for sp, _ in places}, key=lambda sp: (sp.path, sp.line, sp.column))
+            fam, kind, name, places = self._declaration(path, line, char)
+            spans = {sp for sp, _ in places} | set(fam.yaml_places(name, kind) if fam is not None else ())
+            return sorted(spans, key=lambda sp: (sp.path, sp.line, sp.column))
         out = [sp for sp in (self._name_span(b),) if sp is not None]
         for n, u in _named_uses(rs, item):
             if u.binder is not None and u.binder.node is b.node and u.binder.name == b.name:
@@ -599,10 +601,12 @@ class Session:
             fam, kind, name, places = self._declaration(path, line, char)
             if fam is None:
                 return [], ("only a local name or a declaration (def, variable, zone, procedure, pattern, "
-                            "table, an event the rules emit) can be renamed")
+                            "table, an event the rules emit, a property of the card data) can be renamed")
             why = rename_problem(fam, name, kind, new, places)
-            return ([], why) if why else (sorted({sp for sp, _ in places}, key=lambda sp: (sp.path, sp.line,
-                                                                                             sp.column)), None)
+            if why:
+                return [], why
+            spans = {sp for sp, _ in places} | set(fam.yaml_places(name, kind))   # the scenarios, the card data
+            return sorted(spans, key=lambda sp: (sp.path, sp.line, sp.column)), None
         taken = {n.id for n in A.walk(item) if isinstance(n, A.Name)} | bound_names(item)
         if new in taken:
             return [], f"`{new}` is already a name in this declaration: renaming to it would change what a name means"
@@ -641,6 +645,12 @@ class Session:
             if dot.re.groups and rs is not None:
                 ty = type_before_dot(rs, self._enclosing(rs, path, line), dot.group(1), line)
             return _unique([(label, CK[k], detail) for label, k, detail in properties(rs, ty)])
+        lines = _LINE_BREAK.split(self.text(path))
+        upto = "\n".join(lines[:line] + [before])
+        wanted = expects_player(rs, upto) if rs is not None else None
+        if wanted:   # `by `, `others(`, `win `: the players in reach
+            return _unique([(label, CK[k], detail) for label, k, detail in
+                            players_at(rs, self._enclosing(rs, path, line), line, lists=wanted == "players")])
         out = []
         if re.search(r"(^|[{}])\s*\w*$", before):   # where a statement may start: its keywords first
             out += [(k, CK["keyword"], " ".join(_statement_doc(c) for c in cs))

@@ -1,5 +1,7 @@
 """References and rename of a ruleset's declarations (defs, variables, zones, procedures,
-patterns, tables, the events it emits) across its `extends` chain.
+patterns, tables, the events it emits, the properties of its card data) across its
+`extends` chain; in the scenario files that play one of its rulesets (a zone, a variable or
+an emitted event named there), and in its card data (a property: each card's key).
 
 What each use of a name means is read from the resolver: a bare name from the resolver
 pass's record (`facts(rs).uses`), a call from `call_meaning`, a property from the
@@ -16,9 +18,11 @@ from typing import Callable, Optional
 
 from ..base import ast as A
 from ..base.diagnostics import CglError
-from ..check.loader import Ruleset, load, unsaved_texts
+from ..check.loader import Ruleset, load, read_yaml, unsaved_texts
 from ..check.resolver import bound_names, call_meaning, facts
+from ..base.files import MarkedDict
 from ..parse.build import parse
+from ..play import scenario
 from ..runtime import builtins as B
 
 #: The declarations that can be renamed, and what this module calls them.
@@ -49,9 +53,17 @@ def _find(line: Lines, sp: Optional[A.Span], name: str, before: str = "", last: 
     return found
 
 
+def _card_props(rs: Ruleset) -> set:
+    return {p.name for p in rs.cards_decl.props} if rs.cards_decl is not None else set()
+
+
 def _property_kind(rs: Ruleset, name: str) -> Optional[str]:
+    """What `c.name` (or a bare `name` read from `it`) names: a card's or player's variable,
+    or a property of the card data."""
     v = rs.vars.get(name)
-    return "variable" if v is not None and v.scope != "global" else None
+    if v is not None and v.scope != "global":
+        return "variable"
+    return "property" if v is None and name in _card_props(rs) else None
 
 
 def _name_kind(rs: Ruleset, use) -> Optional[str]:
@@ -77,6 +89,9 @@ def occurrences(rs: Ruleset, item, line: Lines) -> list:
     decl = item.item if isinstance(item, A.Override) else item
     if type(decl) in KINDS:
         add(decl.span, KINDS[type(decl)], decl.name, _HEAD)
+    elif isinstance(decl, A.Cards):
+        for prop in decl.props:
+            add(prop.span, "property", prop.name)
     for n in A.walk(item):
         t = type(n)
         if t is A.Name:
@@ -111,6 +126,8 @@ def kind_of(rs: Ruleset, name: str) -> Optional[str]:
     for item in rs.items:
         if type(item) in KINDS and item.name == name:
             return KINDS[type(item)]
+    if name in _card_props(rs):
+        return "property"
     return "event" if name in rs.emits else None
 
 
@@ -118,7 +135,7 @@ class Family:
     """The rulesets of a document's `extends` family, each loaded from its own file."""
 
     def __init__(self, path: str, texts: dict, text: Callable[[str], str], line: Lines, norm):
-        self.line, self.norm = line, norm
+        self.line, self.norm, self.texts, self.text = line, norm, texts, text
         self.rulesets: dict = {}     # .cgl path -> its Ruleset
         self.problem: Optional[str] = None
         self.modules: dict = {}      # .cgl path -> its parsed Module (for its `remove` lines)
@@ -194,6 +211,131 @@ class Family:
         return None
 
 
+    # ------------------------------------------------------------ scenario files
+    def scenario_files(self, limit: int = 2000) -> list:
+        """The YAML files that may play a ruleset of the family: under the folders of its
+        files (three levels down, the way `cgl new` lays out `scenarios/`), and the editor's
+        open ones."""
+        found = {p for p in self.texts if p.endswith((".yaml", ".yml"))}
+        for folder in sorted({os.path.dirname(p) for p in self.rulesets}):
+            depth0 = folder.count(os.sep)
+            for here, dirs, files in os.walk(folder):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules"
+                                 and here.count(os.sep) - depth0 < 3)
+                found |= {self.norm(os.path.join(here, f)) for f in files if f.endswith((".yaml", ".yml"))}
+                if len(found) > limit:
+                    break
+        return sorted(found)[:limit]
+
+    def scenario_places(self, name: str, kind: str) -> list:
+        """The spans where the family's scenario files name the declaration: a zone (a key of
+        `zones:`, `rest:`, a `cards moved:A>B` stat), a variable (a key under `players:`,
+        `cards:` or `globals:`, by its scope), an event (an `event:NAME` stat); in both
+        `setup:` and `expect:`."""
+        if kind not in ("zone", "variable", "event"):
+            return []
+        scope = None
+        if kind == "variable":
+            scopes = {rs.vars[name].scope for rs in self.rulesets.values() if name in rs.vars}
+            if len(scopes) != 1:
+                return []
+            scope = scopes.pop()
+        out = []
+        for path in self.scenario_files():
+            text = self.text(path)
+            if name not in text or not re.search(r"^\s*(?:-\s*)?scenarios?\s*:", text, re.M):
+                continue
+            try:
+                with unsaved_texts(self.texts):
+                    items = scenario.read(path)
+            except CglError:
+                continue
+            for item in items:
+                try:
+                    with unsaved_texts(self.texts):
+                        rs_path = self.norm(scenario.ruleset_path(path, item))
+                except CglError:
+                    continue
+                if rs_path in self.rulesets:
+                    out += _scenario_places(path, item, name, kind, scope, self.line)
+        return out
+
+
+    def card_data_places(self, name: str) -> list:
+        """The spans of a card data property's key, in each card of the family's card data."""
+        out, seen = [], set()
+        for rs in self.rulesets.values():
+            decl = rs.cards_decl
+            if decl is None or name not in _card_props(rs):
+                continue
+            path = self.norm(os.path.join(os.path.dirname(decl.span.path), decl.path))
+            if path in seen:
+                continue
+            seen.add(path)
+            try:
+                with unsaved_texts(self.texts):
+                    data = read_yaml(path, "E003", "the card data")
+            except CglError:
+                continue
+            for card in (data.get("cards") or []) if isinstance(data, MarkedDict) else []:
+                if isinstance(card, MarkedDict) and name in card:
+                    sp = card.span(path, name)
+                    if self.line(path, sp.line - 1)[sp.column - 1:sp.column - 1 + len(name)] == name:
+                        out.append(sp)
+        return out
+
+    def yaml_places(self, name: str, kind: str) -> list:
+        """Where the family's YAML names the declaration: its scenarios, its card data."""
+        return self.scenario_places(name, kind) + (self.card_data_places(name) if kind == "property" else [])
+
+
+def _scenario_places(path: str, item: MarkedDict, name: str, kind: str, scope: Optional[str], line: Lines) -> list:
+    out = []
+
+    def at(d: MarkedDict, key, offset: int = 0, value: bool = False):
+        sp = d.span(path, key, value)
+        written = str(d[key] if value else key)
+        text = line(path, sp.line - 1)
+        col = sp.column - 1
+        if text[col:col + 1] in ("'", '"') and text[col + 1:col + 1 + len(written)] == written:
+            col += 1
+        if text[col + offset:col + offset + len(name)] == name:
+            out.append(A.Span(path, sp.line, col + offset + 1, sp.line, col + offset + len(name) + 1))
+
+    def mapping(d, key):
+        v = d.get(key) if isinstance(d, MarkedDict) else None
+        return v if isinstance(v, MarkedDict) else None
+    for section in ("setup", "expect"):
+        part = mapping(item, section)
+        if part is None:
+            continue
+        if kind == "zone":
+            for key in mapping(part, "zones") or {}:
+                if str(key).split(" ", 1)[0] == name:
+                    at(part["zones"], key)
+            if section == "setup" and part.get("rest") == name:
+                at(part, "rest", value=True)
+        elif kind == "variable" and scope == "global":
+            if name in (mapping(part, "globals") or {}):
+                at(part["globals"], name)
+        elif kind == "variable":
+            for values in (mapping(part, "players" if scope == "player" else "cards") or {}).values():
+                if isinstance(values, MarkedDict) and name in values:
+                    at(values, name)
+        stats = mapping(part, "stats") if section == "expect" else None
+        for key in stats or {}:
+            what, _, rest = str(key).partition(":")
+            if kind == "event" and what == "event" and rest == name:
+                at(stats, key, len("event:"))
+            elif kind == "zone" and what == "cards moved":
+                offset = len("cards moved:")
+                for zone in rest.split(">"):
+                    if zone == name:
+                        at(stats, key, offset)
+                    offset += len(zone) + 1
+    return out
+
+
 def rename_problem(fam: Family, name: str, kind: str, new: str, places: list) -> Optional[str]:
     """Why renaming the declaration `name` to `new` is not safe (None: it is)."""
     if fam.problem:
@@ -202,10 +344,12 @@ def rename_problem(fam: Family, name: str, kind: str, new: str, places: list) ->
         return f"`{name}` names declarations of different kinds in this family of files"
     if kind == "event" and name in B.EVENTS:
         return f"`{name}` is an event of the engine: it keeps its name"
-    if kind == "variable":
+    if kind == "property" and (name in B.ATTRS or name in B.VALUES):
+        return f"`{name}` is also a built-in attribute: which one `.{name}` reads is not the card data's alone"
+    if kind in ("variable", "property"):
         for rs in fam.rulesets.values():
             if name in rs.derives or name in set().union(*rs.emits.values()) or (
-                    rs.cards_decl is not None and name in {p.name for p in rs.cards_decl.props}):
+                    name in _card_props(rs) if kind == "variable" else name in rs.vars):
                 return f"`{name}` is also a card's property or an event's field: which one a bare `{name}` reads " \
                        "is decided as the game runs"
     why = fam.taken(new, kind)

@@ -261,6 +261,23 @@ def test_where_group_by_sort_by_and_comprehension(make_rules):
     assert "3 [red, blue] [B1, C1, C1, A1]" in texts(g)
 
 
+def test_elif_and_else_if_are_one_chain_in_statements_and_expressions(make_rules):
+    """`elif` and `else if` alike, in an if-statement and an if-expression (issue 31)."""
+    rs = make_rules("""
+        def size(n) = if n = 1 then "one" elif n = 2 then "two" else if n = 3 then "three" else "many"
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+            for n in [1, 2, 3, 4] {
+                if n = 1 { say "s1" } else if n = 2 { say "s2" } elif n = 3 { say "s3" } else { say "s{n}" }
+                say "{size(n)}"
+            }
+        } }
+    """)
+    g, _ = run_script(rs, [])
+    assert [t for t in texts(g) if t[:1] in "sotm"] == ["s1", "one", "s2", "two", "s3", "three", "s4", "many"]
+
+
 def test_tables_give_the_first_row_that_holds(make_rules):
     rs = make_rules("""
         table grade(n) {

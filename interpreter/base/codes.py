@@ -22,7 +22,7 @@ class Code:
 _CODES = [
     Code("E001", "error", "syntax error",
          "The text is not CGL: the message says what was expected at that point. For the common slips it "
-         "says what CGL writes instead: `elif` for `else if`, the keyword a misspelt word is closest to "
+         "says what CGL writes instead: `elif` for `elsif`, the keyword a misspelt word is closest to "
          "(`drew` → `draw`), a string not closed on its line, `and`/`or` for `&&`/`||`, no `;`, a `(` "
          "or a block left open.",
          'turn {\n  phase draw {\n    draw\n  }\n}',

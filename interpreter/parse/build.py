@@ -329,6 +329,8 @@ class _Build(Transformer):
     def elif_clause(self, meta, c):
         return _Tagged("elif", (c[0], c[1]))
 
+    else_if_clause = elif_clause  # `else if` is `elif` (fmt writes `elif`)
+
     def if_stmt(self, meta, c):
         branches = [(c[0], c[1])] + _all_tagged(c, "elif")
         return A.If(tuple(branches), _tagged(c, "else"), span=self.sp(meta))

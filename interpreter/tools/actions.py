@@ -26,7 +26,7 @@ _QUOTED = re.compile(r"`([^`]+)`")
 
 def quick_fix(d: Diagnostic, line: Callable[[int], str]) -> Optional[tuple]:
     """(title, ((line, char), (line, char)), new text): the edit a diagnostic's help asks for,
-    or None. `d.fix` where the check said it (`else if` → `elif`, a missing `{`); else a
+    or None. `d.fix` where the check said it (`elsif` → `elif`, a missing `{`); else a
     did-you-mean replaces the name the message quotes, found inside the diagnostic's span
     (`line(n)` gives the text of line n, 0-based)."""
     if d.span is None or not d.span.line:

@@ -278,6 +278,28 @@ def test_elif_and_else_if_are_one_chain_in_statements_and_expressions(make_rules
     assert [t for t in texts(g) if t[:1] in "sotm"] == ["s1", "one", "s2", "two", "s3", "three", "s4", "many"]
 
 
+def test_draw_as_names_what_was_drawn_for_then_and_the_rest_of_the_block(make_rules):
+    """`draw 1 as c`: the card (or none); `draw N as cs`: the list, in the order drawn; a
+    card a replacement took instead is not drawn (issue 31)."""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+            draw 1 as c then { say "then {c.name} in {c.zone}" }
+            say "drew {c.name}"
+            draw 3 as cs
+            say "drew {[x.name for x in cs]}"
+            if true { draw 1 from pile as d then { say "never" } say "from the pile: {d}" }
+            draw 2 from pile as ds
+            say "{count(ds)} from the pile"
+        } }
+        on draw if card.name = "B3" instead { move card to pile }
+    """)
+    g, _ = run_script(rs, [])
+    said = [t for t in texts(g) if t.startswith(("then", "drew", "from", "0 "))]
+    assert said == ["then C1 in hand", "drew C1", "drew [C1, B2]", "from the pile: none", "0 from the pile"]
+
+
 def test_tables_give_the_first_row_that_holds(make_rules):
     rs = make_rules("""
         table grade(n) {

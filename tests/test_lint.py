@@ -110,6 +110,15 @@ def test_each_lint_code_is_reported_where_the_mistake_is(tmp_path, code):
     assert hits[0].level == CODES[code].severity
 
 
+def test_draw_as_binds_for_the_rest_of_its_block_only(tmp_path):
+    """`draw 1 as c`: `c` is known after the statement in its block and its `then`, not
+    outside the block; named like a card property, it is W107."""
+    body = 'turn { phase p {\n  if true { draw 1 as c then { say "{c.name}" }  say "{c.rank}" }\n  say "{c}"\n} }\n'
+    assert [(d.code, d.span.line) for d in lint_file(_write(tmp_path, body))] == [("E004", 8)]
+    body = 'turn { phase p {\n  draw 2 as suit\n  say "{suit}"\n} }\n'
+    assert [(d.code, d.span.line) for d in lint_file(_write(tmp_path, body))] == [("W107", 7)]
+
+
 def test_card_data_code_points_into_the_yaml(tmp_path):
     (tmp_path / "deck.yaml").write_text("cards:\n  - {name: A1, suit: red, rank: one}\n")
     (tmp_path / "game.cgl").write_text(HEADER)

@@ -221,11 +221,17 @@ class Swap(Stmt):
 
 @attrs.frozen
 class Draw(Stmt):
-    """`draw 1`, `draw 2 from stock to hand(p)`"""
+    """`draw 1`, `draw 2 from stock to hand(p)`, `draw 1 as c then { say "{c.name}" }`"""
     count: Expr
     source: Optional[Expr]
     dest: Optional[Expr]
     then: Optional[Block] = None
+    name: Optional[str] = None   # `as NAME`: what was drawn, bound for the `then` block and the rest of the block
+
+    @property
+    def one(self) -> bool:
+        """Whether `as NAME` binds one card (or `none`), not a list: the count is the literal 1."""
+        return isinstance(self.count, Int) and self.count.value == 1
 
 
 @attrs.frozen

@@ -425,7 +425,7 @@ def locals_hiding_properties(ctx):
             name = None
             if isinstance(n, A.Let):
                 name = n.name
-            elif isinstance(n, (A.For, A.Choose, A.Comprehension)):
+            elif isinstance(n, (A.For, A.Choose, A.Comprehension, A.Draw)):
                 name = n.name
             if name in props:
                 yield Diagnostic("W107", f"the local name `{name}` hides the card property `{name}`", n.span,

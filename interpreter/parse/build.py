@@ -243,8 +243,12 @@ class _Build(Transformer):
     def forced(self, meta, c):
         return _Tagged("forced", True)
 
+    def draw_as(self, meta, c):
+        return _Tagged("as", str(c[0]))
+
     def draw_stmt(self, meta, c):
-        return A.Draw(c[0], _tagged(c, "from"), _tagged(c, "to"), _tagged(c, "then"), span=self.sp(meta))
+        return A.Draw(c[0], _tagged(c, "from"), _tagged(c, "to"), _tagged(c, "then"), _tagged(c, "as"),
+                      span=self.sp(meta))
 
     def deal_stmt(self, meta, c):
         zone = next(x for x in reversed(c) if isinstance(x, Token))

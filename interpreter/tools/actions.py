@@ -178,6 +178,8 @@ def type_before_dot(rs, item, word: str, line: int) -> Optional[str]:
     checker = TypeChecker(rs)
     if isinstance(node, A.Let):
         ty = checker.ty(node.value, Scope())
+    elif isinstance(node, A.Draw):
+        ty = "card" if node.one else None     # `draw 1 as c`: a card; else a list of them
     else:
         source = getattr(node, "domain", None) or getattr(node, "source", None)
         ty = elem_ty(checker.ty(source, Scope())) if source is not None else None

@@ -178,22 +178,45 @@ class Statements:
         return ref
 
     def x_draw(self, s, env):
-        return self._then_after(s, self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
-                                               self.ev(s.dest, env) if s.dest else None), env)
+        drawing = self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
+                              self.ev(s.dest, env) if s.dest else None)
+        if s.name is None:
+            return self._then_after(s, drawing, env)
+        return self._draw_as(s, drawing, env)
+
+    def _draw_as(self, s, drawing, env):
+        """`draw … as NAME [then { … }]`: NAME bound to what was drawn, then the `then` block."""
+        drawn = env.vars[s.name] = yield from drawing
+        if s.then is not None:
+            yield from self.then_block(s, drawn, env)
 
     def s_draw(self, s, n, src, dest):
+        """Draw `n` cards one at a time; returns how many arrived, or with `as NAME` what NAME
+        means: the cards that arrived, in the order drawn (a card taken by a replacement or
+        kept by a rule is not drawn), or for `draw 1 as c` that card or `none`. True exactly
+        when a card arrived, so a `then` block reads either."""
         n = _num(n, s.count, self)
         src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
         dest = (self.as_zone(dest, s.dest) if s.dest
                 else self._default_zone("hand", s, self.state.current))
         who = self.players[dest.owner if dest.owner is not None else self.state.current]
         moved = 0
+        drawn = None if s.name is None else []
         for _ in range(n):
+            if drawn is not None:
+                top = self.state.zones.get(src.key)
+                top = self.cards[top[-1]] if top else None
             took = yield from self._take_top("draw", src, dest, who, CARD_STATS["draw"])
             if took is None:
                 break
             moved += took
-        return moved
+            if took and drawn is not None:
+                drawn.append(top)
+        if drawn is None:
+            return moved
+        if s.one:
+            return drawn[0] if drawn else None
+        return drawn
 
     def _take_top(self, kind, src: ZoneRef, dest: ZoneRef, who: Player, stat: str):
         """The top card of `src` goes to `dest` as a `kind` event (a draw, a deal): 1 when it

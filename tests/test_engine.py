@@ -331,6 +331,37 @@ def test_a_table_may_call_itself(make_rules):
     assert "120" in texts(g)
 
 
+def test_order_is_not_asked_after_a_rounds_last_turn(make_rules):
+    """The turn `order` is asked for the next turn only when the round goes on: after the
+    last turn of a round (its `until` holds) an order that names no one is not an error
+    (issue 31: an order that failed on `none` after a round's last turn)."""
+    rs = make_rules("""
+        def nobody_after(p) = if turn_no >= 2 then none else next_after(p)
+        match { rounds 2 }
+        round { until turn_no >= 2 }
+        turn {
+          order nobody_after(current)
+          phase p { say "P{current.seat} plays" }
+        }
+    """)
+    g, _ = run_script(rs, [])
+    assert [t for t in texts(g) if t.endswith("plays")] == ["P1 plays", "P2 plays"] * 2
+
+
+def test_an_order_that_names_no_one_goes_on_round_the_table(make_rules):
+    """An `order` worth `none` is the order round the table, as if there were no `order`."""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 4 }
+        turn {
+          order if turn_no = 2 then none else current
+          phase p { say "P{current.seat} plays" }
+        }
+    """)
+    g, _ = run_script(rs, [])
+    assert [t for t in texts(g) if t.endswith("plays")] == ["P1 plays", "P1 plays", "P2 plays", "P2 plays"]
+
+
 def test_end_turn_and_give_turn_change_who_plays(make_rules):
     rs = make_rules("""
         var log = []

@@ -217,11 +217,12 @@ class Flow:
                 st.next_player = first
                 seat, why = self._turn_after(first, root)
             played = st.turn_no if resumed else 0
+            asked = False   # whether `until` was asked for the coming turn (after a turn: before its order)
             while True:
                 if not phase:
                     if self.snap is not None:
                         self.snap(seat, why)
-                    if until is not None and _truth(self.ev(until, root)):
+                    if not asked and until is not None and _truth(self.ev(until, root)):
                         return
                     if max_turns is not None and played >= max_turns:
                         raise _EndScope("game")
@@ -264,6 +265,10 @@ class Flow:
                     self.check_promises()
                 if ends:
                     yield from self.scope_event("end", "turn")
+                # the round may end here: the turn `order` is asked only for a turn to come
+                if until is not None and _truth(self.ev(until, root)):
+                    return
+                asked = True
                 seat, why = self._turn_after(seat, root)
         finally:
             st.in_turns = False

@@ -63,12 +63,16 @@ class TurnOrder:
             return self.next_seat(base), "order"
         env = root if root is not None else Env()
         if base == st.current:
-            return self.as_player(self.ev(order, env), order).seat, "order"
-        cur, st.current = st.current, base   # the order reads `current` as the seat it goes on from
-        try:
-            return self.as_player(self.ev(order, env), order).seat, "order"
-        finally:
-            st.current = cur
+            p = self.ev(order, env)
+        else:
+            cur, st.current = st.current, base   # the order reads `current` as the seat it goes on from
+            try:
+                p = self.ev(order, env)
+            finally:
+                st.current = cur
+        if p is None:   # the order names no one: round the table, as with no `order`
+            return self.next_seat(base), "order"
+        return self.as_player(p, order).seat, "order"
 
     def _take_extra_turn(self):
         """The next turn is the first extra turn owed (passing over players out by now); the

@@ -416,6 +416,55 @@ def test_lose_leaves_the_last_player_as_winner(make_rules):
     assert g.result.reason == "last player standing"
 
 
+def test_knock_out_leaves_a_player_out_of_the_round_not_the_game(make_rules):
+    """`knock out p`: no turns for p, not in `players` nor `others`, for the rest of the
+    round; back when the next round begins; the round ends at one player when its `until`
+    says so; `lose` then puts p out of the game (issue 31)."""
+    rs = make_rules("""
+        match { rounds 2 }
+        round {
+          start { say "round {round_no}: {count(players)} in" }
+          until count(players) < 2 or turn_no >= 6
+          end { say "left in round {round_no}: {players}" }
+        }
+        turn { phase p {
+          say "P{current.seat} plays, others {others(current)}"
+          if round_no = 1 and turn_no = 1 { knock out seat(2) }
+          if round_no = 1 and turn_no = 2 { knock out [seat(1), seat(3)] }
+          if round_no = 2 and turn_no = 1 { knock out seat(2)  lose seat(2) }
+        } }
+    """)
+    g, _ = run_script(rs, [], players=3)
+    said = [t for t in texts(g) if t.startswith(("round", "P", "left"))]
+    assert said == ["round 1: 3 in", "P1 plays, others [P2, P3]", "P2 is out of the round",
+                    "P3 plays, others [P1]", "P1 is out of the round", "P3 is out of the round",
+                    "left in round 1: []",
+                    "round 2: 3 in", "P1 plays, others [P2, P3]", "P2 is out of the round", "P2 is out",
+                    "P3 plays, others [P1]", "P1 plays, others [P3]", "P3 plays, others [P1]",
+                    "P1 plays, others [P3]", "P3 plays, others [P1]", "left in round 2: [P1, P3]"]
+    assert g.state.out == [1] and g.state.out_of_round == []
+
+
+def test_knocking_out_all_but_one_ends_the_game_only_by_lose(make_rules):
+    """Out of the round is not out of the game: the last player in the round does not win
+    the game by it; `lose` of a player out of the round still ends it."""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until count(players) < 2 }
+        turn { phase p {
+          knock out others(current)
+          lose seat(2)
+          say "the game goes on"
+          lose seat(3)
+          say "never said"
+        } }
+    """)
+    g, _ = run_script(rs, [], players=3)
+    said = texts(g)
+    assert "the game goes on" in said and "never said" not in said
+    assert g.state.winners == [0] and sorted(g.state.out) == [1, 2] and g.state.out_of_round == []
+
+
 def test_runaway_trigger_chain_stops_with_an_error_naming_it(make_rules):
     rs = make_rules("""
         match { rounds 1 }

@@ -38,6 +38,7 @@ LINT_CASES = {
     "W109": ('pattern flush(p) { cards hand(p)  labels [suit]  shape three: 3 }\n'
              'table pts(g) {\n  | g.size = 4 and g.label in ["red", "blue"] -> 9\n  | else -> 0\n}\n'
              'turn { phase p { let m = flush(current)  if m != none { say "{pts(first(m.groups))}" } } }\n', 8),
+    "W111": ('turn { phase p { knock out others(current) } }\n', 6),
     "W110": ('match { rounds 1  end { give turn to first(players) } }\n', 6),
 }
 

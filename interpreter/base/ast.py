@@ -375,6 +375,13 @@ class Lose(Stmt):
 
 
 @attrs.frozen
+class KnockOut(Stmt):
+    """`knock out foe` — foe is out of the current round (not the game): no turns, not in
+    `players`, until the round is over."""
+    who: Expr
+
+
+@attrs.frozen
 class Say(Stmt):
     """`say "{p} wins the round."` (to everyone) or `say "…" to p` (privately)."""
     text: Text
@@ -429,7 +436,7 @@ class Pass(Stmt):
 #: each one that is not inside a trigger's, reaction's or check's body or a `then` block,
 #: on both engines (`Engine.run`, the generator's `stmt`); a statement holding others (`if`,
 #: `for`, `choose` …) settles through them. docs/language.md, section 3.20, lists them.
-CHANGES = frozenset((Move, Swap, Draw, Deal, Discard, Shuffle, Cut, Set, Lose, Give, GiveExtra, ReverseOrder, Emit))
+CHANGES = frozenset((Move, Swap, Draw, Deal, Discard, Shuffle, Cut, Set, Lose, KnockOut, Give, GiveExtra, ReverseOrder, Emit))
 
 
 # ---------------------------------------------------------------- declarations

@@ -566,6 +566,10 @@ class Statements:
         w = self.guard(fn, s.who, sc)
         self.call(fn, s, f"eng.s_lose({ks}, {w})")
 
+    def s_KnockOut(self, fn, s, sc, ks):
+        w = self.guard(fn, s.who, sc)
+        self.call(fn, s, f"eng.s_knock_out({ks}, {w})", gen=False)
+
     def s_Give(self, fn, s, sc, ks):
         w = self.guard(fn, s.player, sc)
         self.call(fn, s, f"eng.s_give({ks}, {w})", gen=False)

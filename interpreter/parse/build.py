@@ -357,6 +357,9 @@ class _Build(Transformer):
     def lose_stmt(self, meta, c):
         return A.Lose(c[0], span=self.sp(meta))
 
+    def knock_stmt(self, meta, c):
+        return A.KnockOut(c[0], span=self.sp(meta))
+
     def say_stmt(self, meta, c):
         return A.Say(self.text_node(c[0]), c[1] if len(c) > 1 else None, span=self.sp(meta))
 

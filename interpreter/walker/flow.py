@@ -117,7 +117,7 @@ class Flow:
 
     def _round_end(self, root):
         """A round's end: its `end` block (where `end round` ends only the block), then the
-        `end of round` event."""
+        `end of round` event; then the players knocked out of it are back in play."""
         rs = self.rs
         if rs.round and rs.round.end:
             try:
@@ -126,6 +126,8 @@ class Flow:
                 if e.scope != "round":
                     raise
         yield from self.scope_event("end", "round")
+        if self.state.out_of_round:
+            self._back_in_play()
 
     def _named_first(self, first: int) -> int:
         """The round's first player: the one a `give turn to` named since (unless out), else `first`."""
@@ -224,6 +226,8 @@ class Flow:
                         self.snap(seat, why)
                     if not asked and until is not None and _truth(self.ev(until, root)):
                         return
+                    if len(st.out) >= self.n:   # everyone still in the game is out of this round
+                        return
                     if max_turns is not None and played >= max_turns:
                         raise _EndScope("game")
                     played += 1
@@ -266,7 +270,7 @@ class Flow:
                 if ends:
                     yield from self.scope_event("end", "turn")
                 # the round may end here: the turn `order` is asked only for a turn to come
-                if until is not None and _truth(self.ev(until, root)):
+                if until is not None and _truth(self.ev(until, root)) or len(st.out) >= self.n:
                     return
                 asked = True
                 seat, why = self._turn_after(seat, root)

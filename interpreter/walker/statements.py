@@ -728,18 +728,42 @@ class Statements:
         return self.s_lose(s, self.ev(s.who, env))
 
     def s_lose(self, s, who):
+        st = self.state
         for p in (who if isinstance(who, list) else [who]):
             seat = self.as_player(p, s.who).seat
-            if seat not in self.state.out:
-                self.state.out.append(seat)
-                self.state.changes += 1
+            if seat in st.out_of_round:     # out of the round already: now out of the game
+                st.out_of_round.remove(seat)
+                st.changes += 1
                 self.log("lose", f"P{seat + 1} is out", player=seat + 1)
-        alive = [p for p in range(self.n) if p not in self.state.out]
+            elif seat not in st.out:
+                st.out.append(seat)
+                st.changes += 1
+                self.log("lose", f"P{seat + 1} is out", player=seat + 1)
+        alive = [p for p in range(self.n) if p not in st.out or p in st.out_of_round]
         if len(alive) <= 1:
             self.finish(alive, "last player standing" if alive else "everyone lost")
             raise _GameOver()
         return
         yield
+
+    def x_knock_out(self, s, env):
+        self.s_knock_out(s, self.ev(s.who, env))
+        return
+        yield
+
+    def s_knock_out(self, s, who):
+        """`knock out P`: P is out of the current round, not of the game: in `out` (so no
+        turns, not in `players` nor `others`) and in `out_of_round`: back in play when the
+        round is over (`TurnOrder._back_in_play`). The turn in progress goes on; a round
+        with no player left in it has no more turns (`play_turns`)."""
+        st = self.state
+        for p in (who if isinstance(who, list) else [who]):
+            seat = self.as_player(p, s.who).seat
+            if seat not in st.out:
+                st.out.append(seat)
+                st.out_of_round.append(seat)
+                st.changes += 1
+                self.log("knock_out", f"P{seat + 1} is out of the round", player=seat + 1)
 
     def x_say(self, s, env):
         text = self.ev(s.text, env)

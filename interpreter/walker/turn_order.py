@@ -17,7 +17,7 @@ class TurnOrder:
     """`seat_order`, `next_seat`, `following_seat` and the bookkeeping of extra turns."""
 
     def seat_order(self, start: int, direction: Optional[int] = None) -> list:
-        """Seats still in the game, starting at `start` and going round the table in the
+        """Seats still in play, starting at `start` and going round the table in the
         direction of play (`direction`: 1 up the seats, -1 down; default the state's)."""
         st = self.state
         d = st.direction if direction is None else direction
@@ -27,7 +27,7 @@ class TurnOrder:
         return [s for s in ((start + d * i) % n for i in range(n)) if s not in out]
 
     def next_seat(self, seat: int, direction: Optional[int] = None) -> int:
-        """The next seat still in the game after `seat` in the direction of play (or in
+        """The next seat still in play after `seat` in the direction of play (or in
         `direction`: -1 gives the previous one)."""
         st = self.state
         d = st.direction if direction is None else direction
@@ -42,7 +42,7 @@ class TurnOrder:
     def following_seat(self, seat: int, root=None) -> int:
         """Whose turn comes after seat `seat`'s (the current player's): the first extra turn
         still owed to a player in the game, else the one a `give turn to` named, else the
-        turn `order`, else the next seat still in the game in the direction of play. Asking
+        turn `order`, else the next seat still in play in the direction of play. Asking
         changes nothing."""
         return self._turn_after(seat, root)[0]
 
@@ -87,9 +87,18 @@ class TurnOrder:
 
     def _turns_lapse(self):
         """A new round starts afresh: the extra turns still owed and a `give turn to` that
-        no turn took when the previous round's turns ended are dropped. (They stay in the
-        state until then, where `following_seat` still sees them: a scenario's `next:`.)"""
+        no turn took when the previous round's turns ended are dropped (they stay in the
+        state until then, where `following_seat` still sees them: a scenario's `next:`)."""
         st = self.state
         st.next_player = None
         st.extra_turns.clear()
         st.resume_from = None
+
+    def _back_in_play(self):
+        """The round is over (after its `end` block and `end of round` event): the players
+        knocked out of it (`knock out`) are back in play, for the match's end and the next
+        round."""
+        st = self.state
+        st.out[:] = [s for s in st.out if s not in st.out_of_round]
+        st.out_of_round.clear()
+        st.changes += 1

@@ -261,6 +261,45 @@ def test_where_group_by_sort_by_and_comprehension(make_rules):
     assert "3 [red, blue] [B1, C1, C1, A1]" in texts(g)
 
 
+def test_elif_and_else_if_are_one_chain_in_statements_and_expressions(make_rules):
+    """`elif` and `else if` alike, in an if-statement and an if-expression (issue 31)."""
+    rs = make_rules("""
+        def size(n) = if n = 1 then "one" elif n = 2 then "two" else if n = 3 then "three" else "many"
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+            for n in [1, 2, 3, 4] {
+                if n = 1 { say "s1" } else if n = 2 { say "s2" } elif n = 3 { say "s3" } else { say "s{n}" }
+                say "{size(n)}"
+            }
+        } }
+    """)
+    g, _ = run_script(rs, [])
+    assert [t for t in texts(g) if t[:1] in "sotm"] == ["s1", "one", "s2", "two", "s3", "three", "s4", "many"]
+
+
+def test_draw_as_names_what_was_drawn_for_then_and_the_rest_of_the_block(make_rules):
+    """`draw 1 as c`: the card (or none); `draw N as cs`: the list, in the order drawn; a
+    card a replacement took instead is not drawn (issue 31)."""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+            draw 1 as c then { say "then {c.name} in {c.zone}" }
+            say "drew {c.name}"
+            draw 3 as cs
+            say "drew {[x.name for x in cs]}"
+            if true { draw 1 from pile as d then { say "never" } say "from the pile: {d}" }
+            draw 2 from pile as ds
+            say "{count(ds)} from the pile"
+        } }
+        on draw if card.name = "B3" instead { move card to pile }
+    """)
+    g, _ = run_script(rs, [])
+    said = [t for t in texts(g) if t.startswith(("then", "drew", "from", "0 "))]
+    assert said == ["then C1 in hand", "drew C1", "drew [C1, B2]", "from the pile: none", "0 from the pile"]
+
+
 def test_tables_give_the_first_row_that_holds(make_rules):
     rs = make_rules("""
         table grade(n) {
@@ -290,6 +329,37 @@ def test_a_table_may_call_itself(make_rules):
     """)
     g, _ = run_script(rs, [])
     assert "120" in texts(g)
+
+
+def test_order_is_not_asked_after_a_rounds_last_turn(make_rules):
+    """The turn `order` is asked for the next turn only when the round goes on: after the
+    last turn of a round (its `until` holds) an order that names no one is not an error
+    (issue 31: an order that failed on `none` after a round's last turn)."""
+    rs = make_rules("""
+        def nobody_after(p) = if turn_no >= 2 then none else next_after(p)
+        match { rounds 2 }
+        round { until turn_no >= 2 }
+        turn {
+          order nobody_after(current)
+          phase p { say "P{current.seat} plays" }
+        }
+    """)
+    g, _ = run_script(rs, [])
+    assert [t for t in texts(g) if t.endswith("plays")] == ["P1 plays", "P2 plays"] * 2
+
+
+def test_an_order_that_names_no_one_goes_on_round_the_table(make_rules):
+    """An `order` worth `none` is the order round the table, as if there were no `order`."""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until turn_no >= 4 }
+        turn {
+          order if turn_no = 2 then none else current
+          phase p { say "P{current.seat} plays" }
+        }
+    """)
+    g, _ = run_script(rs, [])
+    assert [t for t in texts(g) if t.endswith("plays")] == ["P1 plays", "P1 plays", "P2 plays", "P2 plays"]
 
 
 def test_end_turn_and_give_turn_change_who_plays(make_rules):
@@ -344,6 +414,55 @@ def test_lose_leaves_the_last_player_as_winner(make_rules):
     g, _ = run_script(rs, [], players=3)
     assert g.result.winners == [3]
     assert g.result.reason == "last player standing"
+
+
+def test_knock_out_leaves_a_player_out_of_the_round_not_the_game(make_rules):
+    """`knock out p`: no turns for p, not in `players` nor `others`, for the rest of the
+    round; back when the next round begins; the round ends at one player when its `until`
+    says so; `lose` then puts p out of the game (issue 31)."""
+    rs = make_rules("""
+        match { rounds 2 }
+        round {
+          start { say "round {round_no}: {count(players)} in" }
+          until count(players) < 2 or turn_no >= 6
+          end { say "left in round {round_no}: {players}" }
+        }
+        turn { phase p {
+          say "P{current.seat} plays, others {others(current)}"
+          if round_no = 1 and turn_no = 1 { knock out seat(2) }
+          if round_no = 1 and turn_no = 2 { knock out [seat(1), seat(3)] }
+          if round_no = 2 and turn_no = 1 { knock out seat(2)  lose seat(2) }
+        } }
+    """)
+    g, _ = run_script(rs, [], players=3)
+    said = [t for t in texts(g) if t.startswith(("round", "P", "left"))]
+    assert said == ["round 1: 3 in", "P1 plays, others [P2, P3]", "P2 is out of the round",
+                    "P3 plays, others [P1]", "P1 is out of the round", "P3 is out of the round",
+                    "left in round 1: []",
+                    "round 2: 3 in", "P1 plays, others [P2, P3]", "P2 is out of the round", "P2 is out",
+                    "P3 plays, others [P1]", "P1 plays, others [P3]", "P3 plays, others [P1]",
+                    "P1 plays, others [P3]", "P3 plays, others [P1]", "left in round 2: [P1, P3]"]
+    assert g.state.out == [1] and g.state.out_of_round == []
+
+
+def test_knocking_out_all_but_one_ends_the_game_only_by_lose(make_rules):
+    """Out of the round is not out of the game: the last player in the round does not win
+    the game by it; `lose` of a player out of the round still ends it."""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { until count(players) < 2 }
+        turn { phase p {
+          knock out others(current)
+          lose seat(2)
+          say "the game goes on"
+          lose seat(3)
+          say "never said"
+        } }
+    """)
+    g, _ = run_script(rs, [], players=3)
+    said = texts(g)
+    assert "the game goes on" in said and "never said" not in said
+    assert g.state.winners == [0] and sorted(g.state.out) == [1, 2] and g.state.out_of_round == []
 
 
 def test_runaway_trigger_chain_stops_with_an_error_naming_it(make_rules):

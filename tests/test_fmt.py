@@ -147,6 +147,28 @@ def test_a_trailing_comment_is_pushed_right_of_code_that_grows():
     assert format_text("var x=1+2 # note\n") == "var x = 1 + 2  # note\n"
 
 
+def test_else_if_is_written_elif_in_statements_and_expressions():
+    text = src("""
+        def f(x) = if x = 1 then 1 else if x = 2 then 2
+          else if x = 3 then 3 else 4
+        setup {
+          if f(1) = 1 {
+            pass
+          } else if f(2) = 2 { pass } else { pass }
+        }
+    """)
+    assert format_text(text) == src("""
+        def f(x) = if x = 1 then 1 elif x = 2 then 2
+          elif x = 3 then 3 else 4
+
+        setup {
+          if f(1) = 1 {
+            pass
+          } elif f(2) = 2 { pass } else { pass }
+        }
+    """)
+
+
 def test_strings_and_hash_signs_inside_them_are_untouched():
     text = 'setup { say "a  #  b {count(players)}" }\n'
     assert format_text(text) == text

@@ -38,6 +38,7 @@ LINT_CASES = {
     "W109": ('pattern flush(p) { cards hand(p)  labels [suit]  shape three: 3 }\n'
              'table pts(g) {\n  | g.size = 4 and g.label in ["red", "blue"] -> 9\n  | else -> 0\n}\n'
              'turn { phase p { let m = flush(current)  if m != none { say "{pts(first(m.groups))}" } } }\n', 8),
+    "W111": ('turn { phase p { knock out others(current) } }\n', 6),
     "W110": ('match { rounds 1  end { give turn to first(players) } }\n', 6),
 }
 
@@ -108,6 +109,15 @@ def test_each_lint_code_is_reported_where_the_mistake_is(tmp_path, code):
     assert hits, f"{code} not reported; got {[(d.code, d.message) for d in found]}"
     assert hits[0].span.line == line
     assert hits[0].level == CODES[code].severity
+
+
+def test_draw_as_binds_for_the_rest_of_its_block_only(tmp_path):
+    """`draw 1 as c`: `c` is known after the statement in its block and its `then`, not
+    outside the block; named like a card property, it is W107."""
+    body = 'turn { phase p {\n  if true { draw 1 as c then { say "{c.name}" }  say "{c.rank}" }\n  say "{c}"\n} }\n'
+    assert [(d.code, d.span.line) for d in lint_file(_write(tmp_path, body))] == [("E004", 8)]
+    body = 'turn { phase p {\n  draw 2 as suit\n  say "{suit}"\n} }\n'
+    assert [(d.code, d.span.line) for d in lint_file(_write(tmp_path, body))] == [("W107", 7)]
 
 
 def test_card_data_code_points_into_the_yaml(tmp_path):

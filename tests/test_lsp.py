@@ -531,7 +531,7 @@ QUICK_FIXES = [   # (the broken text, the fixed text, the title of the fix)
     (RULESET.replace("-c.power", "-c.powr"), RULESET, "write `power`"),
     (RULESET.replace("on discard if", "on discrad if"), RULESET, "write `discard`"),
     (RULESET.replace("  shuffle deck", "  shufle deck"), RULESET, "write `shuffle`"),
-    (ELSE_IF.replace("} else if", "} else if"), ELSE_IF.replace("} else if", "} elif"), "write `elif`"),
+    (ELSE_IF.replace("} else if", "} elsif"), ELSE_IF.replace("} else if", "} elif"), "write `elif`"),
     (RULESET.replace('"Discard a card" prefer -c.power {', '"Discard a card" prefer -c.power'),
      RULESET, "insert `{`"),
 ]
@@ -540,7 +540,7 @@ QUICK_FIXES = [   # (the broken text, the fixed text, the title of the fix)
 @aio
 async def test_a_quick_fix_applied_lints_clean(client: LanguageClient, folder):
     """Each diagnostic with a `help:` fix offers it as a code action: a did-you-mean (a name,
-    a property, an event, a statement's keyword), `else if` → `elif`, a missing `{`. (Issue 33.)"""
+    a property, an event, a statement's keyword), `elsif` → `elif`, a missing `{`. (Issue 33.)"""
     for broken, fixed, title in QUICK_FIXES:
         uri = open_ruleset(client, folder, broken)
         d, = await diagnostics(client, uri, lambda ds: len(ds) > 0)

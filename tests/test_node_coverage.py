@@ -151,6 +151,7 @@ NO_TYPE_CHECK = {
     "Give": "its player is not checked yet",
     "Let": "any value",
     "Lose": "its players are not checked yet",
+    "KnockOut": "its players are not checked yet (as `lose`)",
     "May": "its player and prompt are not checked yet",
     "Pass": "nothing to check",
     "Reveal": "its cards and players are not checked yet",

@@ -62,6 +62,8 @@ turn {
     say "reverse {seen = now} {fires}"
     lose seat(3)
     say "lose {seen = now} {fires}"
+    knock out seat(2)
+    say "knock out {seen = now} {fires}"
     emit ping()
     say "emit {seen = now} {fires}"
     if true { shuffle deck  say "nested if {seen = now} {fires}" }
@@ -79,7 +81,7 @@ def test_every_statement_that_changes_the_position_settles_the_game(make_rules):
     said = [t for t in texts(g) if re.match(r"^[a-z ]+ (true|false) \d+$", t)]
     kinds = [t.rsplit(" ", 2)[0] for t in said]
     assert kinds == ["start", "move", "draw", "deal", "discard", "swap", "shuffle", "cut", "set global", "set player",
-                     "set card", "reverse", "lose", "emit", "nested if", "nested for"]
+                     "set card", "reverse", "lose", "knock out", "emit", "nested if", "nested for"]
     not_settled = [t for t in said if " false " in t]
     assert not_settled == []
     # and the check fired once after each statement: each changed what it reads
@@ -89,7 +91,7 @@ def test_every_statement_that_changes_the_position_settles_the_game(make_rules):
 
 #: How docs/language.md names each statement after which the game settles.
 SETTLING_WORDS = {"Move": "move", "Swap": "swap", "Draw": "draw", "Deal": "deal", "Discard": "discard",
-                  "Shuffle": "shuffle", "Cut": "cut", "Set": "set", "Lose": "lose", "Give": "give turn to",
+                  "Shuffle": "shuffle", "Cut": "cut", "Set": "set", "Lose": "lose", "KnockOut": "knock out", "Give": "give turn to",
                   "GiveExtra": "give extra turn to", "ReverseOrder": "reverse turn order", "Emit": "emit"}
 
 

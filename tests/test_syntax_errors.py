@@ -15,18 +15,18 @@ from cgl.interpreter.play.game import Game
 HEAD = 'game "G" { players 2 }\nzone deck: shared\nzone hand: per player\n'
 
 SLIPS = [
-    ('else_if', HEAD + """\
+    ('else_if_after_choose', HEAD + """\
 turn {
   phase p {
-    if count(deck) = 0 { end turn } else if count(deck) = 1 { pass }
+    choose c in hand(current) { pass } else if true { pass }
   }
 }
 """,
      """\
-g.cgl:6:37: E001 CGL writes `elif`, not `else if`
-   6 |     if count(deck) = 0 { end turn } else if count(deck) = 1 { pass }
-                                           ^^^^^^^
-  help: write `} elif condition { … }`"""),
+g.cgl:6:40: E001 `else if` continues an `if` only: this `else` belongs to a `choose` or a `may` and takes a block
+   6 |     choose c in hand(current) { pass } else if true { pass }
+                                              ^^^^^^^
+  help: write `else { if condition { … } }`"""),
     ('misspelt_statement', HEAD + """\
 turn {
   phase p {

@@ -262,7 +262,7 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
             scores[var] = vals
     return {
         "game": index, "seed": seed, "winners": list(res.winners), "reason": res.reason,
-        "out": sorted(s + 1 for s in game.state.out), "turns": res.turns, "rounds": res.rounds,
+        "out": sorted(s + 1 for s in game.state.out if s not in game.state.out_of_round), "turns": res.turns, "rounds": res.rounds,
         "decisions": decisions, "options": dict(options_hist), "kinds": kinds, "scores": scores,
         "stats": dict(res.stats), "custom": watch.custom, "custom_spied": watch.spied,
         **watch.lead_record(list(res.winners)), "cards": cards.record(), "error": error,

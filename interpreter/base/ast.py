@@ -221,11 +221,17 @@ class Swap(Stmt):
 
 @attrs.frozen
 class Draw(Stmt):
-    """`draw 1`, `draw 2 from stock to hand(p)`"""
+    """`draw 1`, `draw 2 from stock to hand(p)`, `draw 1 as c then { say "{c.name}" }`"""
     count: Expr
     source: Optional[Expr]
     dest: Optional[Expr]
     then: Optional[Block] = None
+    name: Optional[str] = None   # `as NAME`: what was drawn, bound for the `then` block and the rest of the block
+
+    @property
+    def one(self) -> bool:
+        """Whether `as NAME` binds one card (or `none`), not a list: the count is the literal 1."""
+        return isinstance(self.count, Int) and self.count.value == 1
 
 
 @attrs.frozen
@@ -369,6 +375,13 @@ class Lose(Stmt):
 
 
 @attrs.frozen
+class KnockOut(Stmt):
+    """`knock out foe` — foe is out of the current round (not the game): no turns, not in
+    `players`, until the round is over."""
+    who: Expr
+
+
+@attrs.frozen
 class Say(Stmt):
     """`say "{p} wins the round."` (to everyone) or `say "…" to p` (privately)."""
     text: Text
@@ -423,7 +436,7 @@ class Pass(Stmt):
 #: each one that is not inside a trigger's, reaction's or check's body or a `then` block,
 #: on both engines (`Engine.run`, the generator's `stmt`); a statement holding others (`if`,
 #: `for`, `choose` …) settles through them. docs/language.md, section 3.20, lists them.
-CHANGES = frozenset((Move, Swap, Draw, Deal, Discard, Shuffle, Cut, Set, Lose, Give, GiveExtra, ReverseOrder, Emit))
+CHANGES = frozenset((Move, Swap, Draw, Deal, Discard, Shuffle, Cut, Set, Lose, KnockOut, Give, GiveExtra, ReverseOrder, Emit))
 
 
 # ---------------------------------------------------------------- declarations

@@ -22,7 +22,7 @@ class Code:
 _CODES = [
     Code("E001", "error", "syntax error",
          "The text is not CGL: the message says what was expected at that point. For the common slips it "
-         "says what CGL writes instead: `elif` for `else if`, the keyword a misspelt word is closest to "
+         "says what CGL writes instead: `elif` for `elsif`, the keyword a misspelt word is closest to "
          "(`drew` → `draw`), a string not closed on its line, `and`/`or` for `&&`/`||`, no `;`, a `(` "
          "or a block left open.",
          'turn {\n  phase draw {\n    draw\n  }\n}',
@@ -195,6 +195,13 @@ _CODES = [
          "game` trigger: the game is over, so it gives nothing.",
          'match { rounds 3  end { give turn to first(players) } }',
          'round { end { give turn to first(players) } }   # the next round starts with them'),
+    Code("W111", "warning", "players knocked out of a round that never ends for it",
+         "The rules `knock out` players, but the round's `until` never reads `players` (nor a def "
+         "that does): a round goes on when one player is left in it, who then plays alone. Say "
+         "when a round ends, as `count(players) < 2` does (or silence it with `# cgl: allow W111` "
+         "when the rules play on).",
+         'round { until count(deck) = 0 }      # with `knock out foe` in an action',
+         'round { until count(players) < 2 or count(deck) = 0 }'),
     Code("W107", "warning", "a local name hides a card property",
          "A `let`, loop, choice or parameter named like a card property: inside `where` and "
          "triggers the bare name then means the local, not the card's property.",

@@ -425,7 +425,7 @@ def locals_hiding_properties(ctx):
             name = None
             if isinstance(n, A.Let):
                 name = n.name
-            elif isinstance(n, (A.For, A.Choose, A.Comprehension)):
+            elif isinstance(n, (A.For, A.Choose, A.Comprehension, A.Draw)):
                 name = n.name
             if name in props:
                 yield Diagnostic("W107", f"the local name `{name}` hides the card property `{name}`", n.span,
@@ -560,6 +560,30 @@ def turn_given_where_no_turn_follows(ctx):
             if isinstance(n, (A.Give, A.GiveExtra)):
                 yield Diagnostic("W110", f"no turn follows {where}: the game is over, so this gives nothing",
                                  n.span, hint="give the turn where a turn or round follows (a round's `end`, say)")
+
+
+@rule("W111")
+def knocked_out_in_a_round_that_goes_on(ctx):
+    """`knock out` in the rules, and a round whose `until` never reads `players` (through
+    the defs and tables it calls): one player left in a round plays on alone."""
+    rs = ctx.rs
+    knocks = [n for item in _own_items(ctx) for n in _walk(item) if isinstance(n, A.KnockOut)]
+    if not knocks:
+        return
+    seen, todo = set(), [rs.round.until] if rs.round is not None and rs.round.until is not None else []
+    while todo:
+        for n in _walk(todo.pop()):
+            if isinstance(n, A.Name) and n.id == "players":
+                return
+            name = n.name if isinstance(n, A.Call) else n.id if isinstance(n, A.Name) else None
+            if name is not None and name not in seen:   # a def or table it calls (a bare name: `def alone = …`)
+                seen.add(name)
+                decl = rs.defs.get(name) or rs.table_decls.get(name)
+                if decl is not None:
+                    todo.append(decl)
+    yield Diagnostic("W111", "players are knocked out of the round, but the round's `until` never reads "
+                     "`players`: one player left in a round plays on alone", knocks[0].span,
+                     hint="end the round when one player is left: `round { until count(players) < 2 }`")
 
 
 @rule("E015")

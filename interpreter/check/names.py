@@ -232,6 +232,12 @@ class NameChecker:
             else:
                 self.expr(s.target, scope)
             self.expr(s.value, scope)
+        elif t is A.Draw and s.name is not None:
+            # `draw N as d`: `d` is bound after the cards are drawn, for `then` and the rest of the block
+            for e in (s.count, s.source, s.dest):
+                self.expr(e, scope)
+            scope.bind(s.name, "draw", s)
+            self.block(s.then, scope)
         elif t is A.Deal:
             self.expr(s.count, scope)
             self.expr(s.source, scope)

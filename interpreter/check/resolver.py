@@ -94,6 +94,8 @@ def bound_names(node) -> set:
     for n in A.walk(node):
         if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
             out.add(n.name)
+        elif isinstance(n, A.Draw) and n.name is not None:
+            out.add(n.name)
         elif isinstance(n, (A.Def, A.Procedure, A.Table, A.Pattern)):
             out |= set(n.params or ())
         elif isinstance(n, A.Action) and n.param:
@@ -125,7 +127,7 @@ class Binder:
     name, the engine's `actor` …), the node that binds it and its span."""
 
     name: str
-    how: str                     # "let" | "for" | "choose" | "it" | "parameter" | "event" | "engine"
+    how: str                     # "let" | "for" | "choose" | "draw" | "it" | "parameter" | "event" | "engine"
     node: Any = attrs.field(eq=False, repr=False)       # the binding node (a Let, For, Def, Trigger …)
 
     @property

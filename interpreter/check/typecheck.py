@@ -280,7 +280,8 @@ class TypeChecker:
                 for n in A.walk(item):
                     if isinstance(n, A.Set):
                         self._sets.append(n)
-                    elif isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)):
+                    elif isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)) or \
+                            isinstance(n, A.Draw) and n.name is not None:
                         self._bound.add(n.name)
                     elif isinstance(n, A.Action) and n.param:
                         self._bound.add(n.param)
@@ -641,7 +642,7 @@ def _rebound(node) -> set:
     """Names a rule binds or assigns anew (their type may change)."""
     out = set()
     for n in A.walk(node):
-        if isinstance(n, (A.Let, A.Choose)):
+        if isinstance(n, (A.Let, A.Choose)) or isinstance(n, A.Draw) and n.name is not None:
             out.add(n.name)
         elif isinstance(n, A.Set) and isinstance(n.target, A.Name):
             out.add(n.target.id)

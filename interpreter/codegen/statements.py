@@ -479,13 +479,17 @@ class Statements:
         b = self.guard(fn, s.b, sc)
         self.call_then(fn, s, sc, f"eng.s_swap({ks}, {a}, {b})")
 
-    def call_then(self, fn, s, sc, line: str):
+    def call_then(self, fn, s, sc, line: str, into: str | None = None):
         """A card statement's call (as `call`), and its `then { … }` block when it moved a
-        card (each `s_…` returns how many it moved; see Engine.x_move)."""
-        if s.then is None:
+        card (each `s_…` returns how many it moved, or with `draw … as NAME` what it drew,
+        kept in `into`; see Engine.x_move)."""
+        if s.then is None and into is None:
             self.call(fn, s, line)
             return
-        moved = self.fresh("moved")
+        moved = into or self.fresh("moved")
+        if s.then is None:
+            self.call(fn, s, f"{moved} = yield from {line}", gen=False)
+            return
         self.call(fn, s, f"{moved} = yield from {line}", gen=False)
         fn.emit(f"if {moved}:")   # as Engine.then_block: one change, settled after the block
         fn.emit("    st.holding += 1")
@@ -500,9 +504,14 @@ class Statements:
         n = self.guard(fn, s.count, sc)
         src = self.guard(fn, s.source, sc) if s.source else "None"
         dest = self.guard(fn, s.dest, sc) if s.dest else "None"
-        if isinstance(s.count, A.Int) and s.count.value == 1 and s.source is None and s.then is None:
+        if s.one and s.source is None and s.then is None and s.name is None:
             # the commonest draw: see CompiledEngine.s_draw1
             self.run_moved(fn, s, f"eng.s_draw1({ks}, {dest})")
+        elif s.name is not None:   # `as NAME`: bound to what s_draw returns, read by `then` and after
+            b = sc.names.get(s.name)
+            if b is None:
+                b = sc.names[s.name] = _Binding(self.fresh("v_" + s.name + "_"), False, fn)
+            self.call_then(fn, s, sc, f"eng.s_draw({ks}, {n}, {src}, {dest})", into=str(self.ref(b)))
         else:
             self.call_then(fn, s, sc, f"eng.s_draw({ks}, {n}, {src}, {dest})")
 
@@ -556,6 +565,10 @@ class Statements:
     def s_Lose(self, fn, s, sc, ks):
         w = self.guard(fn, s.who, sc)
         self.call(fn, s, f"eng.s_lose({ks}, {w})")
+
+    def s_KnockOut(self, fn, s, sc, ks):
+        w = self.guard(fn, s.who, sc)
+        self.call(fn, s, f"eng.s_knock_out({ks}, {w})", gen=False)
 
     def s_Give(self, fn, s, sc, ks):
         w = self.guard(fn, s.player, sc)

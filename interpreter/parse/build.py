@@ -243,8 +243,12 @@ class _Build(Transformer):
     def forced(self, meta, c):
         return _Tagged("forced", True)
 
+    def draw_as(self, meta, c):
+        return _Tagged("as", str(c[0]))
+
     def draw_stmt(self, meta, c):
-        return A.Draw(c[0], _tagged(c, "from"), _tagged(c, "to"), _tagged(c, "then"), span=self.sp(meta))
+        return A.Draw(c[0], _tagged(c, "from"), _tagged(c, "to"), _tagged(c, "then"), _tagged(c, "as"),
+                      span=self.sp(meta))
 
     def deal_stmt(self, meta, c):
         zone = next(x for x in reversed(c) if isinstance(x, Token))
@@ -329,6 +333,8 @@ class _Build(Transformer):
     def elif_clause(self, meta, c):
         return _Tagged("elif", (c[0], c[1]))
 
+    else_if_clause = elif_clause  # `else if` is `elif` (fmt writes `elif`)
+
     def if_stmt(self, meta, c):
         branches = [(c[0], c[1])] + _all_tagged(c, "elif")
         return A.If(tuple(branches), _tagged(c, "else"), span=self.sp(meta))
@@ -350,6 +356,9 @@ class _Build(Transformer):
 
     def lose_stmt(self, meta, c):
         return A.Lose(c[0], span=self.sp(meta))
+
+    def knock_stmt(self, meta, c):
+        return A.KnockOut(c[0], span=self.sp(meta))
 
     def say_stmt(self, meta, c):
         return A.Say(self.text_node(c[0]), c[1] if len(c) > 1 else None, span=self.sp(meta))

@@ -1,7 +1,7 @@
 """Syntax errors in words: what a parse error of Lark means to a person writing CGL.
 
 What was expected (statements, not tokens), which block is still open when that is the
-likely cause, and targeted messages for the common slips (`else if`, a misspelt keyword
+likely cause, and targeted messages for the common slips (`elsif`, a misspelt keyword
 with did-you-mean, a string left open, `&&`, `;`). :mod:`build` calls
 :func:`syntax_error` for every parse error.
 """
@@ -202,12 +202,13 @@ def _names_a_call(text: str, start: int) -> bool:
 
 
 def _block_slip(text: str, path: str, tok, pos: int, expected: set, before) -> CglError | None:
-    """`} else if x {` (CGL writes `elif`), and a block's `{` missing at the end of the line
-    before it; each with the edit that fixes it."""
+    """`} else if x {` after a `choose` or a `may` (only an `if` chains), and a block's `{`
+    missing at the end of the line before it (with the edit that fixes it)."""
     if tok.type == "IF" and before and before[0] == "else":
         sp = _at(path, text, before[1], pos + 2)
-        return CglError(Diagnostic("E001", "CGL writes `elif`, not `else if`", sp,
-                                   hint="write `} elif condition { … }`", fix=(sp, "elif")))
+        return CglError(Diagnostic("E001", "`else if` continues an `if` only: this `else` belongs to "
+                                           "a `choose` or a `may` and takes a block", sp,
+                                   hint="write `else { if condition { … } }`"))
     if "LBRACE" in expected:
         last = max((i for i, ch in code_chars(text, pos) if not ch.isspace()), default=None)
         if last is not None and "\n" in text[last:pos]:

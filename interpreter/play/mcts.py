@@ -239,7 +239,8 @@ class MctsAgent(Agent):
         scale = max(1.0, self._leads[0] / self._leads[1])
         out = [0.5 + 0.5 * math.tanh(lead / scale) for lead in leads]
         for p in st.out:
-            out[p] = 0.0
+            if p not in st.out_of_round:   # lost, not only out of this round
+                out[p] = 0.0
         return out
 
 
@@ -254,7 +255,7 @@ def game_rewards(game) -> list:
         if winners:
             share = 1.0 / len(winners)
             return [share if p in winners else 0.0 for p in range(n)]
-        return [0.0 if p in st.out else 0.5 for p in range(n)]
+        return [0.0 if p in st.out and p not in st.out_of_round else 0.5 for p in range(n)]
     return [0.5] * n
 
 

@@ -259,17 +259,17 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
         reads_game=True, args=("list",), draws=True),
     _fn("lookup", 2, 3, "lookup(TABLE, key[, default])",
         "a value from a data table of the card file (error if missing and no default)", _lookup),
-    _fn("others", 1, 1, "others(P)", "every other player still in the game, in seat order after P", _others,
+    _fn("others", 1, 1, "others(P)", "every other player still in play, in seat order after P", _others,
         "players", reads_game=True, args=("player",), on_player="_builtins.others_of(eng, {0}, {node})"),
     _fn("others_after", 1, 1, "others_after(P)",
-        "every other player still in the game, in the order of play after P (it follows `direction`): "
+        "every other player still in play, in the order of play after P (it follows `direction`): "
         "the priority order for reactions", _others_after, "players", reads_game=True, args=("player",),
         on_player="_builtins.others_after_of(eng, {0}, {node})"),
     _fn("next_after", 1, 1, "next_after(P)",
-        "the player after P in the order of play (it follows `direction`), still in the game", _next_after,
+        "the player after P in the order of play (it follows `direction`), still in play", _next_after,
         "player", reads_game=True, args=("player",)),
     _fn("prev_after", 1, 1, "prev_after(P)",
-        "the player before P in the order of play (it follows `direction`), still in the game", _prev_after,
+        "the player before P in the order of play (it follows `direction`), still in play", _prev_after,
         "player", reads_game=True, args=("player",)),
     _fn("seat", 1, 1, "seat(n)", "the player in seat n (1-based, wraps around)", _seat, "player",
         reads_game=True, args=("int",)),
@@ -304,7 +304,7 @@ def _players(eng):
 
 
 VALUES: dict[str, Value] = {v.name: v for v in (
-    Value("players", "every player still in the game, in seat order", _players,
+    Value("players", "every player still in play (in the game, and not knocked out of this round), in seat order", _players,
           "[p for p in eng.players if p.seat not in eng.state.out]", "players"),
     Value("all_players", "every player, out or not", lambda eng: list(eng.players),
           "list(eng.players)", "players"),

@@ -85,7 +85,8 @@ class State:
     globals: dict = _kept("dict")                # global variables
     rng: random.Random = _kept("rng")
     players: int = _kept("value")
-    out: list = _kept("list", factory=list)      # seats that have lost
+    out: list = _kept("list", factory=list)      # seats out of play: lost, or out of this round
+    out_of_round: list = _kept("list", factory=list)   # those of `out` only out of this round (`knock out`)
     current: int = _kept("value", default=0)
     round_no: int = _kept("value", default=0)
     turn_no: int = _kept("value", default=0)

@@ -27,7 +27,7 @@ _QUOTED = re.compile(r"`([^`]+)`")
 
 def quick_fix(d: Diagnostic, line: Callable[[int], str]) -> Optional[tuple]:
     """(title, ((line, char), (line, char)), new text): the edit a diagnostic's help asks for,
-    or None. `d.fix` where the check said it (`else if` → `elif`, a missing `{`); else a
+    or None. `d.fix` where the check said it (`elsif` → `elif`, a missing `{`); else a
     did-you-mean replaces the name the message quotes, found inside the diagnostic's span
     (`line(n)` gives the text of line n, 0-based)."""
     if d.span is None or not d.span.line:
@@ -179,6 +179,8 @@ def type_before_dot(rs, item, word: str, line: int) -> Optional[str]:
     checker = TypeChecker(rs)
     if isinstance(node, A.Let):
         ty = checker.ty(node.value, Scope())
+    elif isinstance(node, A.Draw):
+        ty = "card" if node.one else None     # `draw 1 as c`: a card; else a list of them
     else:
         source = getattr(node, "domain", None) or getattr(node, "source", None)
         ty = elem_ty(checker.ty(source, Scope())) if source is not None else None

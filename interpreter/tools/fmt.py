@@ -12,6 +12,8 @@ breaks the author chose (like gofmt) and normalises everything else:
 * comments: every comment stays on its line; a comment on a line of its own takes the
   indentation of the code it precedes; a trailing comment keeps its column (so columns
   of aligned comments stay aligned), at least two spaces after the code;
+* `else if` is written `elif`, in statements and in if-expressions alike (the two mean the
+  same; `elif` is one word, what every shipped ruleset writes, and keeps a chain flat);
 * blank lines: at most one in a row, none at the start or end of the file, right after
   a `{` or right before a `}`; the file ends with exactly one newline.
 
@@ -49,7 +51,7 @@ _TOKEN_RE = re.compile(r"""
 # `else`): such a line is indented by its depth in braces, not as a continuation.
 _LAYOUT_PARENTS = {"start", "block", "game_decl", "cards_decl", "table_decl", "pattern_decl", "match_decl",
                    "round_decl", "turn_decl", "reaction_decl", "deck_decl"}
-_CLAUSES = {"elif_clause", "else_block", "then_block"}
+_CLAUSES = {"elif_clause", "else_if_clause", "else_block", "then_block"}
 # The children of a braced declaration that are its fields (not its name, parameters or event).
 _FIELD_PREFIXES = ("game_", "prop_decl", "table_row", "table_else", "pattern_", "match_", "round_", "turn_",
                    "react_", "deck_")
@@ -80,6 +82,19 @@ def _tokens(text: str) -> list:
         elif kind != "ws":
             out.append(_Tok(kind, m.group(), pos, line, pos - line_start))
         pos = m.end()
+    return out
+
+
+def _canonical_elif(toks: list) -> list:
+    """`else if` (two code tokens with no comment between) as the one token `elif`: in a
+    parsed file `else` followed by `if` only ever continues an if-chain."""
+    out = []
+    for t in toks:
+        prev = out[-1] if out else None
+        if t.kind == "name" and t.text == "if" and prev is not None and prev.kind == "name" and prev.text == "else":
+            prev.text = "elif"
+            continue
+        out.append(t)
     return out
 
 
@@ -171,7 +186,7 @@ def format_text(text: str, path: str = "<string>") -> str:
 def _rows(text: str, src_lines: list) -> list:
     """The tokens grouped by source line: [(line_no, code_tokens, comment_token_or_None)]."""
     rows: dict[int, list] = {}
-    for t in _tokens(text):
+    for t in _canonical_elif(_tokens(text)):
         rows.setdefault(t.line, []).append(t)
     lines = []
     for n in range(1, len(src_lines) + 1):

@@ -511,6 +511,8 @@ class Session:
             if isinstance(n, (A.Let, A.For, A.Choose, A.Comprehension)) and n.name == word:
                 kind = {A.Let: "let", A.For: "for", A.Choose: "choose", A.Comprehension: "for"}[type(n)]
                 return f"{kind} {word}", n.span
+            if isinstance(n, A.Draw) and n.name == word:
+                return f"draw … as {word}", n.span
         params = getattr(item, "params", None) or ()
         if word in params or word == getattr(item, "param", None) or word == getattr(item, "var", None):
             return f"{getattr(item, 'name', '')}(… {word} …)", item.span

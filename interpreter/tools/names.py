@@ -60,6 +60,8 @@ def _binder_text(b, item) -> str:
     """How a local is bound, in the words of the rules: `let x`, `for x`, `f(… x …)` …"""
     if b.how in ("let", "for", "choose"):
         return f"{b.how} {b.name}"
+    if b.how == "draw":
+        return f"draw … as {b.name}"
     if b.how == "parameter":
         return f"{getattr(b.node, 'name', '') or getattr(item, 'name', '')}(… {b.name} …)"
     if b.how == "it":

@@ -522,7 +522,7 @@ _EXEC = {
     A.Shuffle: Engine.x_shuffle, A.Cut: Engine.x_cut, A.Reveal: Engine.x_reveal, A.Set: Engine.x_set, A.Let: Engine.x_let,
     A.Choose: Engine.x_choose, A.May: Engine.x_may, A.Simultaneously: Engine.x_simul, A.If: Engine.x_if,
     A.For: Engine.x_for, A.Repeat: Engine.x_repeat, A.While: Engine.x_while, A.End: Engine.x_end,
-    A.Win: Engine.x_win, A.Lose: Engine.x_lose, A.Say: Engine.x_say, A.Emit: Engine.x_emit,
+    A.Win: Engine.x_win, A.Lose: Engine.x_lose, A.KnockOut: Engine.x_knock_out, A.Say: Engine.x_say, A.Emit: Engine.x_emit,
     A.CallStmt: Engine.x_call, A.Give: Engine.x_give, A.Act: Engine.x_act, A.Pass: Engine.x_pass,
     A.GiveExtra: Engine.x_give_extra, A.ReverseOrder: Engine.x_reverse,
 }

@@ -117,7 +117,7 @@ class Flow:
 
     def _round_end(self, root):
         """A round's end: its `end` block (where `end round` ends only the block), then the
-        `end of round` event."""
+        `end of round` event; then the players knocked out of it are back in play."""
         rs = self.rs
         if rs.round and rs.round.end:
             try:
@@ -126,6 +126,8 @@ class Flow:
                 if e.scope != "round":
                     raise
         yield from self.scope_event("end", "round")
+        if self.state.out_of_round:
+            self._back_in_play()
 
     def _named_first(self, first: int) -> int:
         """The round's first player: the one a `give turn to` named since (unless out), else `first`."""
@@ -189,6 +191,22 @@ class Flow:
             self.log("turn", f"Turn {st.turn_no}: P{seat + 1}{extra}", player=seat + 1, round=st.round_no,
                      turn=st.turn_no, **({"extra": True} if extra else {}))
 
+    def _first_turn(self, first: int, why: str, phase: int, root):
+        """(seat, why) of a round's first turn: extra turns given before the round's turns
+        are taken first, then `first`'s turn."""
+        st = self.state
+        if why == "first" and st.first_extra_turns and not phase:
+            st.extra_turns += st.first_extra_turns
+            st.first_extra_turns.clear()
+            st.next_player = first
+            return self._turn_after(first, root)
+        return first, why
+
+    def _turns_over(self, until, root) -> bool:
+        """Whether a round's turns are over: its `until` holds, or nobody is left in it
+        (everyone still in the game is knocked out of it)."""
+        return until is not None and _truth(self.ev(until, root)) or len(self.state.out) >= self.n
+
     def play_turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0, resumed: bool = False):
         """A round's turns, from seat `first` (extra turns given before them come first),
         until its `until` holds or `end round`. While they are played, `give turn to` and
@@ -209,19 +227,14 @@ class Flow:
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
         st.in_turns = True
         try:
-            seat = first
-            if why == "first" and st.first_extra_turns and not phase:
-                # extra turns given before the round's turns are taken first, then `first`'s turn
-                st.extra_turns += st.first_extra_turns
-                st.first_extra_turns.clear()
-                st.next_player = first
-                seat, why = self._turn_after(first, root)
+            seat, why = self._first_turn(first, why, phase, root)
             played = st.turn_no if resumed else 0
+            asked = False   # whether `until` was asked for the coming turn (after a turn: before its order)
             while True:
                 if not phase:
                     if self.snap is not None:
                         self.snap(seat, why)
-                    if until is not None and _truth(self.ev(until, root)):
+                    if not asked and self._turns_over(until, root):
                         return
                     if max_turns is not None and played >= max_turns:
                         st.stopped_before = seat     # (whose turn comes next: a scenario's `next:`)
@@ -265,6 +278,9 @@ class Flow:
                     self.check_promises()
                 if ends:
                     yield from self.scope_event("end", "turn")
+                if self._turns_over(until, root):   # the turn `order` is asked only for a turn to come
+                    return
+                asked = True
                 seat, why = self._turn_after(seat, root)
         finally:
             st.in_turns = False

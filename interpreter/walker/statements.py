@@ -178,22 +178,45 @@ class Statements:
         return ref
 
     def x_draw(self, s, env):
-        return self._then_after(s, self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
-                                               self.ev(s.dest, env) if s.dest else None), env)
+        drawing = self.s_draw(s, self.ev(s.count, env), self.ev(s.source, env) if s.source else None,
+                              self.ev(s.dest, env) if s.dest else None)
+        if s.name is None:
+            return self._then_after(s, drawing, env)
+        return self._draw_as(s, drawing, env)
+
+    def _draw_as(self, s, drawing, env):
+        """`draw … as NAME [then { … }]`: NAME bound to what was drawn, then the `then` block."""
+        drawn = env.vars[s.name] = yield from drawing
+        if s.then is not None:
+            yield from self.then_block(s, drawn, env)
 
     def s_draw(self, s, n, src, dest):
+        """Draw `n` cards one at a time; returns how many arrived, or with `as NAME` what NAME
+        means: the cards that arrived, in the order drawn (a card taken by a replacement or
+        kept by a rule is not drawn), or for `draw 1 as c` that card or `none`. True exactly
+        when a card arrived, so a `then` block reads either."""
         n = _num(n, s.count, self)
         src = self.as_zone(src, s.source) if s.source else self._default_zone("deck", s)
         dest = (self.as_zone(dest, s.dest) if s.dest
                 else self._default_zone("hand", s, self.state.current))
         who = self.players[dest.owner if dest.owner is not None else self.state.current]
         moved = 0
+        drawn = None if s.name is None else []
         for _ in range(n):
+            if drawn is not None:
+                top = self.state.zones.get(src.key)
+                top = self.cards[top[-1]] if top else None
             took = yield from self._take_top("draw", src, dest, who, CARD_STATS["draw"])
             if took is None:
                 break
             moved += took
-        return moved
+            if took and drawn is not None:
+                drawn.append(top)
+        if drawn is None:
+            return moved
+        if s.one:
+            return drawn[0] if drawn else None
+        return drawn
 
     def _take_top(self, kind, src: ZoneRef, dest: ZoneRef, who: Player, stat: str):
         """The top card of `src` goes to `dest` as a `kind` event (a draw, a deal): 1 when it
@@ -712,18 +735,42 @@ class Statements:
         return self.s_lose(s, self.ev(s.who, env))
 
     def s_lose(self, s, who):
+        st = self.state
         for p in (who if isinstance(who, list) else [who]):
             seat = self.as_player(p, s.who).seat
-            if seat not in self.state.out:
-                self.state.out.append(seat)
-                self.state.changes += 1
+            if seat in st.out_of_round:     # out of the round already: now out of the game
+                st.out_of_round.remove(seat)
+                st.changes += 1
                 self.log("lose", f"P{seat + 1} is out", player=seat + 1)
-        alive = [p for p in range(self.n) if p not in self.state.out]
+            elif seat not in st.out:
+                st.out.append(seat)
+                st.changes += 1
+                self.log("lose", f"P{seat + 1} is out", player=seat + 1)
+        alive = [p for p in range(self.n) if p not in st.out or p in st.out_of_round]
         if len(alive) <= 1:
             self.finish(alive, "last player standing" if alive else "everyone lost")
             raise _GameOver()
         return
         yield
+
+    def x_knock_out(self, s, env):
+        self.s_knock_out(s, self.ev(s.who, env))
+        return
+        yield
+
+    def s_knock_out(self, s, who):
+        """`knock out P`: P is out of the current round, not of the game: in `out` (so no
+        turns, not in `players` nor `others`) and in `out_of_round`: back in play when the
+        round is over (`TurnOrder._back_in_play`). The turn in progress goes on; a round
+        with no player left in it has no more turns (`play_turns`)."""
+        st = self.state
+        for p in (who if isinstance(who, list) else [who]):
+            seat = self.as_player(p, s.who).seat
+            if seat not in st.out:
+                st.out.append(seat)
+                st.out_of_round.append(seat)
+                st.changes += 1
+                self.log("knock_out", f"P{seat + 1} is out of the round", player=seat + 1)
 
     def x_say(self, s, env):
         text = self.ev(s.text, env)

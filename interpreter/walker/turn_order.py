@@ -17,7 +17,7 @@ class TurnOrder:
     """`seat_order`, `next_seat`, `following_seat` and the bookkeeping of extra turns."""
 
     def seat_order(self, start: int, direction: Optional[int] = None) -> list:
-        """Seats still in the game, starting at `start` and going round the table in the
+        """Seats still in play, starting at `start` and going round the table in the
         direction of play (`direction`: 1 up the seats, -1 down; default the state's)."""
         st = self.state
         d = st.direction if direction is None else direction
@@ -27,7 +27,7 @@ class TurnOrder:
         return [s for s in ((start + d * i) % n for i in range(n)) if s not in out]
 
     def next_seat(self, seat: int, direction: Optional[int] = None) -> int:
-        """The next seat still in the game after `seat` in the direction of play (or in
+        """The next seat still in play after `seat` in the direction of play (or in
         `direction`: -1 gives the previous one)."""
         st = self.state
         d = st.direction if direction is None else direction
@@ -42,7 +42,7 @@ class TurnOrder:
     def following_seat(self, seat: int, root=None) -> int:
         """Whose turn comes after seat `seat`'s (the current player's): the first extra turn
         still owed to a player in the game, else the one a `give turn to` named, else the
-        turn `order`, else the next seat still in the game in the direction of play. Asking
+        turn `order`, else the next seat still in play in the direction of play. Asking
         changes nothing."""
         return self._turn_after(seat, root)[0]
 
@@ -63,12 +63,16 @@ class TurnOrder:
             return self.next_seat(base), "order"
         env = root if root is not None else Env()
         if base == st.current:
-            return self.as_player(self.ev(order, env), order).seat, "order"
-        cur, st.current = st.current, base   # the order reads `current` as the seat it goes on from
-        try:
-            return self.as_player(self.ev(order, env), order).seat, "order"
-        finally:
-            st.current = cur
+            p = self.ev(order, env)
+        else:
+            cur, st.current = st.current, base   # the order reads `current` as the seat it goes on from
+            try:
+                p = self.ev(order, env)
+            finally:
+                st.current = cur
+        if p is None:   # the order names no one: round the table, as with no `order`
+            return self.next_seat(base), "order"
+        return self.as_player(p, order).seat, "order"
 
     def _take_extra_turn(self):
         """The next turn is the first extra turn owed (passing over players out by now); the
@@ -83,9 +87,18 @@ class TurnOrder:
 
     def _turns_lapse(self):
         """A new round starts afresh: the extra turns still owed and a `give turn to` that
-        no turn took when the previous round's turns ended are dropped. (They stay in the
-        state until then, where `following_seat` still sees them: a scenario's `next:`.)"""
+        no turn took when the previous round's turns ended are dropped (they stay in the
+        state until then, where `following_seat` still sees them: a scenario's `next:`)."""
         st = self.state
         st.next_player = None
         st.extra_turns.clear()
         st.resume_from = None
+
+    def _back_in_play(self):
+        """The round is over (after its `end` block and `end of round` event): the players
+        knocked out of it (`knock out`) are back in play, for the match's end and the next
+        round."""
+        st = self.state
+        st.out[:] = [s for s in st.out if s not in st.out_of_round]
+        st.out_of_round.clear()
+        st.changes += 1

@@ -136,6 +136,7 @@ def lead_changes_plot(Figure, lcs: list, labels: list) -> Optional[str]:
         total = sum(h.values()) or 1
         ax.bar([k + (j - (len(hists) - 1) / 2) * width for k in keys], [100 * h.get(k, 0) / total for k in keys],
                width=width, color=color, label=label)
+    ax.set_xticks(keys if len(keys) <= 20 else keys[::max(1, len(keys) // 10)])
     ax.set_xlabel("lead changes in a game")
     ax.set_ylabel("% of games")
     ax.set_title("Lead changes")

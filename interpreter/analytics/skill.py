@@ -214,7 +214,7 @@ def skill_trace(agent: str, specs: list, steps: list) -> dict:
     agent with the previous budget, seat-rotated. `steps`: one (spec, records) per step.
     Each step's win rate and gap get the Wilson interval and the binomial test of
     :func:`skill_gap`; the p-values are corrected by Holm's method over the steps."""
-    from .stats import holm
+    from .stats import _r, holm
     rows = []
     for (spec, records), strong, weak in zip(steps, specs[1:], specs[:-1]):
         g = skill_gap(spec, records)
@@ -224,9 +224,9 @@ def skill_trace(agent: str, specs: list, steps: list) -> dict:
     for r, q in zip(rows, holm([r["p"] for r in rows])):
         r["p_holm"] = q
         r["significant"] = q < ALPHA
-    return {"agent": agent, "budgets": [s.partition(":")[2] for s in specs], "steps": rows,
+    return _r({"agent": agent, "budgets": [s.partition(":")[2] for s in specs], "steps": rows,
             "games_per_step": rows[0]["games"] if rows else 0,
             "meaning": "each budget against the previous one, seat-rotated: the stronger agent's win rate (a win "
                        "shared by k counts 1/k; no winner counts as no win) against the fair share 1/players",
             "interval": "Wilson score interval (95%)",
-            "correction": f"Holm (family-wise error 5% over the {len(rows)} steps)"}
+            "correction": f"Holm (family-wise error 5% over the {len(rows)} steps)"})

@@ -583,6 +583,27 @@ def test_report_without_matplotlib_says_how_to_get_it(tmp_path, monkeypatch):
     assert 'pip install "cgl[plot]"' in r.output and not page.exists()
 
 
+def test_compare_report_without_matplotlib_says_how_to_get_it_before_playing(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    page = tmp_path / "c.html"
+    r = cli("compare", write(tmp_path, "pick.cgl", PICK), "-n", 3, "-w", 1, "--report", page)
+    assert r.exit_code == 2, r.output
+    assert 'pip install "cgl[plot]"' in r.output and "games each" not in r.output and not page.exists()
+
+
+def test_compare_report_is_one_self_contained_page_with_the_verdict_first(tmp_path):
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "c.html"
+    r = cli("compare", "examples/high-low.cgl", "--a-option", "target=10", "--b-option", "target=60", "-n", 30,
+            "-s", 1, "-w", 1, "--report", page)
+    assert r.exit_code == 0, r.output
+    html = page.read_text()
+    assert html.index("<section class=verdict>") < html.index("<img") and "Holm" in html
+    assert html.count("data:image/svg+xml;base64,") >= 4 and "Differences B − A" in html
+    assert "<script" not in html and 'src="http' not in html
+
+
 def test_report_is_one_self_contained_page(tmp_path):
     pytest.importorskip("matplotlib")
     page = tmp_path / "r.html"

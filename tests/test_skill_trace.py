@@ -68,3 +68,14 @@ def test_trajectory_follows_the_winner_and_its_best_rival_and_keeps_final_scores
                       ok[:1])
     assert low["winner"]["median"] == [0, 2, 5] and low["rival"]["median"] == [0, 0, 1]
     assert _trajectory(sim.BatchSpec.make("x.cgl", {}, 3, ["random"], 1), ok) is None   # no score: none
+
+
+def test_compare_runs_the_trace_for_both_versions(tmp_path):
+    path = write(tmp_path, "skill.cgl", SKILL)
+    r = CliRunner().invoke(main, ["compare", path, "--a-option", "matters=true", "--b-option", "matters=false",
+                                  "-n", "4", "-p", "2", "-s", "3", "-w", "1", "--skill-trace", "mcts:1..2",
+                                  "--trace-games", "4", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    for side in ("metrics_a", "metrics_b"):
+        assert [s["a"] for s in data[side]["skill_trace"]["steps"]] == ["mcts:2"]

@@ -275,6 +275,19 @@ def verdict_html(lines, correction) -> list:
             + "".join(f"<li>{e(x)}</li>" for x in lines) + "</ul></section>"]
 
 
+def _score_and_lead_html(Figure, s: dict) -> list:
+    """The score trajectories and the lead changes: two plots and a paragraph."""
+    out = ["<h2>Score and lead</h2>"]
+    img = trajectory_plot(Figure, s.get("trajectory"))
+    if img:
+        out.append(_img(img, "score trajectories"))
+        out.append(f"<p class=muted>{html.escape(s['trajectory']['meaning'])}.</p>")
+    img = lead_changes_plot(Figure, [s.get("lead_changes")], ["games"])
+    if img:
+        out.append(_img(img, "lead changes"))
+    return out + _leads_text(s)
+
+
 def _leads_text(s: dict) -> list:
     """Lead changes, decisiveness and drama in one paragraph (means with their spread)."""
     lc, de, dr = s.get("lead_changes"), s.get("decisiveness"), s.get("drama")
@@ -363,15 +376,7 @@ def render_html(s: dict, text: str) -> str:
         out.append(f"<p>Turns: mean {t['mean']:.1f}, median {t['median']:g}, p10 {t['p10']:g}, p90 {t['p90']:g}, "
                    f"min {t['min']}, max {t['max']}.</p>")
 
-    out.append("<h2>Score and lead</h2>")
-    img = trajectory_plot(Figure, s.get("trajectory"))
-    if img:
-        out.append(_img(img, "score trajectories"))
-        out.append(f"<p class=muted>{e(s['trajectory']['meaning'])}.</p>")
-    img = lead_changes_plot(Figure, [s.get("lead_changes")], ["games"])
-    if img:
-        out.append(_img(img, "lead changes"))
-    out += _leads_text(s)
+    out += _score_and_lead_html(Figure, s)
 
     out.append("<h2>How games end</h2>")
     img = bar_plot(Figure, s["endings"]["reasons"], "End causes")

@@ -19,6 +19,7 @@ from typing import Optional
 import click
 
 from cgl.interpreter.analytics import simulate as sim
+from cgl.interpreter.analytics import skill as skill_mod
 from cgl.interpreter.base.diagnostics import CglError, did_you_mean, render_all, use_colour
 from cgl.interpreter.base.files import check_target, write_text
 from cgl.interpreter.play import game as game_module
@@ -193,6 +194,29 @@ def _play(spec, games, workers, dask, label="", on_stop=None):
     return records
 
 
+def _check_trace(ctx, param, value: Optional[str]):
+    """Click callback of `--skill-trace NAME:LO..HI`: (agent name, the agent specs of each budget)."""
+    if value is None:
+        return None
+    try:
+        return skill_mod.trace_budgets(value)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param=param)
+
+
+def _trace(spec, trace, games, workers, dask, side: str = ""):
+    """Play the skill trace `trace` (from `_check_trace`) on the ruleset of `spec`: one
+    seat-rotated batch per budget step, on the batch's seeds; its summary (None without a trace)."""
+    if not trace:
+        return None
+    agent, specs = trace
+    steps = []
+    for strong, weak in zip(specs[1:], specs[:-1]):
+        step = skill_mod.trace_spec(spec, strong, weak)
+        steps.append((step, _play(step, games, workers, dask, f"{side}trace {strong} vs {weak} ")))
+    return skill_mod.skill_trace(agent, specs, steps)
+
+
 def _common(f):
     """The options simulate and compare share."""
     for deco in reversed([
@@ -210,6 +234,12 @@ def _common(f):
                           "seat ((i-1) mod players)+1. Reports A's skill gap (its win rate beyond the fair share "
                           "1/players, with a 95% interval and a test). E.g. --skill greedy,random. Not with "
                           "--agent/--agents."),
+        click.option("--skill-trace", "trace", metavar="NAME:LO..HI", callback=_check_trace,
+                     help="A skill trace: the bot NAME with each budget LO, 2·LO, … HI against the previous budget, "
+                          "seat-rotated (--trace-games games a step), e.g. --skill-trace mcts:25..400. Win rates with "
+                          "95% intervals, p corrected by Holm over the steps; a curve in --report."),
+        click.option("--trace-games", "trace_games", type=click.IntRange(min=1, max=MAX_GAMES),
+                     help="Games per step of --skill-trace (default: -n)."),
         click.option("--seed", "-s", type=int,
                      help="Seed of the batch: game i plays with a seed derived from (seed, i) "
                           "(default: random, printed)."),
@@ -243,8 +273,8 @@ def _common(f):
 @click.option("--max-steps", "max_steps", type=click.IntRange(min=1), default=DEFAULT_MAX_STEPS, show_default=True,
               help="Each game's budget of steps (statements run and turns played): past it the game stops "
                    "with E011.")
-def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, workers, oversubscribe, score,
-             direction, as_json, dask, csv_path, report_path, max_steps):
+def simulate(ruleset, games, players, options, agent, agents_csv, skill, trace, trace_games, seed, workers,
+             oversubscribe, score, direction, as_json, dask, csv_path, report_path, max_steps):
     """Play N bot games of RULESET and report what happened.
 
     Win rates by seat (with 95% intervals and a test of the first-seat advantage), game
@@ -258,6 +288,7 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
       cgl simulate mgt -n 1000 -p 4 -s 1 --json > mgt.json
       cgl simulate mgt -n 500 -p 3 --agents greedy,random,random --report mgt.html
       cgl simulate mgt -n 200 -p 2 --skill greedy,random
+      cgl simulate monkic -n 200 -p 2 --skill-trace mcts:25..400 --trace-games 40 --report monkic.html
     """
     opts = _parse_options(options, "--option")
     if seed is None:
@@ -287,8 +318,10 @@ def simulate(ruleset, games, players, options, agent, agents_csv, skill, seed, w
                 return f"; {e.diagnostics[0].message}"
             return f"; the {len(records)} finished games are in {csv_path}"
         return ""
-    records = _play(spec, games, _workers(workers, oversubscribe), dask, on_stop=write_csv)
+    workers = _workers(workers, oversubscribe)
+    records = _play(spec, games, workers, dask, on_stop=write_csv)
     summary = sim.summarize(rs, spec, records, ruleset)
+    summary["skill_trace"] = _trace(spec, trace, trace_games or games, workers, dask)
     text = sim.format_summary(summary)
     if as_json:
         click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
@@ -331,8 +364,11 @@ def _check_output(path: str, kind: str, inputs) -> None:
 @_common
 @click.option("--a-option", "a_options", multiple=True, metavar="KEY=VALUE", help="An option for A only.")
 @click.option("--b-option", "b_options", multiple=True, metavar="KEY=VALUE", help="An option for B only.")
-def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, skill, seed, workers, oversubscribe,
-            score, direction, as_json, dask, a_options, b_options):
+@click.option("--report", "report_path", type=click.Path(dir_okay=False),
+              help='Write a self-contained HTML report with plots: the verdict, the differences with their '
+                   'intervals, each figure side by side (needs pip install "cgl[plot]").')
+def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, skill, trace, trace_games, seed,
+            workers, oversubscribe, score, direction, as_json, dask, a_options, b_options, report_path):
     """Play N games of two rulesets (or one with two option sets) on the same seeds,
     and show every metric side by side with the difference B − A, its 95% interval
     and whether it is significant. With --skill A,B: the skill gap of each version, and
@@ -343,6 +379,7 @@ def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, sk
       cgl compare rulesets/mgt-v0.1.cgl rulesets/mgt.cgl -n 2000 --players 4 -o rounds=3
       cgl compare mgt -n 500 -p 4 --a-option rounds=3 --b-option rounds=4
       cgl compare rulesets/mgt-v0.1.cgl rulesets/mgt.cgl -n 400 -p 2 --skill greedy,random
+      cgl compare rulesets/mgt-v0.1.cgl rulesets/mgt.cgl -n 1000 -p 4 --report mgt-compare.html
 
     -o sets an option for both A and B; --a-option and --b-option for one side
     only (they win over -o). Where the two rulesets give one option different
@@ -360,15 +397,33 @@ def compare(ruleset_a, ruleset_b, games, players, options, agent, agents_csv, sk
     for name, a_value, b_value in _unset_defaults_that_differ(rs_a, rs_b, set(opts_a) | set(opts_b)):
         click.echo(f"note: option `{name}` is {option_text(a_value)} in A and {option_text(b_value)} in B (their "
                    f"defaults): -o {name}=VALUE compares like with like", err=True)
+    if report_path:
+        from cgl.interpreter.analytics import report
+        try:
+            report.require_matplotlib()
+        except report.PlotUnavailable as e:
+            _fail(str(e))
     _check_dask(dask)
+    inputs = [rs_a.path, rs_b.path]
+    if report_path:
+        _check_output(report_path, "report", inputs)
     workers = _workers(workers, oversubscribe)
     rec_a = _play(spec_a, games, workers, dask, "A ")
     rec_b = _play(spec_b, games, workers, dask, "B ")
     sa = sim.summarize(rs_a, spec_a, rec_a, ruleset_a)
     sb = sim.summarize(rs_b, spec_b, rec_b, ruleset_b)
+    sa["skill_trace"] = _trace(spec_a, trace, trace_games or games, workers, dask, "A ")
+    sb["skill_trace"] = _trace(spec_b, trace, trace_games or games, workers, dask, "B ")
     result = sim.compare(sa, rec_a, sb, rec_b)
+    text = sim.format_compare(result)
     if as_json:
         click.echo(json.dumps(result, indent=2, ensure_ascii=False))
     else:
-        click.echo(sim.format_compare(result))
+        click.echo(text)
+    if report_path:
+        from cgl.interpreter.analytics import compare_report
+        try:
+            write_text(report_path, compare_report.render_compare_html(result, text), "report", inputs)
+        except CglError as e:
+            _fail(e.diagnostics[0].message)
     sys.exit(EXIT_FAIL if sa["failed"] or sb["failed"] else EXIT_OK)

@@ -583,6 +583,27 @@ def test_report_without_matplotlib_says_how_to_get_it(tmp_path, monkeypatch):
     assert 'pip install "cgl[plot]"' in r.output and not page.exists()
 
 
+def test_compare_report_without_matplotlib_says_how_to_get_it_before_playing(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    page = tmp_path / "c.html"
+    r = cli("compare", write(tmp_path, "pick.cgl", PICK), "-n", 3, "-w", 1, "--report", page)
+    assert r.exit_code == 2, r.output
+    assert 'pip install "cgl[plot]"' in r.output and "games each" not in r.output and not page.exists()
+
+
+def test_compare_report_is_one_self_contained_page_with_the_verdict_first(tmp_path):
+    pytest.importorskip("matplotlib")
+    page = tmp_path / "c.html"
+    r = cli("compare", "examples/high-low.cgl", "--a-option", "target=10", "--b-option", "target=60", "-n", 30,
+            "-s", 1, "-w", 1, "--report", page)
+    assert r.exit_code == 0, r.output
+    html = page.read_text()
+    assert html.index("<section class=verdict>") < html.index("<img") and "Holm" in html
+    assert html.count("data:image/svg+xml;base64,") >= 4 and "Differences B − A" in html
+    assert "<script" not in html and 'src="http' not in html
+
+
 def test_report_is_one_self_contained_page(tmp_path):
     pytest.importorskip("matplotlib")
     page = tmp_path / "r.html"
@@ -632,7 +653,8 @@ def test_compare_begins_with_a_verdict_whose_every_sentence_has_an_interval():
     head = r.output.split("\n\n")[1].splitlines()
     assert head[0].startswith("Verdict (B against A; 95 % intervals; p corrected by Holm's method over the")
     sentences = [x for x in head[1:] if x.startswith("  - ")]
-    assert len(sentences) >= 4 and all("[" in x for x in sentences[:-1])
+    # every sentence, the last too (the tables that differ, or the nearest metric when nothing else does)
+    assert len(sentences) >= 4 and all("[" in x and "]" in x and "Holm" in x for x in sentences)
     assert any(x.startswith("  - Length: B's games are longer: +") and "Holm < 0.001" in x for x in sentences)
     assert "Seat balance: no seat wins at another rate" in sentences[0]
     data = json.loads(CliRunner().invoke(main, ["compare", "examples/high-low.cgl", "--a-option", "target=10",

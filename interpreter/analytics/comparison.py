@@ -12,7 +12,7 @@ from typing import Optional
 
 from .skill import compare_skill
 from .stats import ALPHA, _r, chi2_homogeneity, holm, newcombe, two_prop_z, welch
-from .summary_text import _agents_text, _names, _p, _pct, _sig, _table, pct_fine
+from .summary_text import _agents_text, _names, _p, _pct, _sig, _table, pct_fine, trace_lines
 
 
 def compare(sa: dict, ra: list, sb: dict, rb: list) -> dict:
@@ -210,11 +210,22 @@ def _said(r: dict) -> str:
 def _briefly(x: dict) -> str:
     """A metric or table that differs, in a few words with its interval (B − A)."""
     if "metric" not in x:
-        return f"{x['title']} ({_p(x['p_holm']).replace('p', 'Holm', 1)})"
+        return f"{x['title']}, most in {_moved_most(x)} ({_p(x['p_holm']).replace('p', 'Holm', 1)})"
     if x["kind"] in ("proportion", "gap"):
         return f"{x['metric']} {_pct(x['a'])} → {_pct(x['b'])} {_interval_pct(x)} pts"
     return (f"{x['metric']} {_sig(x['a'])} → {_sig(x['b'])} [{_sig(x['ci95'][0], sign=True)}, "
             f"{_sig(x['ci95'][1], sign=True)}]")
+
+
+def _moved_most(t: dict) -> str:
+    """The category of a table whose share changed most, B − A in points with its interval."""
+    i = max((i for i, d in enumerate(t["diff"]) if d is not None and t["diff_ci95"][i]),
+            key=lambda i: abs(t["diff"][i]), default=None)
+    if i is None:
+        return "no category"
+    lo, hi = t["diff_ci95"][i]
+    return (f"{t['categories'][i]} {pct_fine(t['share_a'][i])} → {pct_fine(t['share_b'][i])} "
+            f"[{_pts(lo)}, {_pts(hi)}] pts")
 
 
 def verdict(rows: list, tables: list, skill: Optional[dict]) -> list:
@@ -227,7 +238,7 @@ def verdict(rows: list, tables: list, skill: Optional[dict]) -> list:
         worst = max(seats, key=lambda r: abs(r["diff"]))
         moved = [r["metric"].split()[0] for r in seats if _holds(r)]
         out.append(f"Seat balance: {'no seat' if not moved else ', '.join(moved)} wins at another rate in B "
-                   f"after the correction; the largest change is {worst['metric'].split()[0]}'s "
+                   f"after Holm's correction; the largest change is {worst['metric'].split()[0]}'s "
                    f"{worst['diff'] * 100:+.1f} pts {_interval_pct(worst)} ({_said(worst)}).")
     turns = _find(rows, "turns per game")
     if turns is not None and _relative(turns):
@@ -249,9 +260,13 @@ def verdict(rows: list, tables: list, skill: Optional[dict]) -> list:
     said = {id(x) for x in (turns, gap, *seats, _find(rows, "decisiveness"), _find(rows, "drama (")) if x}
     rest = [r for r in rows if _holds(r) and id(r) not in said] + [t for t in tables if _holds(t)]
     if rest:
-        out.append("Also different after the correction: " + "; ".join(_briefly(x) for x in rest) + ".")
+        out.append("Also different after Holm's correction: " + "; ".join(_briefly(x) for x in rest) + ".")
     else:
-        out.append("Nothing else differs once the correction for the number of metrics is made.")
+        others = [x for x in rows + tables if id(x) not in said and x.get("p_holm") is not None]
+        nearest = min(others, key=lambda x: x["p_holm"], default=None)
+        out.append("Nothing else differs after Holm's correction" + (
+            f"; the nearest: {_briefly(nearest)} ({_said(nearest)})." if nearest and "metric" in nearest else
+            f"; the nearest: {_briefly(nearest)}." if nearest else "."))
     return out
 
 
@@ -270,6 +285,8 @@ def format_compare(c: dict) -> str:
     L += _table([["metric", "A", "B", "B − A", "95% CI of B − A", "p", "Holm", "", ""]]
                 + [_row_cells(r) for r in c["rows"]], ["<", ">", ">", ">", ">", ">", ">", "<", "<"])
     L += _skill_lines(c["skill"])
+    for side in ("a", "b"):
+        L += trace_lines(c[f"metrics_{side}"].get("skill_trace"), f"Skill trace of {side.upper()}")
     for t in c["tables"]:
         L += _category_lines(t)
     L += _dead_lines(c["never"])

@@ -99,7 +99,53 @@ def bar_plot(Figure, counts: dict, title: str, xlabel: str = "games") -> Optiona
     return _png(fig)
 
 
-def impact_plot(Figure, cond: str, c: dict) -> Optional[str]:
+A_COLOR, B_COLOR = "#4c78a8", "#f58518"
+
+
+def trajectory_axes(ax, t: dict, title: str) -> None:
+    """The eventual winner's score and its best rival's, turn by turn: median and 10–90% band."""
+    x = t["turns"]
+    for who, color, label in (("winner", "#54a24b", "eventual winner"), ("rival", "#e45756", "best rival")):
+        b = t[who]
+        ax.fill_between(x, b["p10"], b["p90"], color=color, alpha=0.18, linewidth=0)
+        ax.plot(x, b["median"], color=color, label=f"{label}: median (band: 10th–90th percentile)")
+    ax.set_xlabel("turns played")
+    ax.set_ylabel(t["variable"] + (" (lower is better)" if t["direction"] == "low" else ""))
+    ax.set_title(title, fontsize=10)
+    ax.legend(loc="upper left", fontsize=7)
+
+
+def trajectory_plot(Figure, t: Optional[dict]) -> Optional[str]:
+    if not t or not t["turns"]:
+        return None
+    fig = Figure(figsize=(6.4, 3.4))
+    trajectory_axes(fig.add_subplot(), t, f"Score trajectories ({t['games']} games with a winner)")
+    return _png(fig)
+
+
+def lead_changes_plot(Figure, lcs: list, labels: list) -> Optional[str]:
+    """Games by their number of lead changes, as a share of the games (one bar per side)."""
+    hists = [dict((k, c) for k, c in (lc or {}).get("histogram") or []) for lc in lcs]
+    if not any(hists):
+        return None
+    keys = sorted({k for h in hists for k in h})
+    fig = Figure(figsize=(6.4, 3.0))
+    ax = fig.add_subplot()
+    width = 0.8 / len(hists)
+    for j, (h, label, color) in enumerate(zip(hists, labels, (A_COLOR, B_COLOR))):
+        total = sum(h.values()) or 1
+        ax.bar([k + (j - (len(hists) - 1) / 2) * width for k in keys], [100 * h.get(k, 0) / total for k in keys],
+               width=width, color=color, label=label)
+    ax.set_xticks(keys if len(keys) <= 20 else keys[::max(1, len(keys) // 10)])
+    ax.set_xlabel("lead changes in a game")
+    ax.set_ylabel("% of games")
+    ax.set_title("Lead changes")
+    if len(hists) > 1:
+        ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def impact_plot(Figure, cond: str, c: dict, title: Optional[str] = None) -> Optional[str]:
     """The strongest and weakest cards of one condition: each card's win rate minus the
     baseline, in points, with its 95% interval (summary._card_impact)."""
     by_name = {x["card"]: x for x in c["cards"]}
@@ -117,7 +163,7 @@ def impact_plot(Figure, cond: str, c: dict) -> Optional[str]:
     ax.axvline(0, color="#e45756", linestyle="--")
     ax.set_yticks(y, [f"{x['card']} ({x['seats']})" for x in rows])
     ax.set_xlabel("win rate − baseline, points (95% interval)")
-    ax.set_title(f"Per-card impact, {cond}: strongest and weakest")
+    ax.set_title(title or f"Per-card impact, {cond}: strongest and weakest")
     return _png(fig)
 
 
@@ -162,6 +208,9 @@ table { border-collapse: collapse; } td, th { padding: .2rem .6rem; text-align: 
 td:first-child, th:first-child { text-align: left; }
 pre { background: #f6f6f6; padding: 1rem; overflow-x: auto; font-size: .8rem; }
 img { max-width: 100%; } .muted { color: #666; }
+.verdict { background: #f3f7fb; border-left: 4px solid #4c78a8; padding: .2rem 1rem; }
+.verdict h2 { border: none; margin-top: .6rem; }
+.side { display: flex; gap: 1rem; flex-wrap: wrap; } .side > div { flex: 1 1 24rem; min-width: 0; }
 """
 
 
@@ -176,6 +225,82 @@ def _skill_html(sk) -> list:
             f"of {g['games']} games against a fair {100 * g['fair']:.1f}%: gap {100 * g['gap']:+.1f} points, "
             f"95% CI [{100 * g['gap_ci95'][0]:+.1f}, {100 * g['gap_ci95'][1]:+.1f}] ({e(g['test'])}: "
             f"{_p(g['p'])}). Games without a winner: {sk['undecided']}.</p>"]
+
+
+def skill_trace_plot(Figure, t: dict, title: str) -> Optional[str]:
+    """The skill trace as a curve: each budget's win rate against the previous budget, with its
+    95% interval, and the fair share."""
+    steps = t["steps"]
+    if not steps:
+        return None
+    fig = Figure(figsize=(6.4, 3.2))
+    ax = fig.add_subplot()
+    x = list(range(len(steps)))
+    rate = [100 * r["win_rate"] for r in steps]
+    ax.errorbar(x, rate, yerr=[[100 * (r["win_rate"] - r["ci95"][0]) for r in steps],
+                               [100 * (r["ci95"][1] - r["win_rate"]) for r in steps]],
+                fmt="o-", capsize=5, color="#4c78a8")
+    ax.axhline(100 * steps[0]["fair"], color="#e45756", linestyle="--", label="fair share")
+    ax.set_xticks(x, [f"{r['a'].partition(':')[2]}\nvs {r['b'].partition(':')[2]}" for r in steps])
+    ax.set_xlabel(f"{t['agent']} budget against the previous one")
+    ax.set_ylabel("win rate, %")
+    ax.set_title(f"{title} ({t['games_per_step']} games a step, 95% Wilson intervals)", fontsize=10)
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def skill_trace_html(Figure, t: Optional[dict], title: str = "Skill trace") -> list:
+    if not t or not t["steps"]:
+        return []
+    e = html.escape
+    out = [f"<h2>{e(title)}</h2>", _img(skill_trace_plot(Figure, t, title), title.lower()),
+           f"<p class=muted>{e(t['meaning'])}; p corrected by {e(t['correction'])}.</p>",
+           "<table><tr><th>step</th><th>win rate</th><th>95% CI</th><th>gap</th><th>Holm p</th></tr>"]
+    for r in t["steps"]:
+        q = "&lt; 0.001" if r["p_holm"] < 0.001 else f"{r['p_holm']:.3f}"
+        out.append(f"<tr><td>{e(r['a'])} vs {e(r['b'])}</td><td>{100 * r['win_rate']:.1f}%</td>"
+                   f"<td>{100 * r['ci95'][0]:.1f}% – {100 * r['ci95'][1]:.1f}%</td><td>{100 * r['gap']:+.1f} pts</td>"
+                   f"<td>{q}</td></tr>")
+    out.append("</table>")
+    return out
+
+
+def verdict_html(lines, correction) -> list:
+    """The verdict block: a few sentences, each with its interval, and the correction named."""
+    if not lines:
+        return []
+    e = html.escape
+    head = "95% intervals" + (f"; p-values corrected by {e(correction)}" if correction else "")
+    return [f'<section class=verdict><h2>Verdict</h2><p class=muted>{head}</p><ul>'
+            + "".join(f"<li>{e(x)}</li>" for x in lines) + "</ul></section>"]
+
+
+def _score_and_lead_html(Figure, s: dict) -> list:
+    """The score trajectories and the lead changes: two plots and a paragraph."""
+    out = ["<h2>Score and lead</h2>"]
+    img = trajectory_plot(Figure, s.get("trajectory"))
+    if img:
+        out.append(_img(img, "score trajectories"))
+        out.append(f"<p class=muted>{html.escape(s['trajectory']['meaning'])}.</p>")
+    img = lead_changes_plot(Figure, [s.get("lead_changes")], ["games"])
+    if img:
+        out.append(_img(img, "lead changes"))
+    return out + _leads_text(s)
+
+
+def _leads_text(s: dict) -> list:
+    """Lead changes, decisiveness and drama in one paragraph (means with their spread)."""
+    lc, de, dr = s.get("lead_changes"), s.get("decisiveness"), s.get("drama")
+    if not lc or not lc["n"]:
+        return []
+    parts = [f"Lead changes ({html.escape(lc['variable'])}): mean {lc['mean']:.2g}, median {lc['median']:g}, "
+             f"in {lc['games_with_a_change']} of {lc['n']} games"]
+    if de and de["n"]:
+        parts.append(f"decisiveness: mean {de['mean']:.2f} (1 = the winner led alone from the first turn)")
+    if dr and dr["games"] and dr["drama"]["n"]:
+        parts.append(f"drama: mean {dr['drama']['mean']:.2f}; the winner came from behind in {dr['comebacks']} "
+                     f"of {dr['games']} games")
+    return ["<p>" + "; ".join(parts) + ".</p>"]
 
 
 def _dead_html(s: dict) -> list:
@@ -217,6 +342,7 @@ def render_html(s: dict, text: str) -> str:
            f"options: {e(', '.join(f'{k}={v}' for k, v in rs['options'].items()) or 'none')}</p>",
            f"<p><b>Agents:</b> {e(agents_text)}</p>"]
     out += [f"<p><b>Warning:</b> {e(w['text'])}</p>" for w in s.get("warnings") or []]
+    out += verdict_html(s.get("verdict"), s.get("correction"))
 
     res = s["results"]
     out.append("<h2>Win rates by seat</h2>")
@@ -239,6 +365,7 @@ def render_html(s: dict, text: str) -> str:
                    f"{'significant' if fs['significant'] else 'not significant'} at 5%).</p>")
 
     out += _skill_html(s.get("skill"))
+    out += skill_trace_html(Figure, s.get("skill_trace"))
 
     out.append("<h2>Game length</h2>")
     img = length_plot(Figure, s)
@@ -248,6 +375,8 @@ def render_html(s: dict, text: str) -> str:
     if t["n"]:
         out.append(f"<p>Turns: mean {t['mean']:.1f}, median {t['median']:g}, p10 {t['p10']:g}, p90 {t['p90']:g}, "
                    f"min {t['min']}, max {t['max']}.</p>")
+
+    out += _score_and_lead_html(Figure, s)
 
     out.append("<h2>How games end</h2>")
     img = bar_plot(Figure, s["endings"]["reasons"], "End causes")

@@ -119,6 +119,7 @@ class _Watcher:
         self.low = low
         self.lead: Optional[LeadTracker] = None   # made at the first check (it needs the number of seats)
         self.calls = 0
+        self.trace: list = []           # the score of every seat at each check (the trajectory)
         self.custom: dict = {}          # name -> {"count", "values": {field: {value: n}}, "numbers": {field: [...]}}
         self.spied = False
         original = getattr(engine, "s_emit", None)
@@ -155,6 +156,7 @@ class _Watcher:
         if self.lead is None:
             self.lead = LeadTracker(len(values), self.low)
         self.calls += 1
+        self.trace.append(values)
         self.lead.observe(values, counted=final or self.calls > 1)
 
     def lead_record(self, winners: list) -> dict:
@@ -265,7 +267,8 @@ def play_one(rs, spec: BatchSpec, index: int) -> dict:
         "out": sorted(s + 1 for s in game.state.out if s not in game.state.out_of_round), "turns": res.turns, "rounds": res.rounds,
         "decisions": decisions, "options": dict(options_hist), "kinds": kinds, "scores": scores,
         "stats": dict(res.stats), "custom": watch.custom, "custom_spied": watch.spied,
-        **watch.lead_record(list(res.winners)), "cards": cards.record(), "error": error,
+        **watch.lead_record(list(res.winners)), "trajectory": watch.trace if spec.score is not None else None,
+        "cards": cards.record(), "error": error,
     }
 
 

@@ -173,3 +173,60 @@ def verdict(row: dict, a_agent: str, b_agent: str, decided_row: Optional[dict] =
     und = f" (A {undecided['a']}, B {undecided['b']})" if undecided else ""
     return (f"{text}; but among decided games only the {_figures(decided_row)}: the games without a winner{und}, "
             f"which count as no win, account for the gap between the two figures")
+
+
+# ---------------------------------------------------------------- the skill trace
+
+def trace_budgets(text: str) -> tuple:
+    """`NAME:LO..HI` (e.g. `mcts:25..400`): the agent and its budgets LO, 2·LO, 4·LO, … up to
+    HI (HI last even when it is not LO times a power of two). ValueError says what is wrong."""
+    from ..base.diagnostics import CglError
+    from ..play.agents import agent_spec, parse_agent
+    name, sep, span = text.strip().partition(":")
+    lo, dots, hi = span.partition("..")
+    if not sep or not dots or not lo.strip().isdigit() or not hi.strip().isdigit():
+        raise ValueError(f"`{text}` is not NAME:LO..HI, e.g. mcts:25..400 (the budgets LO, 2·LO, … up to HI)")
+    lo_n, hi_n = int(lo), int(hi)
+    if not 1 <= lo_n < hi_n:
+        raise ValueError(f"`{text}`: the budgets go from LO up to a larger HI, e.g. mcts:25..400")
+    budgets = [lo_n]
+    while budgets[-1] * 2 <= hi_n:
+        budgets.append(budgets[-1] * 2)
+    if budgets[-1] != hi_n:
+        budgets.append(hi_n)
+    try:
+        specs = [agent_spec(f"{name}:{b}") for b in budgets]
+        parse_agent(specs[0])
+    except CglError as e:
+        d = e.diagnostics[0]
+        raise ValueError(d.message + (f" ({d.hint})" if d.hint else "")) from None
+    return name.strip().lower(), specs
+
+
+def trace_spec(spec: BatchSpec, strong: str, weak: str) -> BatchSpec:
+    """The batch of one step of the trace: `strong` at one seat, `weak` at every other, rotated."""
+    import dataclasses
+    return dataclasses.replace(spec, agents=(strong,) + (weak,) * (spec.players - 1), rotate=True)
+
+
+def skill_trace(agent: str, specs: list, steps: list) -> dict:
+    """The skill trace (as Ludii's SkillTrace): for each budget, the agent with it against the
+    agent with the previous budget, seat-rotated. `steps`: one (spec, records) per step.
+    Each step's win rate and gap get the Wilson interval and the binomial test of
+    :func:`skill_gap`; the p-values are corrected by Holm's method over the steps."""
+    from .stats import _r, holm
+    rows = []
+    for (spec, records), strong, weak in zip(steps, specs[1:], specs[:-1]):
+        g = skill_gap(spec, records)
+        rows.append({"a": strong, "b": weak, "games": g["games"], "undecided": g["undecided"],
+                     "note": g["note"], **{k: g["all"][k] for k in ("wins", "win_rate", "ci95", "fair", "gap",
+                                                                     "gap_ci95", "p", "test")}})
+    for r, q in zip(rows, holm([r["p"] for r in rows])):
+        r["p_holm"] = q
+        r["significant"] = q < ALPHA
+    return _r({"agent": agent, "budgets": [s.partition(":")[2] for s in specs], "steps": rows,
+            "games_per_step": rows[0]["games"] if rows else 0,
+            "meaning": "each budget against the previous one, seat-rotated: the stronger agent's win rate (a win "
+                       "shared by k counts 1/k; no winner counts as no win) against the fair share 1/players",
+            "interval": "Wilson score interval (95%)",
+            "correction": f"Holm (family-wise error 5% over the {len(rows)} steps)"})

@@ -19,7 +19,8 @@ import attrs
 from .batchspec import BatchSpec, rerun_command, seat_agents
 from .skill import skill_gap
 from ..base.protocol import CARD_STATS
-from .stats import ALPHA, _r, chi2_uniform, describe, histogram, holm, share_test, t_quantile, wilson
+from .stats import (ALPHA, _r, chi2_uniform, describe, histogram, holm, percentile, share_test, t_quantile,
+                    wilson)
 
 KINDS = (("triggers", "trigger"), ("reactions", "reaction"), ("rules", "rule"), ("actions", "action"))
 
@@ -72,6 +73,7 @@ def summarize(rs, spec: BatchSpec, records: list, label: Optional[str] = None) -
     out["lead_changes"] = _lead_changes(spec, ok)
     out["decisiveness"] = _decisiveness(spec, ok)
     out["drama"] = _drama(spec, ok)
+    out["trajectory"] = _trajectory(spec, ok)
     out["failed"] = [{"game": r["game"], "seed": r["seed"], "error": r["error"],
                       "rerun": rerun_command(label, spec, r["seed"], r["game"])} for r in failed]
     out["verdict"], out["correction"] = verdict(out, len(ok), [r["turns"] for r in ok])
@@ -483,7 +485,51 @@ def _lead_changes(spec: BatchSpec, ok: list) -> Optional[dict]:
         return None
     lc = [r["lead_changes"] for r in ok if r["lead_changes"] is not None]
     return dict(variable=spec.score, direction=spec.score_direction, **describe(lc),
-                games_with_a_change=sum(1 for x in lc if x > 0))
+                games_with_a_change=sum(1 for x in lc if x > 0),
+                histogram=sorted([k, c] for k, c in Counter(lc).items()))
+
+
+#: The most points a trajectory keeps (a longer game is sampled every k turns).
+TRAJECTORY_POINTS = 200
+
+
+def _trajectory(spec: BatchSpec, ok: list) -> Optional[dict]:
+    """The score of the eventual winner and of its best rival, turn by turn: at each number
+    of turns played, the median and the 10th and 90th percentiles over the games with a
+    winner (a shared win: the best winner's score; the rival: the best score among the
+    other seats); a game that has ended counts with its final scores. The curve stops at
+    the length of the game 90 % of those games are no longer than (`still_going` says how
+    many were still being played at each point)."""
+    if spec.score is None:
+        return None
+    low = spec.score_direction == "low"
+    best = min if low else max
+    traces = []
+    for r in ok:
+        t, w = r.get("trajectory"), r["winners"]
+        if not t or not w or len(w) >= len(t[0]):
+            continue
+        traces.append([(best(v[s - 1] for s in w), best(x for i, x in enumerate(v) if i + 1 not in w))
+                       for v in t])
+    if not traces:
+        return None
+    last = round(percentile(sorted(len(t) - 1 for t in traces), 0.9))
+    step = max(1, -(-(last + 1) // TRAJECTORY_POINTS))
+    turns, games = [], []
+    bands: dict = {"winner": {"median": [], "p10": [], "p90": []}, "rival": {"median": [], "p10": [], "p90": []}}
+    for k in range(0, last + 1, step):
+        at = [t[min(k, len(t) - 1)] for t in traces]
+        turns.append(k)
+        games.append(sum(1 for t in traces if len(t) - 1 > k))
+        for j, who in enumerate(("winner", "rival")):
+            v = sorted(x[j] for x in at)
+            for q, key in ((0.5, "median"), (0.1, "p10"), (0.9, "p90")):
+                bands[who][key].append(percentile(v, q))
+    return {"variable": spec.score, "direction": spec.score_direction, "games": len(traces),
+            "meaning": "turns played (0: before the first turn) against the score of the eventual winner and of "
+                       "its best rival: median, 10th and 90th percentiles over the games (an ended game keeps its "
+                       "final scores)",
+            "turns": turns, "still_going": games, **bands}
 
 
 def _decisiveness(spec: BatchSpec, ok: list) -> Optional[dict]:

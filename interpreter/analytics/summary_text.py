@@ -6,6 +6,8 @@ report of :mod:`cgl.interpreter.analytics.comparison`.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from .summary import KINDS
 
 
@@ -85,6 +87,7 @@ def format_summary(s: dict) -> str:
         L += [f"  - {line}" for line in s["verdict"]]
     L += _results_lines(s["results"], n_ok)
     L += _skill_lines(s["skill"])
+    L += trace_lines(s.get("skill_trace"))
     L += _length_lines(s["length"])
     L += _endings_lines(s["endings"])
     L += _scores_lines(s["scores"])
@@ -96,6 +99,20 @@ def format_summary(s: dict) -> str:
     L += _failed_lines(s["failed"])
     L += _seeds_lines(s)
     return "\n".join(L)
+
+
+def trace_lines(t: Optional[dict], title: str = "Skill trace") -> list:
+    """The skill trace: each budget against the previous one, with its interval and Holm's p."""
+    if not t or not t["steps"]:
+        return []
+    L = ["", f"{title} ({t['agent']}, each budget against the previous one, seat-rotated, "
+             f"{t['games_per_step']} games a step; 95% Wilson intervals; p corrected by {t['correction']}):"]
+    rows = [["", "win rate", "95% CI", "gap", "p", "Holm", "no winner"]]
+    for r in t["steps"]:
+        rows.append([f"{r['a']} vs {r['b']}", _pct(r["win_rate"]), f"[{_pct(r['ci95'][0])}, {_pct(r['ci95'][1])}]",
+                     f"{100 * r['gap']:+.1f} pts", "<0.001" if r["p"] < 0.001 else f"{r['p']:.3f}",
+                     "<0.001" if r["p_holm"] < 0.001 else f"{r['p_holm']:.3f}", r["undecided"]])
+    return L + _table(rows)
 
 
 def _heading_lines(s: dict) -> list:

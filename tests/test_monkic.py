@@ -136,13 +136,18 @@ def test_mon_xxl_cards_never_drawn_in_whole_games():
 
 
 def test_mon_round_rock_paper_scissors_winner_starts():
-    """MON-ROUND: the starting player is chosen by rock-paper-scissors; the winner takes the first turn."""
+    """MON-ROUND: the players who agree who starts let that player start; otherwise
+    rock-paper-scissors decides, and the winner takes the first turn."""
+    how = set()
     for seed in range(10):
         g = play(load("monkic"), 2, seed, agents=["random", "random"])
         lines = [e["text"] for e in g.engine.state.log]
-        starter = next(t for t in lines if "wins rock-paper-scissors" in t).split()[0]
+        line = next(t for t in lines if "wins rock-paper-scissors" in t or t.startswith("Both agree:"))
+        how.add(line.startswith("Both agree:"))
+        starter = line.split()[0] if not line.startswith("Both agree:") else line.split()[2]
         first_turn = next(t for t in lines if t.startswith("Turn 1:"))
         assert first_turn.endswith(starter)
+    assert how == {True, False}   # both ways were seen
 
 
 VARIANTS = [

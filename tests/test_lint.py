@@ -39,6 +39,7 @@ LINT_CASES = {
              'table pts(g) {\n  | g.size = 4 and g.label in ["red", "blue"] -> 9\n  | else -> 0\n}\n'
              'turn { phase p { let m = flush(current)  if m != none { say "{pts(first(m.groups))}" } } }\n', 8),
     "W110": ('match { rounds 1  end { give turn to first(players) } }\n', 6),
+    "W111": ('turn { phase p { require { say "paid" } then { draw 1 } } }\n', 6),
 }
 
 

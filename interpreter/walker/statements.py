@@ -187,7 +187,9 @@ class Statements:
         return self.event_begin(ev)
 
     def _replace(self, ev: Event):
-        """Run the first `instead` trigger that replaces this card move; True if one did."""
+        """Run the first `instead` trigger that replaces this card move; True if one did.
+        An optional one (`instead … may`) asks first: declined, the next one is looked at,
+        and with none the move happens."""
         if not self._instead_by_kind:
             return False
         ev.phase = ev.phase or self.state.phase
@@ -195,6 +197,11 @@ class Statements:
             env = event_env(ev)
             if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
                 continue
+            if tr.optional:
+                seat = self._asker(tr.ask_by, env)
+                prompt = self.ev(tr.prompt, env) if tr.prompt else f"Use {tr.name}?"
+                if not (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)):
+                    continue
             if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
                 chain = " -> ".join(self.state.event_chain[-12:])
                 raise CglError(Diagnostic("E011", f"replacements run away ({len(self.state.event_chain)} deep): {chain}",

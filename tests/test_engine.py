@@ -816,6 +816,27 @@ def test_instead_replaces_a_move_which_then_never_happens(make_rules):
     assert st.stats["instead:rescue"] == 1
 
 
+def test_an_optional_replacement_asks_and_declined_lets_the_move_happen(make_rules):
+    """`instead … may`: the player is asked; yes runs the replacement, no lets the next
+    replacement be asked, and with none left the move happens (a card's "you may … instead")."""
+    rs = make_rules("""
+        zone safe: shared, public
+        zone vault: shared, public
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { discard hand(current) } }
+        on discard instead as rescue may by player "Save {card.name}?" { move card to safe }
+        on discard if suit = "green" instead as lock may { move card to vault }
+    """)
+    g, asked = run_script(rs, [True, False, False])   # B3 saved; C1: not rescued, not locked
+    names = {c.id: c.name for c in rs.cards}
+    st = g.state
+    assert [d.prompt for d in asked] == ["Save B3?", "Save C1?", "Use lock?"]
+    assert [names[i] for i in st.zones["safe"]] == ["B3"] and [names[i] for i in st.zones["pile"]] == ["C1"]
+    g, _ = run_script(rs, [False, False, True])
+    assert [names[i] for i in g.state.zones["vault"]] == ["C1"] and [names[i] for i in g.state.zones["pile"]] == ["B3"]
+
+
 def test_instead_is_for_card_moves_and_a_loop_is_caught(make_rules):
     with pytest.raises(CglError) as e:
         make_rules("on start of turn instead as nothing { pass }\n")

@@ -40,6 +40,7 @@ LINT_CASES = {
              'turn { phase p { let m = flush(current)  if m != none { say "{pts(first(m.groups))}" } } }\n', 8),
     "W111": ('turn { phase p { knock out others(current) } }\n', 6),
     "W110": ('match { rounds 1  end { give turn to first(players) } }\n', 6),
+    "W112": ('turn { phase p { require { say "paid" } then { draw 1 } } }\n', 6),
 }
 
 

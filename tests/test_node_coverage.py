@@ -154,6 +154,7 @@ NO_TYPE_CHECK = {
     "KnockOut": "its players are not checked yet (as `lose`)",
     "May": "its player and prompt are not checked yet",
     "Pass": "nothing to check",
+    "Require": "only blocks",
     "Reveal": "its cards and players are not checked yet",
     "ReverseOrder": "nothing to check",
     "Say": "a text; its player is not checked yet",

@@ -318,6 +318,19 @@ class May(Stmt):
 
 
 @attrs.frozen
+class Require(Stmt):
+    """`require { discard_cards(p, 2) } then { draw_cards(p, 2) }`
+
+    The required part of an effect: it is done in full when every card statement run in
+    it (in the procedures it calls too, not in the triggers it sets off) moved every card
+    it was asked to and at least one, and every choice in it had enough options and was
+    not declined. `then` runs only when it was; `possible` reads it.
+    """
+    body: Block
+    then: Optional[Block] = None
+
+
+@attrs.frozen
 class Simultaneously(Stmt):
     """`simultaneously { choose a in hands by p1 {…}  choose b in hands by p2 {…} }`
 

@@ -202,6 +202,13 @@ _CODES = [
          "when the rules play on).",
          'round { until count(deck) = 0 }      # with `knock out foe` in an action',
          'round { until count(players) < 2 or count(deck) = 0 }'),
+    Code("W112", "warning", "a required part that can never fall short",
+         "A `require { … }` block with no card statement (`move`, `draw`, `deal`, `discard`, "
+         "`swap`), no `choose` and no procedure call in it: nothing in it can fall short, so it is "
+         "always done in full, its `then` always runs and `possible` always finds it done. Put "
+         "the part the effect requires inside it.",
+         'require { set p.points += 1 } then { draw 1 to hand(p) }',
+         'require { discard c } then { set p.points += 1 }'),
     Code("W107", "warning", "a local name hides a card property",
          "A `let`, loop, choice or parameter named like a card property: inside `where` and "
          "triggers the bare name then means the local, not the card's property.",

@@ -55,6 +55,13 @@ class _TrialMoved(Exception):
     """A card moved while a procedure was being tried (`possible`): it can change the game."""
 
 
+class _TrialRequired(Exception):
+    """The required part of a procedure being tried (`possible`) ended: `done`, whether in full."""
+
+    def __init__(self, done: bool):
+        self.done = done
+
+
 # ---------------------------------------------------------------- decisions
 
 @attrs.define

@@ -586,6 +586,18 @@ def knocked_out_in_a_round_that_goes_on(ctx):
                      hint="end the round when one player is left: `round { until count(players) < 2 }`")
 
 
+@rule("W112")
+def required_part_that_cannot_fall_short(ctx):
+    """`require { … }` holding nothing that can fall short (section 4.11a of docs/language.md)."""
+    can_fall_short = (A.Move, A.Draw, A.Deal, A.Discard, A.Swap, A.Choose, A.CallStmt)
+    for item in _own_items(ctx):
+        for n in _walk(item):
+            if isinstance(n, A.Require) and not any(isinstance(m, can_fall_short) for m in _walk(n.body)):
+                yield Diagnostic("W112", "this required part can never fall short: it moves no card, chooses "
+                                 "nothing and calls no procedure, so it is always done in full", n.span,
+                                 hint="put the part the effect requires (a card statement, a choice) inside `require`")
+
+
 @rule("E015")
 def deck_too_small_for_the_deal(ctx):
     """`deal N to zone` at set-up needing more cards than the deck has for the most players."""

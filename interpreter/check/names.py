@@ -335,8 +335,6 @@ class NameChecker:
             if tr.instead and tr.event.kind not in ("move", "draw", "discard", "deal"):
                 self.report(Diagnostic("E008", f"`instead` replaces a card's move: `{tr.event}` moves no card",
                                        tr.event.span, hint="use it with move, draw, discard or deal"))
-            if tr.instead and tr.optional:
-                self.report(Diagnostic("E008", "a replacement (`instead`) cannot be optional (`may`)", tr.span))
             sc = self.event_scope(root, tr)
             self.expr(tr.cond, sc)
             self.expr(tr.ask_by, sc)

@@ -205,6 +205,9 @@ class Facts:
     card_names: Optional[tuple] = None
     # id(A.Name node) -> its Use: the resolver pass's record (`uses`, `check/names.py`)
     uses: dict = attrs.field(factory=dict)
+    # The procedures that may run a required part (`require { … }`), themselves or through
+    # the procedures they call: what `possible` reads (walker/trial.py).
+    requiring: frozenset = frozenset()
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)
@@ -247,7 +250,27 @@ def _make_facts(rs) -> Facts:
                  emitted_fields=emitted, derive_kinds=derive_kinds, static_defs=frozenset(static_defs),
                  decl_order={id(d): i for i, d in enumerate(rs.items)},
                  derives_reading=_derives_reading(rs, derive_kinds), check_zones=check_zones,
-                 check_vars=check_vars)
+                 check_vars=check_vars, requiring=requiring_procedures(rs))
+
+
+def requiring_procedures(rs) -> frozenset:
+    """The procedures that may run a `require` block: one in their body, or a call of a
+    procedure that may (a trigger it sets off is not counted: its required parts are its own)."""
+    calls: dict = {}
+    found: set = set()
+    for name, proc in rs.procedures.items():
+        nodes = list(A.walk(proc.body))
+        if any(isinstance(n, A.Require) for n in nodes):
+            found.add(name)
+        calls[name] = {n.name for n in nodes if isinstance(n, A.CallStmt) and n.name in rs.procedures}
+    grew = True
+    while grew:
+        grew = False
+        for name, callees in calls.items():
+            if name not in found and callees & found:
+                found.add(name)
+                grew = True
+    return frozenset(found)
 
 
 def what_checks_read(rs) -> tuple:

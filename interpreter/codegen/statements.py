@@ -752,6 +752,25 @@ class Statements:
         self.block(fn, s.body, inner)
         fn.ind -= 1
 
+    def s_Require(self, fn, s, sc, ks):
+        """As `Engine.x_require`: the block between `require_begin` and `require_end`, whose
+        answer runs the `then` block."""
+        tok = self.fresh("rq")
+        fn.emit(f"{tok} = eng.require_begin()")
+        fn.emit("try:")
+        fn.ind += 1
+        self.block(fn, s.body, sc)
+        fn.ind -= 1
+        fn.emit("finally:")
+        fn.emit(f"    eng.state.require_depth = {tok}[0]")
+        if s.then is None:
+            fn.emit(f"eng.require_end({tok})")
+            return
+        fn.emit(f"if eng.require_end({tok}):")
+        fn.ind += 1
+        self.block(fn, s.then, sc)
+        fn.ind -= 1
+
     def s_Simultaneously(self, fn, s, sc, ks):
         outer, waiting = self.fresh(), self.fresh()
         fn.emit("st.secret_depth += 1")

@@ -327,6 +327,9 @@ class _Build(Transformer):
         body = _of(c, A.Block)[0]
         return A.May(_tagged(c, "by"), prompt, body, _tagged(c, "else"), span=self.sp(meta))
 
+    def require_stmt(self, meta, c):
+        return A.Require(c[0], _tagged(c, "then"), span=self.sp(meta))
+
     def simul_stmt(self, meta, c):
         return A.Simultaneously(c[0], span=self.sp(meta))
 

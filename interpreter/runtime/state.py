@@ -153,6 +153,14 @@ class State:
     deferred: Optional[list] = _kept("maybe list", default=None)
     quiet_moves: int = _kept("value", default=0)
     trying: bool = _kept("value", default=False)
+    # `require { … }` (a required part): `require_depth`, the length of the event chain
+    # where the innermost open one runs (-1: none); `shortfall`, the failures counted so
+    # far (a card statement that moved fewer cards than asked, a choice with too few
+    # options or declined); `trial_through`: a trial of a procedure that may run a required
+    # part, which goes on past moves (it has its own zones' lists).
+    require_depth: int = _kept("value", default=-1)
+    shortfall: int = _kept("value", default=0)
+    trial_through: bool = _kept("value", default=False)
     # A trial's copy (`trial_copy`): the ids of the cards whose variables it has made its
     # own (`card_store`); None in any other state, whose card variables are all its own.
     own_cards: Optional[set] = _kept("owned", default=None)

@@ -43,9 +43,10 @@ class ContinuousRules:
         of its `for` list — and look again from the first check, until none holds. Not while
         a trigger, reaction or check body is running (they settle when the outermost one
         ends) or a `then` block (after it), not before the game has begun (setup) and not
-        once it is over."""
+        once it is over; nor in a trial that runs through a required part (`possible`
+        asks what the procedure does, not what the game makes of it once settled)."""
         st = self.state
-        if st.event_chain or st.holding or not st.checks_on or st.finished:
+        if st.event_chain or st.holding or not st.checks_on or st.finished or st.trial_through:
             return
         if st.changes == st.settled and not force:
             return   # nothing changed since the checks last found nothing to do

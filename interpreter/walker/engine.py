@@ -249,7 +249,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
 
     def _place(self, card, dest: ZoneRef, position="top"):
         st = self.state
-        if st.trying:   # `possible`: a card that moves is all the trial needs to know
+        if st.trying and not st.trial_through:   # `possible`: a card that moves is all the trial needs to know
             raise _TrialMoved()
         cid = card.id
         where, zones = st.where, st.zones
@@ -270,7 +270,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                 stats[key] = stats.get(key, 0) + 1
                 key = self._flow_stats.get((old, dest.key)) or self._flow_stat(old, dest.key)
                 stats[key] = stats.get(key, 0) + 1
-                if self.move_hooks:
+                if self.move_hooks and not st.trying:
                     for hook in self.move_hooks:
                         hook(cid, old, dest.key)
         ids = zones.get(dest.key)
@@ -297,7 +297,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         stats[key] = stats.get(key, 0) + 1
         key = self._flow_stats.get((old, new)) or self._flow_stat(old, new)
         stats[key] = stats.get(key, 0) + 1
-        if self.move_hooks:
+        if self.move_hooks and not self.state.trying:   # (a trial's moves are not the game's)
             for hook in self.move_hooks:
                 hook(cid, old, new)
 
@@ -525,4 +525,5 @@ _EXEC = {
     A.Win: Engine.x_win, A.Lose: Engine.x_lose, A.KnockOut: Engine.x_knock_out, A.Say: Engine.x_say, A.Emit: Engine.x_emit,
     A.CallStmt: Engine.x_call, A.Give: Engine.x_give, A.Act: Engine.x_act, A.Pass: Engine.x_pass,
     A.GiveExtra: Engine.x_give_extra, A.ReverseOrder: Engine.x_reverse,
+    A.Require: Engine.x_require,
 }

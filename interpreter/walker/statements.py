@@ -16,7 +16,7 @@ from .compiler import Env, event_env
 from ..check.loader import Card
 from ..base.diagnostics import CglError, Diagnostic
 from ..base.protocol import (CARD_STATS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision,
-                             _EndScope, _GameOver, _TrialMoved)
+                             _EndScope, _GameOver, _TrialMoved, _TrialRequired)
 from ..check.resolver import facts, use_of
 from ..runtime.state import Event, Player, ZoneRef
 from ..runtime.values import _apply, _kind, _num, _show, _truth
@@ -52,6 +52,46 @@ class Statements:
             finally:
                 self.state.holding -= 1
 
+    # `require { … } [then { … }]`, a required part (docs/language.md, section 4.11a): its
+    # block runs, and it was done in full unless something in it fell short (`short`: a
+    # card statement that moved no card or fewer than asked, a choice with too few options
+    # or declined). Shortfalls count at the depth of the trigger chain where the part runs
+    # (`require_depth`), so what a trigger it sets off fails is not its own; a part inside
+    # another at the same depth passes its shortfalls on. `then` runs only after a part
+    # done in full; a trial (`possible`) ends at the end of its procedure's first part.
+    def x_require(self, s, env):
+        token = self.require_begin()
+        try:
+            yield from self.run_block(s.body, env)
+        finally:
+            self.state.require_depth = token[0]
+        if self.require_end(token) and s.then is not None:
+            yield from self.run_block(s.then, env)
+
+    def require_begin(self) -> tuple:
+        """A required part begins: (the depth and shortfalls before it), for `require_end`."""
+        st = self.state
+        token = (st.require_depth, st.shortfall)
+        st.require_depth = len(st.event_chain)
+        return token
+
+    def require_end(self, token) -> bool:
+        """A required part ended (its depth already given back): whether it was done in full."""
+        st = self.state
+        done = st.shortfall == token[1]
+        level = len(st.event_chain)
+        if token[0] != level:   # no part around it at this depth: its shortfalls were its own
+            st.shortfall = token[1]
+            if st.trying and self._trial_level == level:
+                raise _TrialRequired(done)
+        return done
+
+    def short(self):
+        """Something in the open required part fell short (see `x_require`)."""
+        st = self.state
+        if st.require_depth == len(st.event_chain):
+            st.shortfall += 1
+
     # Each statement is split in two: `x_…` evaluates its expressions (tree walking) and
     # `s_…` does the work with the values; compiled rulesets (codegen.py) call `s_…` directly.
     def s_move(self, s, cards, dest):
@@ -75,6 +115,8 @@ class Statements:
             self.state.quiet_moves -= bulk
         if bulk and self._zone_rules and moved:  # (a rule may refuse some: counted once moved)
             self.log("move", f"{moved} card{'s' if moved != 1 else ''} moved to {dest}", count=moved)
+        if moved < len(cards) or not moved:
+            self.short()
         return moved
 
     def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
@@ -145,7 +187,9 @@ class Statements:
         return self.event_begin(ev)
 
     def _replace(self, ev: Event):
-        """Run the first `instead` trigger that replaces this card move; True if one did."""
+        """Run the first `instead` trigger that replaces this card move; True if one did.
+        An optional one (`instead … may`) asks first: declined, the next one is looked at,
+        and with none the move happens."""
         if not self._instead_by_kind:
             return False
         ev.phase = ev.phase or self.state.phase
@@ -153,6 +197,11 @@ class Statements:
             env = event_env(ev)
             if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
                 continue
+            if tr.optional:
+                seat = self._asker(tr.ask_by, env)
+                prompt = self.ev(tr.prompt, env) if tr.prompt else f"Use {tr.name}?"
+                if not (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)):
+                    continue
             if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
                 chain = " -> ".join(self.state.event_chain[-12:])
                 raise CglError(Diagnostic("E011", f"replacements run away ({len(self.state.event_chain)} deep): {chain}",
@@ -212,6 +261,8 @@ class Statements:
             moved += took
             if took and drawn is not None:
                 drawn.append(top)
+        if moved < n or not moved:   # (a required part falls short: `require`)
+            self.short()
         if drawn is None:
             return moved
         if s.one:
@@ -259,6 +310,8 @@ class Statements:
                 moved += took
             if stopped:
                 break
+        if moved < n * len(dests) or not moved:
+            self.short()
         return moved
 
     def x_discard(self, s, env):
@@ -281,6 +334,8 @@ class Statements:
             hit = self._moved(ev, "top", CARD_STATS["discard"])
             if hit is not None:
                 yield from self.event_run(ev, hit)
+        if moved < len(cards) or not moved:
+            self.short()
         return moved
 
     def x_swap(self, s, env):
@@ -295,14 +350,16 @@ class Statements:
         where, zones = self.state.where, self.state.zones
         ka, kb = where[a.id], where[b.id]
         if a.id == b.id or ka == kb:
+            self.short()
             return 0   # the same zone: nothing moves
         za, zb = self.zone_of_card(a), self.zone_of_card(b)
         cur = self.state.current
         ev_a = Event("move", None, a, self.players[zb.owner if zb.owner is not None else cur], za, zb)
         ev_b = Event("move", None, b, self.players[za.owner if za.owner is not None else cur], zb, za)
         if self._zone_rules and (self.refused(ev_a) or self.refused(ev_b)):
+            self.short()
             return 0
-        if self.state.trying:
+        if self.state.trying and not self.state.trial_through:
             raise _TrialMoved()
         ia, ib = zones[ka].index(a.id), zones[kb].index(b.id)
         zones[ka][ia], zones[kb][ib] = b.id, a.id
@@ -529,6 +586,7 @@ class Statements:
             hi = 1
         n = len(options)
         if n < lo:
+            self.short()
             return OTHERWISE
         if hi > n:
             hi = n
@@ -558,6 +616,7 @@ class Statements:
                 self.log("decision", f"{chooser} declines: {d.prompt}",
                          visible_to=[chooser.seat] if d.secret else self.decision_audience(chooser.seat, d.prompt),
                          player=chooser.seat + 1, answer=None)
+            self.short()
             return OTHERWISE
         if self.record or self.listeners:
             self._log_choice(d, self.players[d.player], picked, d.prompt)

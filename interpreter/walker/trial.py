@@ -12,6 +12,11 @@ it needs has nothing to choose from, every draw finds an empty stock …). The r
 untouched: its state (random source and scripted dice included) is never tried on, only
 copies of it (`State.trial_copy`, which shares with it what a trial does not change), and
 the caches are as before the trial.
+A procedure that may run a required part (`require { … }`, itself or through the
+procedures it calls: `Facts.requiring`) is asked about that part instead: a way through
+goes on past moves, on its own zones' lists, to the end of the first required part it
+meets, and counts when that part was done in full; a way through that meets none counts
+when it changed the game, as above.
 Limits: `MAX_TRIALS` ways through per `possible` (past it, it counts as possible: better to
 offer a card that may fizzle than to forbid one that works), and no trial inside a trial
 (a `possible` met while trying counts as true).
@@ -19,7 +24,8 @@ offer a card that may fizzle than to forbid one that works), and no trial inside
 from __future__ import annotations
 
 from .compiler import Env
-from ..base.protocol import _EndScope, _GameOver, _TrialMoved
+from ..base.protocol import _EndScope, _GameOver, _TrialMoved, _TrialRequired
+from ..check.resolver import facts
 
 MAX_TRIALS = 32          # ways through one procedure, before `possible` gives it the benefit of the doubt
 MAX_ALTERNATIVES = 8     # other options tried at one decision
@@ -27,6 +33,8 @@ MAX_ALTERNATIVES = 8     # other options tried at one decision
 
 class Trials:
     """`possible` (see the module doc); a trial's state is marked `trying`."""
+
+    _trial_level = -1   # the event chain's length where the procedure tried runs (its required part ends there)
 
     def possible(self, e, args) -> bool:
         """`possible(P(args))`: could procedure P, run now with these arguments, change the game?"""
@@ -43,23 +51,31 @@ class Trials:
         self.record, self.listeners = False, []
         try:
             todo = [()]
+            through = proc.name in facts(self.rs).requiring
             for _ in range(MAX_TRIALS):
                 if not todo:
                     return False
-                done, more = self._try(proc, args, todo.pop(), base)
+                done, more = self._try(proc, args, todo.pop(), base, through)
                 if done:
                     return True
                 todo.extend(reversed(more))   # depth first: the first alternatives first
             return True
         finally:
             self.state = base   # the game's own state, untouched: everything tried was on copies
+            self._trial_level = -1
             self.record, self.listeners = record, listeners
             self.forget_all()   # derived values cached while trying read the trial's state
 
-    def _try(self, proc, args, path: tuple, base):
+    def _try(self, proc, args, path: tuple, base, through: bool = False):
         """One way through: the answers of `path`, then first options. (whether it changed
-        the game, the paths that answer one later decision otherwise)."""
+        the game, or did its required part in full when `through`; the paths that answer
+        one later decision otherwise)."""
         trial = self.state = _trial_copy(base)
+        self._trial_level = -1
+        if through:   # past moves: the trial's own zones' lists
+            trial.trial_through = True
+            trial.zones = {k: v[:] for k, v in trial.zones.items()}
+            self._trial_level = len(trial.event_chain)
         gen = self.run_block(proc.body, Env(dict(zip(proc.params, args))))
         answers: list = []
         more: list = []
@@ -75,6 +91,8 @@ class Trials:
                 d = gen.send(a)
         except StopIteration:
             pass
+        except _TrialRequired as r:
+            return r.done, more
         except (_TrialMoved, _GameOver, _EndScope):
             return True, []
         finally:
@@ -95,10 +113,11 @@ def _answers(d):
 def _trial_copy(st):
     """A copy of the state to try things on (`State.trial_copy`: the log left out, what a
     trial does not change shared), marked `trying`, with no `then` block, bulk move or
-    `simultaneously` open (the procedure runs on its own)."""
+    `simultaneously` or required part open (the procedure runs on its own)."""
     trial = st.trial_copy()
     trial.trying = True
     trial.deferred, trial.holding, trial.quiet_moves = None, 0, 0
+    trial.require_depth = -1   # (a required part open in the game is not the trial's)
     return trial
 
 

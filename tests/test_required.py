@@ -1,0 +1,149 @@
+"""`require { … } [then { … }]`, the required part of an effect: what `then` ("then", "if you
+do") and `possible` ("a card whose effect is impossible cannot be played") read, on both
+engines (docs/language.md, section 4.11a).
+
+The deck of conftest.py lies in id order: its top card is the second C1, then the first C1, B3 …
+"""
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_script, texts
+
+pytestmark = pytest.mark.both_engines   # each test on the compiled engine and on the tree walker (conftest.py)
+
+
+def names(rs, ids):
+    return [rs.cards[i].name for i in ids]
+
+
+# Rain: discard 2 cards, then draw 2; and take another turn (outside the required part).
+RAIN = """
+    var turns_given = 0
+    procedure rain(p) {
+      require { repeat 2 { choose c in hand(p) by p "Discard" { discard c } } } then { draw 2 to hand(p) }
+      set turns_given += 1
+    }
+    action play "Rain" when possible(rain(actor)) { rain(actor) }
+    action rest "Rest" { pass }
+    match { rounds 1 }
+    round { start { deal {n} to hand } until turn_no >= 1 }
+    turn { phase p { act by current } }
+"""
+
+
+def test_then_runs_after_a_required_part_done_in_full(make_rules):
+    rs = make_rules(RAIN.replace("{n}", "2"))
+    g, asked = run_script(rs, [0, 0])     # Rain; discard the first card (the other is the only one left)
+    assert asked[0].labels == ["Rain", "Rest"]
+    assert len(g.state.zones["pile"]) == 2 and len(g.state.zones["hand:0"]) == 2
+
+
+def test_a_required_part_done_in_part_runs_no_then(make_rules):
+    # one card: the part cannot be done in full, so the card is not offered …
+    rs = make_rules(RAIN.replace("{n}", "1"))
+    g, asked = run_script(rs, [])
+    assert asked == []    # only "Rest": nothing to ask
+    # … and played all the same (the action asks nothing), it discards the one card, draws nothing
+    rs = make_rules(RAIN.replace("{n}", "1").replace('action play "Rain" when possible(rain(actor))',
+                                                     'action play "Rain"'), name="forced.cgl")
+    g, asked = run_script(rs, [0])
+    assert len(g.state.zones["pile"]) == 1 and g.state.zones["hand:0"] == []
+    assert g.state.globals["turns_given"] == 1    # what follows the part happens all the same
+
+
+def test_a_declined_choice_leaves_the_part_undone(make_rules):
+    rs = make_rules("""
+        procedure pay(p) {
+          require { may choose c in hand(p) by p "Discard one to draw two?" { discard c } } then { draw 2 to hand(p) }
+        }
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { pay(current) } }
+    """)
+    g, asked = run_script(rs, [None])
+    assert len(g.state.zones["hand:0"]) == 1 and g.state.zones["pile"] == []
+    g, asked = run_script(rs, [0])
+    assert len(g.state.zones["hand:0"]) == 2 and len(g.state.zones["pile"]) == 1
+
+
+def test_a_refused_or_replaced_move_leaves_the_part_undone(make_rules):
+    rs = make_rules("""
+        rule keep_green: forbid leave hand if card.suit = "green"
+        on discard if card.suit = "blue" instead { move card to deck bottom }
+        procedure pay(p, c) { require { discard c } then { say "paid with {c.name}" } }
+        match { rounds 1 }
+        round { start { move all_cards where name in ["A1", "B1", "C1"] to hand(current) } until turn_no >= 1 }
+        turn { phase p { for c in hand(current) { pay(current, c) } } }
+    """)
+    g, _ = run_script(rs, [])
+    said = [t for t in texts(g) if t.startswith("paid")]
+    assert said == ["paid with A1"]     # C1 is refused, B1 goes to the deck instead
+
+
+def test_what_a_trigger_fails_is_not_the_parts_own(make_rules):
+    # the discard sets off a trigger whose choice has nothing to choose from: the part was
+    # done all the same; a required part of the trigger's own is judged on its own
+    rs = make_rules("""
+        on discard as echo { require { choose x in [] { pass } } then { say "never" } }
+        procedure pay(p) { require { discard first(hand(p)) } then { say "paid" } }
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { pay(current) } }
+    """)
+    g, _ = run_script(rs, [])
+    assert "paid" in texts(g) and "never" not in texts(g)
+
+
+def test_a_part_inside_a_part_passes_on_its_shortfall(make_rules):
+    rs = make_rules("""
+        procedure pay(p) {
+          require { require { draw 3 to hand(p) } then { say "inner" }  say "outer body" } then { say "outer" }
+        }
+        match { rounds 1 }
+        round { start { move all_cards where name != "A1" to pile } until turn_no >= 1 }
+        turn { phase p { pay(current) } }
+    """)
+    g, _ = run_script(rs, [])
+    t = texts(g)
+    assert "outer body" in t and "inner" not in t and "outer" not in t
+
+
+def test_possible_asks_the_first_required_part_met(make_rules):
+    # a card moves before the part (it would make the procedure possible without one):
+    # only the part counts; a branch that meets no part counts when it changes anything
+    rs = make_rules("""
+        procedure effect(p, c) {
+          move c to pile
+          if c.suit = "red" { require { draw 5 to hand(p) } } elif c.suit = "blue" { draw 1 to hand(p) }
+        }
+        action play(c in hand(actor)) "Play {c.name}" when possible(effect(actor, c)) { effect(actor, c) }
+        action rest "Rest" { pass }
+        match { rounds 1 }
+        round { start { move all_cards where name in ["A1", "B1", "C1"] to hand(current)
+                        move all_cards where name in ["A2", "A3", "B2"] to pile } until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """)
+    g, asked = run_script(rs, [3])
+    # the deck holds 3 cards: red cannot draw 5; blue draws 1; green (two of them) moves itself only (a change)
+    assert sorted(asked[0].labels) == ["Play B1", "Play C1", "Play C1", "Rest"]
+
+
+def test_a_trial_through_a_required_part_leaves_no_trace(make_rules):
+    body = """
+        var seen = 0
+        on draw as noted { set seen += 1 }
+        procedure effect(p) { shuffle deck  require { draw 2 to hand(p)  discard first(hand(p)) } }
+        action play "Play" when possible(effect(actor)) { pass }
+        action rest "Rest" { pass }
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """
+    tried = make_rules(body)
+    plain = make_rules(body.replace("when possible(effect(actor))", ""), name="plain.cgl")
+    a, asked = run_script(tried, [1], seed=5)
+    b, _ = run_script(plain, [1], seed=5)
+    assert asked[0].labels == ["Play", "Rest"]
+    assert a.state.zones == b.state.zones and a.state.globals == b.state.globals
+    assert a.state.rng.getstate() == b.state.rng.getstate() and texts(a) == texts(b)

@@ -291,3 +291,16 @@ def test_the_keywords_of_did_you_mean_are_read_from_the_grammar():
     assert {"GAME", "ZONE", "ESTIMATE", "CHECK"} <= syntax._DECL_WORDS
     text = pathlib.Path(syntax.__file__).read_text(encoding="utf-8")
     assert '"SHUFFLE"' not in text and '"INVARIANT"' not in text
+
+
+@pytest.mark.parametrize("body,field", [("labels [it.suit]", "cards"), ("cards hand(p)", "labels")])
+def test_a_pattern_without_its_cards_or_labels_is_located(body, field):
+    """A pattern (an `override pattern` too: it replaces the base's whole) needs `cards` and
+    `labels`; without one the generator once met a missing expression and crashed (found by
+    the mutation test dropping the `cards` line of mgt-v0.1's `override pattern winning`)."""
+    src = f'game "G" {{ players 2 }}\noverride pattern flush(p) {{\n  {body}\n  shape three: 3\n}}\n'
+    with pytest.raises(CglError) as e:
+        parse(src, "g.cgl")
+    d = e.value.diagnostics[0]
+    assert d.code == "E001" and f"pattern `flush` has no `{field}`" in d.message and d.span.line == 2
+    assert "a pattern names" in d.hint

@@ -563,6 +563,11 @@ class _Build(Transformer):
 
     def pattern_decl(self, meta, c):
         params = next((x for x in c[1:] if isinstance(x, tuple)), ())
+        for field, what in (("cards", "the cards it looks at, e.g. `cards hand(p)`"),
+                            ("labels", "what each card counts as, e.g. `labels [it.suit]`")):
+            if _tagged(c, field) is None:   # (an `override pattern` is whole too: it replaces the base's)
+                raise CglError(Diagnostic("E001", f"pattern `{c[0]}` has no `{field}`", self.sp(meta),
+                                          hint=f"a pattern names {what}"))
         return A.Pattern(str(c[0]), params, _tagged(c, "cards"), _tagged(c, "labels"),
                          _tagged(c, "fixed"), tuple(_all_tagged(c, "shape")), _tagged(c, "best"),
                          span=self.sp(meta))

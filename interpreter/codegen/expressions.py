@@ -286,8 +286,12 @@ class Expressions:
             f"{self.getter(e.name)}(eng, {{}}, {self.k(e)})"
         if isinstance(obj, Var):
             return self.fast_attr(obj, e.name, slow.format(obj), ty, fn)
-        if ty == "card" and self.card_branch(e.name, _O) is not None:
-            return f"{self.hint_card_getter(e.name) if self.hinting else self.card_getter(e.name)}(eng, {obj})"
+        if ty == "card" and self.hinting:   # (a face through `HC_`, where the card lies as it is: card_branch)
+            read = self.card_branch(e.name, obj)
+            if read is not None:
+                return read
+        elif ty == "card" and self.card_branch(e.name, _O) is not None:
+            return f"{self.card_getter(e.name)}(eng, {obj})"
         if ty == "player" and e.name in self.player_vars and not self.hinting:
             return f"{self.state(fn, 'player_vars')}[{obj}.seat][{e.name!r}]"
         return slow.format(obj)

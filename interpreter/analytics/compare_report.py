@@ -14,8 +14,8 @@ import html
 from typing import Optional
 
 from ..base.files import write_text
-from .report import (A_COLOR, B_COLOR, _CSS, _img, _png, impact_plot, lead_changes_plot, require_matplotlib,
-                     skill_trace_html, trajectory_axes, verdict_html)
+from .report import (A_COLOR, B_COLOR, _img, _png, impact_plot, lead_changes_plot, page_end, page_head,
+                     require_matplotlib, skill_trace_html, trajectory_axes, verdict_html)
 from .summary_text import _pct, _sig
 
 
@@ -176,8 +176,7 @@ def render_compare_html(c: dict, text: str) -> str:
     def side(x):
         opts = ", ".join(f"{k}={v}" for k, v in x["options"].items()) or "no options"
         return f"{e(_name(x))} <span class=muted>({e(x['file'])}; {e(opts)})</span>"
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>cgl compare: {e(_name(a))} vs {e(_name(b))}</title><style>{_CSS}</style></head><body>",
+    out = page_head(f"cgl compare: {_name(a)} vs {_name(b)}") + [
            f"<h1>{e(_name(a))} against {e(_name(b))}</h1>",
            f"<p><b>A:</b> {side(a)}<br><b>B:</b> {side(b)}</p>",
            f"<p>{a['games']} games each on the same seeds (seed {c['seed']}) · players A {a['players']}, "
@@ -232,10 +231,7 @@ def render_compare_html(c: dict, text: str) -> str:
 
     out += _impact_side_by_side(Figure, sa, sb)
 
-    out.append("<h2>The whole report</h2>")
-    out.append(f"<pre>{e(text)}</pre>")
-    out.append("<p class=muted>Written by <code>cgl compare</code>. See docs/analytics.md for every metric.</p>")
-    out.append("</body></html>")
+    out += page_end(text, "cgl compare")
     return "\n".join(out)
 
 

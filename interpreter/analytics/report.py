@@ -323,6 +323,19 @@ def _dead_html(s: dict) -> list:
     return out
 
 
+def page_head(title: str) -> list:
+    """The start of a report page (both commands' pages look alike)."""
+    return ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"]
+
+
+def page_end(text: str, command: str) -> list:
+    """The end of a report page: the whole text report, and what wrote it."""
+    return ["<h2>The whole report</h2>", f"<pre>{html.escape(text)}</pre>",
+            f"<p class=muted>Written by <code>{command}</code>. See docs/analytics.md for every metric.</p>",
+            "</body></html>"]
+
+
 def render_html(s: dict, text: str) -> str:
     """The page: summary, plots, dead rules and cards, and the whole text report."""
     Figure = require_matplotlib()
@@ -335,8 +348,7 @@ def render_html(s: dict, text: str) -> str:
     else:
         agents_text = (f"{agents[0]} at every seat" if len(set(agents)) == 1
                        else ", ".join(f"P{i + 1}: {a}" for i, a in enumerate(agents)))
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>cgl simulate: {e(title)}</title><style>{_CSS}</style></head><body>",
+    out = page_head(f"cgl simulate: {title}") + [
            f"<h1>{e(title)}: {s['games']} simulated games</h1>",
            f"<p>{e(rs['file'])} · {s['players']} players · seed {s['seed']} · "
            f"options: {e(', '.join(f'{k}={v}' for k, v in rs['options'].items()) or 'none')}</p>",
@@ -392,10 +404,7 @@ def render_html(s: dict, text: str) -> str:
 
     out += _dead_html(s)
 
-    out.append("<h2>The whole report</h2>")
-    out.append(f"<pre>{e(text)}</pre>")
-    out.append("<p class=muted>Written by <code>cgl simulate</code>. See docs/analytics.md for every metric.</p>")
-    out.append("</body></html>")
+    out += page_end(text, "cgl simulate")
     return "\n".join(out)
 
 

@@ -47,7 +47,7 @@ class Expressions:
             with self.hint_mode(False):
                 plain = self.card_branch(name, _O)
             self.defs += [f"def {fname}(eng, o):",
-                          "    if eng.hint_zones.get(eng.state.where[o.id]) is None:   # (not known to be seen)",
+                          "    if eng.hint_zones.get(eng.state.where[o.id]) is not True:   # (not known to be seen)",
                           f"        eng.hint_sees(o, {name!r})", f"    return {plain}", ""]
         return fname
 

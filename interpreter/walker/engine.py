@@ -95,8 +95,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self._moved_stats = [CARD_STATS["move"] + c.name for c in self.cards]
         self._flow_stats: dict = {}
         self._key_owners: dict = {}    # zone key -> its owner (a Player or None), as found
-        self._sight: dict = {}         # (zone key, seat) -> whether that seat sees the zone (`hidden_keys`)
-        self._zones_seen: dict = {}    # seat -> {zone key: True} for the zones it sees (a hint's quick test)
+        self._sight: dict = {}         # seat -> {zone key: whether that seat sees the zone} (`hidden_keys`, hints)
         self._hint_how: dict = {}      # a card property -> how a hint's read of it is watched (hints.py)
         self._twins: Optional[dict] = None   # card id -> the ids of its identical copies (`twins`)
         # "start" / "end" when some trigger or reaction waits for the start (end) of something

@@ -110,19 +110,25 @@ class Forks:
         v = self._visibility.get(z.name, "public")
         return v == "public" or (v == "owner" and self.zone_owner(z) == seat)
 
+    def sight_of(self, seat: int) -> dict:
+        """What `seat` is known to see: zone key -> whether it may look at its cards (a zone
+        under a card is never remembered: its owner is where its card lies)."""
+        sight = self._sight.get(seat)
+        return sight if sight is not None else self._sight.setdefault(seat, {})
+
     def hidden_keys(self, zones: dict, seat: int) -> list:
         """The keys of `zones` whose cards player `seat` may not look at, in key order.
         Whether a seat sees a zone is remembered per zone key, as it never changes (save for a
         zone under a card, whose owner is where its card lies: asked each time)."""
-        sight = self._sight
+        sight = self.sight_of(seat)
         out = []
         for key in sorted(zones):
-            seen = sight.get((key, seat))
+            seen = sight.get(key)
             if seen is None:
                 z = self.zone_ref(key)
                 seen = self.sees_zone(z, seat)
                 if z.card is None:
-                    sight[key, seat] = seen
+                    sight[key] = seen
             if not seen:
                 out.append(key)
         return out

@@ -40,16 +40,15 @@ class Hints:
 
     hint_seat: Optional[int] = None   # the seat whose hint is being evaluated (None: rules run)
     _hint_node = None
-    # the zones (by key) the hint's seat is known to see, as `hint_sees` found them: the
-    # generated hints' quick test before they call it (Expressions.hint_card_getter)
+    # what the hint's seat is known to see (`sight_of`): the generated hints' quick test
+    # before they call `hint_sees` (Expressions.hint_card_getter)
     hint_zones: dict = {}
 
     def hint_values(self, seat: int, node, fn, *args):
         """`fn(*args)`, the values of hint `node` for player `seat`, with its reads watched."""
         outer = self.hint_seat, self._hint_node, self.hint_zones
         self.hint_seat, self._hint_node = seat, node
-        zones = self._zones_seen.get(seat)
-        self.hint_zones = zones if zones is not None else self._zones_seen.setdefault(seat, {})
+        self.hint_zones = self.sight_of(seat)
         self.attr_of = self._hint_attr        # (an instance attribute: `clone` leaves it behind)
         try:
             return fn(*args)
@@ -109,14 +108,13 @@ class Hints:
         key = self.state.where[card.id]
         if key is None:
             return card
-        seen = self._sight.get((key, seat))   # (as `hidden_keys` remembers it)
+        sight = self.sight_of(seat)
+        seen = sight.get(key)   # (as `hidden_keys` remembers it)
         if seen is None:
             z = self.zone_ref(key)
             seen = self.sees_zone(z, seat)
             if z.card is None:
-                self._sight[key, seat] = seen
-                if seen:
-                    self._zones_seen.setdefault(seat, {})[key] = True
+                sight[key] = seen
         if not seen:
             z = self.zone_ref(key)
             seers = self.state.shown.get(card.id, ())

@@ -656,12 +656,57 @@ def test_compare_begins_with_a_verdict_whose_every_sentence_has_an_interval():
     # every sentence, the last too (the tables that differ, or the nearest metric when nothing else does)
     assert len(sentences) >= 4 and all("[" in x and "]" in x and "Holm" in x for x in sentences)
     assert any(x.startswith("  - Length: B's games are longer: +") and "Holm < 0.001" in x for x in sentences)
-    assert "Seat balance: no seat wins at another rate" in sentences[0]
+    assert "Seat balance: No seat wins at another rate in B than in A" in sentences[0]
     data = json.loads(CliRunner().invoke(main, ["compare", "examples/high-low.cgl", "--a-option", "target=10",
                                                 "--b-option", "target=60", "-n", "60", "-s", "1", "-w", "1",
                                                 "--json"]).output)
     assert data["correction"].startswith("Holm") and data["verdict"] == [x[4:] for x in sentences]
     assert all("p_holm" in row for row in data["rows"])
+
+
+COIN = textwrap.dedent("""\
+    game "Coin" {
+      version "1"
+      players 2..2
+    }
+    option bias: int in 1..99 = 50 "P1's chance in percent"
+    match {
+      rounds 1
+      end {
+        if d100 <= bias {
+          win [first(players)]
+        } else {
+          win [last(players)]
+        }
+      }
+    }
+    round {
+      start {
+        end round
+      }
+    }
+    """)
+
+
+def test_compare_says_of_each_version_whether_its_seats_are_fair(tmp_path):
+    """(Issue 32: the verdict said whether seats moved between A and B, never whether A or B
+    is itself fair.) A fair coin against one that favours P1: the first sentence judges each
+    side, with P1's share, its interval and Holm's correction over the family, which grows by
+    each side's seat tests."""
+    f = tmp_path / "coin.cgl"
+    f.write_text(COIN)
+    args = ["compare", str(f), "--a-option", "bias=50", "--b-option", "bias=80", "-n", "200", "-s", "1", "-w", "1"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    first = [x for x in r.output.splitlines() if x.startswith("  - ")][0]
+    assert first.startswith("  - Seat balance: A is fair, P1 wins 54.0% of decided games [")
+    assert "; B is not fair, P1 wins 83.0% of decided games [" in first and "against a fair 50.0%" in first
+    data = json.loads(CliRunner().invoke(main, args + ["--json"]).output)
+    assert [(x["side"], x["fair"]) for x in data["fairness"]] == [("A", True), ("B", False)]
+    holm_p = [x["p_holm"] for x in data["fairness"]]
+    assert holm_p[1] < 0.05 <= holm_p[0]
+    assert data["tests"] == len(data["rows"]) + sum(1 for t in data["tables"] if t["test"]) + sum(
+        len(x["tests"]) for x in data["fairness"])
 
 
 def test_simulate_begins_with_a_verdict_whose_every_sentence_has_an_interval():

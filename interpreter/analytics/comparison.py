@@ -20,21 +20,42 @@ def compare(sa: dict, ra: list, sb: dict, rb: list) -> dict:
     skill = compare_skill(sa.get("skill"), sb.get("skill"))
     rows = (skill["rows"] if skill else []) + _proportion_rows(sa, sb) + _mean_rows(sa, ra, sb, rb)
     tables = _tables(sa, sb)
-    tests = len(rows) + sum(1 for t in tables if t["test"])
-    adjusted = holm([r["p"] for r in rows] + [t["p"] for t in tables])
-    for x, q in zip(rows + tables, adjusted):
+    fairness = [_fairness("A", sa), _fairness("B", sb)]
+    checks = [t for side in fairness for t in side["tests"]]
+    tests = len(rows) + sum(1 for t in tables if t["test"]) + len(checks)
+    adjusted = holm([r["p"] for r in rows] + [t["p"] for t in tables] + [t["p"] for t in checks])
+    for x, q in zip(rows + tables + checks, adjusted):
         x["p_holm"] = q
+    for side in fairness:
+        side["p_holm"] = min((t["p_holm"] for t in side["tests"]), default=None)
+        side["fair"] = None if side["p_holm"] is None else side["p_holm"] >= ALPHA
     return _r({
         "a": _side(sa), "b": _side(sb), "seed": sa["seed"], "agents": sa["agents"],
         "seat_rotation": sa.get("seat_rotation", False), "skill": skill,
         "paired": "both versions play game i with the same seed; the tests treat the two batches as independent "
                   "samples (once the rules differ the games diverge, so pairing adds little)",
-        "rows": rows, "tables": tables, "never": _never(sa, sb), "verdict": verdict(rows, tables, skill),
+        "rows": rows, "tables": tables, "fairness": fairness, "never": _never(sa, sb),
+        "verdict": verdict(rows, tables, skill, fairness),
         "correction": "Holm (family-wise error 5 % over every metric and table tested)",
         "tests": tests, "significant": sum(1 for x in rows if x["significant"]) + sum(1 for t in tables
                                                                                     if t["significant"]),
         "metrics_a": sa, "metrics_b": sb,
     })
+
+
+def _fairness(name: str, s: dict) -> dict:
+    """Whether one version's seats are fair on their own: the first seat's share of decided
+    games against 1/players, and all seats against equal shares, as `simulate` tests them;
+    their p-values join the comparison's family (Holm) in :func:`compare`."""
+    res = s["results"]
+    if s["players"] < 2:
+        return {"side": name, "tests": [], "first_seat": None}
+    tests = [dict(kind=k, p=res[key]["p"], test=res[key]["test"]) for k, key in
+             (("first seat", "first_seat"), ("all seats alike", "seats_equal"))
+             if res.get(key) and res[key].get("p") is not None]
+    fs = res.get("first_seat")
+    return {"side": name, "tests": tests,
+            "first_seat": None if not fs else {k: fs[k] for k in ("share", "ci95", "fair", "decided_games")}}
 
 
 # ---------------------------------------------------------------- proportions
@@ -228,17 +249,34 @@ def _moved_most(t: dict) -> str:
             f"[{_pts(lo)}, {_pts(hi)}] pts")
 
 
-def verdict(rows: list, tables: list, skill: Optional[dict]) -> list:
+def _fair_said(f: dict) -> Optional[str]:
+    """One version's seat balance in a few words: fair or not, P1's share of decided games
+    with its interval, and the tests' smallest p before and after Holm's correction."""
+    fs = f["first_seat"]
+    if fs is None or f["fair"] is None:
+        return None
+    p = min(t["p"] for t in f["tests"])
+    return (f"{f['side']} is {'fair' if f['fair'] else 'not fair'}, P1 wins {fs['share'] * 100:.1f}% of decided "
+            f"games [{fs['ci95'][0] * 100:.1f}, {fs['ci95'][1] * 100:.1f}] against a fair {fs['fair'] * 100:.1f}% "
+            f"({_p(p)}, {_p(f['p_holm']).replace('p', 'Holm', 1)})")
+
+
+def verdict(rows: list, tables: list, skill: Optional[dict], fairness: Optional[list] = None) -> list:
     """A few plain sentences first, B against A, each with its figure, its 95 % interval and
-    its p-value corrected for every metric tested (Holm): seat balance, length,
-    decisiveness and drama, skill, and what else holds after the correction."""
+    its p-value corrected for every metric tested (Holm): seat balance (each version's own,
+    then what moved between them), length, decisiveness and drama, skill, and what else holds
+    after the correction."""
     out = []
     seats = [r for r in rows if r["metric"].endswith(" win rate") and r["metric"].startswith("P")]
+    each = [x for x in (_fair_said(f) for f in fairness or []) if x]
     if seats:
         worst = max(seats, key=lambda r: abs(r["diff"]))
         moved = [r["metric"].split()[0] for r in seats if _holds(r)]
-        out.append(f"Seat balance: {'no seat' if not moved else ', '.join(moved)} wins at another rate in B "
-                   f"after Holm's correction; the largest change is {worst['metric'].split()[0]}'s "
+        who = "no seat wins" if not moved else (f"{moved[0]} wins" if len(moved) == 1 else
+                                                 f"{', '.join(moved[:-1])} and {moved[-1]} win")
+        out.append("Seat balance: " + ("; ".join(each) + ". " if each else "")
+                   + f"{who[0].upper()}{who[1:]} at another rate in B than in A after "
+                   f"Holm's correction; the largest change is {worst['metric'].split()[0]}'s "
                    f"{worst['diff'] * 100:+.1f} pts {_interval_pct(worst)} ({_said(worst)}).")
     turns = _find(rows, "turns per game")
     if turns is not None and _relative(turns):

@@ -147,3 +147,30 @@ def test_a_trial_through_a_required_part_leaves_no_trace(make_rules):
     assert asked[0].labels == ["Play", "Rest"]
     assert a.state.zones == b.state.zones and a.state.globals == b.state.globals
     assert a.state.rng.getstate() == b.state.rng.getstate() and texts(a) == texts(b)
+
+
+def test_each_way_through_reads_the_games_derived_values(make_rules):
+    # The first way through marks the card and reads a derived property of the mark (cached
+    # for its trial's state), then falls short; the second reads the same property, which on
+    # the game's state is unmarked: it must not read the first way's cached value, nor may
+    # the game after the trial.
+    rs = make_rules("""
+        var mark per card = 0
+        derive marked = mark
+        procedure effect(p, c) {
+          choose x in [1, 2] by p "How" {
+            require {
+              if x = 1 { set c.mark = 1  if c.marked = 1 { draw 99 to hand(p) } }
+              elif c.marked = 0 { draw 1 to hand(p) } else { draw 99 to hand(p) }
+            }
+          }
+        }
+        action play(c in hand(actor)) "Play {c.name}" when possible(effect(actor, c)) { say "marked {c.marked}" }
+        action rest "Rest" { pass }
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """)
+    g, asked = run_script(rs, [0])
+    assert len(asked[0].labels) == 2 and asked[0].labels[1] == "Rest"
+    assert "marked 0" in texts(g)

@@ -45,6 +45,11 @@ class CompiledEngine(Engine):
         Engine._derived_restore(self, {})
         self.dcache = {name: values[:] for name, values in kept.items()}
 
+    def derived_put_back(self, kept) -> None:
+        Engine.forget_all(self)   # (what `_derived_copy` does not keep)
+        for name, values in self.dcache.items():
+            values[:] = kept[name]   # in place: generated code holds these lists while it runs
+
     def forget(self, card, derives) -> None:
         for name in derives:
             self.dcache[name][card.id] = _MISSING

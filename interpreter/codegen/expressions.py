@@ -46,9 +46,16 @@ class Expressions:
             self.done.add(fname)
             with self.hint_mode(False):
                 plain = self.card_branch(name, _O)
+            kind = self.derive_kinds.get(name) if card_attr_meaning(self.rs, name) == "derive" else None
+            if kind in ("card", "place", "static"):   # the cache read here, its getter called only when missing
+                cache = self._static_caches[name] if kind == "static" else f"eng.dcache[{name!r}]"
+                tail = ["    v = " + cache + "[o.id]",
+                        f"    return v if v is not _MISSING else {self.derive_fn(name)}(eng, o)"]
+            else:
+                tail = [f"    return {plain}"]
             self.defs += [f"def {fname}(eng, o):",
                           "    if eng.hint_zones.get(eng.state.where[o.id]) is not True:   # (not known to be seen)",
-                          f"        eng.hint_sees(o, {name!r})", f"    return {plain}", ""]
+                          f"        eng.hint_sees(o, {name!r})", *tail, ""]
         return fname
 
     def hint_var(self, name, read: str, owner: Optional[str] = None) -> str:

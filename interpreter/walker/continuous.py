@@ -110,12 +110,15 @@ class ContinuousRules:
     def refusing_rule(self, ev: Event):
         """The first `forbid leave` rule of the card's zone, then `forbid enter` rule of the
         zone it would go to, that holds for this card event; None if none does."""
-        src, dest = ev.source, ev.dest
         by_zone = self._zone_rules
-        for key in (("leave", src.name if src is not None else None), ("enter", dest.name)):
-            for r, holds in by_zone.get(key, ()):
+        src = ev.source
+        if src is not None:
+            for r, holds in by_zone.get(("leave", src.name), ()):
                 if holds(self, ev):
                     return r
+        for r, holds in by_zone.get(("enter", ev.dest.name), ()):
+            if holds(self, ev):
+                return r
         return None
 
     def may_move(self, card, dest, node=None) -> bool:

@@ -77,6 +77,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self.decl_order = facts.decl_order
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
         self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
+        self._instead_found: dict = {}   # (kind, name, from, to, phase) -> the `instead` triggers for it, in order
         self._reactions_by_kind = _index_by_kind(rs.reactions)
         # `check …`: the state checks (they run once the game has begun: `State.checks_on`)
         self._checks = tuple(rs.checks)

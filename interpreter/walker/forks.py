@@ -83,6 +83,13 @@ class Forks:
         """Forget every cached derived property of every card (the state was swapped)."""
         self.derive_cache.clear()
 
+    def derived_put_back(self, kept) -> None:
+        """The cached derived properties as `_derived_copy` kept them, put back in place
+        (code that is running may hold the cache): `possible` gives the game's back after a
+        trial, and each way through starts from them."""
+        self.derive_cache.clear()
+        self.derive_cache.update(kept)
+
     def forget_place(self, cid: int) -> None:
         """Forget the "place" derived properties (which read where a card lies) of card `cid`,
         which moved, and of the cards lying under it, at any depth (their owner is its owner)."""

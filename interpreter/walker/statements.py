@@ -193,7 +193,12 @@ class Statements:
         if not self._instead_by_kind:
             return False
         ev.phase = ev.phase or self.state.phase
-        for tr in self._matching(self._instead_by_kind, ev):
+        src, dest = ev.source, ev.dest
+        key = (ev.kind, ev.name, None if src is None else src.name, None if dest is None else dest.name, ev.phase)
+        found = self._instead_found.get(key)
+        if found is None:   # (per ruleset: all that `_matching` reads is in the key)
+            found = self._instead_found[key] = tuple(self._matching(self._instead_by_kind, ev))
+        for tr in found:
             env = event_env(ev)
             if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
                 continue

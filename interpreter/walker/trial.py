@@ -49,12 +49,17 @@ class Trials:
         # the observers: nothing of a trial is logged or heard
         record, listeners = self.record, self.listeners
         self.record, self.listeners = False, []
+        # the derived values cached for the game's state: each way through starts from them
+        # (they hold for its copy), and the game gets them back
+        kept = self._derived_copy()
         try:
             todo = [()]
             through = proc.name in facts(self.rs).requiring
-            for _ in range(MAX_TRIALS):
+            for k in range(MAX_TRIALS):
                 if not todo:
                     return False
+                if k:
+                    self.derived_put_back(kept)   # (the last way through cached what its state made)
                 done, more = self._try(proc, args, todo.pop(), base, through)
                 if done:
                     return True
@@ -64,7 +69,7 @@ class Trials:
             self.state = base   # the game's own state, untouched: everything tried was on copies
             self._trial_level = -1
             self.record, self.listeners = record, listeners
-            self.forget_all()   # derived values cached while trying read the trial's state
+            self.derived_put_back(kept)   # those cached while trying read a trial's state
 
     def _try(self, proc, args, path: tuple, base, through: bool = False):
         """One way through: the answers of `path`, then first options. (whether it changed

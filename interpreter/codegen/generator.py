@@ -251,6 +251,10 @@ class CodeGen(Expressions, Statements):
                                             event=r.event.kind)
                            for k in ("eligible", "ask", "body")})
             self.reactions[id(r)] = pieces
+        for t in rs.targets:    # (Engine.s_choose_targets and target_of evaluate them with `ev`)
+            self.entry_expr(t.cond, sure=["card", "player", "it"])
+            self.entry_expr(t.domain, sure=["card", "player", "it"])
+            self.entry_expr(t.prompt, sure=["card", "player", "it"])
         for chk in rs.checks:   # (Engine.settle evaluates them with `ev`: these are what it runs)
             self.entry_expr(chk.domain)
             self.entry_expr(chk.cond, sure=[chk.var] if chk.var else [])

@@ -771,6 +771,25 @@ class Statements:
         self.block(fn, s.then, sc)
         fn.ind -= 1
 
+    def s_ChooseTargets(self, fn, s, sc, ks):
+        """As `Engine.x_choose_targets`: the targets named (`s_choose_targets`), the block,
+        and the targets it named forgotten (`targets_end`)."""
+        card = self.guard(fn, s.card, sc)
+        by = self.guard(fn, s.by, sc)
+        cv, who, added = self.fresh(), self.fresh(), self.fresh("tg")
+        fn.emit(f"{cv} = {card}")
+        self.call(fn, s, f"{who} = eng.as_player({by}, {self.k(s.by)})", gen=False)
+        self.call(fn, s, f"{added} = yield from eng.s_choose_targets({ks}, {cv}, {who})", gen=False)
+        fn.emit(f"if {added} is not None:")
+        fn.ind += 1
+        fn.emit("try:")
+        fn.ind += 1
+        self.block(fn, s.body, sc)
+        fn.ind -= 1
+        fn.emit("finally:")
+        fn.emit(f"    eng.targets_end({cv}, {added})")
+        fn.ind -= 1
+
     def s_Simultaneously(self, fn, s, sc, ks):
         outer, waiting = self.fresh(), self.fresh()
         fn.emit("st.secret_depth += 1")

@@ -80,6 +80,20 @@ def test_a_target_no_longer_legal_reads_none(make_rules):
     assert "no target any more" in text
 
 
+def test_else_runs_when_a_target_has_no_legal_option(make_rules):
+    from cgl.interpreter.play.game import Game
+    rs = make_rules(RULES.replace("exists(hand(it))", "false").replace(
+        "when possible(effect(actor, c))", "").replace(
+        '      say "after: {target(c)}"', '      } else { say "no target: played anyway" }\n      say "after"').replace(
+        "        if zone_of(c) = \"table\" { effect(actor, c) }\n      }", "        if zone_of(c) = \"table\" { effect(actor, c) }"))
+    game = Game(rs, 3, 0, check_invariants=True)
+    d = game.start()
+    play = next(i for i, lab in enumerate(d.labels) if lab.startswith("Play"))
+    game.answer(play)
+    text = "\n".join(e["text"] for e in game.engine.state.log)
+    assert "no target: played anyway" in text and "Stop" not in text
+
+
 @pytest.mark.one_engine
 def test_choose_targets_of_needs_a_card(make_rules):
     from cgl.interpreter.check.lint import lint_ruleset as lint

@@ -310,7 +310,7 @@ class Choose(Stmt):
 
 @attrs.frozen
 class ChooseTargets(Stmt):
-    """`choose targets of c by p { resolve(p, c) }`
+    """`choose targets of c by p { resolve(p, c) } else { say "no target" }`
 
     Names the targets of card `c`'s effect: for each `target` declaration whose condition
     holds for `c`, in declaration order, `p` chooses one of its legal options. `target(c)`
@@ -318,11 +318,12 @@ class ChooseTargets(Stmt):
     too); they are forgotten when the block ends. A target already named by an enclosing
     `choose targets of` the same card is kept (not asked again); when a target has no
     legal option the block is skipped (the effect is impossible, a shortfall for
-    `require` and `possible`).
+    `require` and `possible`), and the `else` block runs.
     """
     card: Expr
     by: Expr
     body: Block
+    otherwise: Optional[Block] = None
 
 
 @attrs.frozen

@@ -320,7 +320,7 @@ class _Build(Transformer):
                         _tagged(c, "else"), span=self.sp(meta))
 
     def choose_targets_stmt(self, meta, c):
-        return A.ChooseTargets(c[0], c[1], c[2], span=self.sp(meta))
+        return A.ChooseTargets(c[0], c[1], c[2], _tagged(c, "else"), span=self.sp(meta))
 
     def ask_by(self, meta, c):
         return _Tagged("by", c[0])

@@ -147,12 +147,14 @@ class Targets:
     # declaration whose condition holds for the card, in order, is chosen by p among its
     # legal options, unless an open `choose targets of` the same card named it already;
     # the block runs with them (`target(c)` reads them) and they are forgotten after it.
-    # A target with no legal option skips the block: the effect is impossible (a shortfall).
+    # A target with no legal option skips the block: the effect is impossible (a shortfall);
+    # the `else` block runs instead.
     def x_choose_targets(self, s, env):
         card = self.ev(s.card, env)
         chooser = self.as_player(self.ev(s.by, env), s.by)
         added = yield from self.s_choose_targets(s, card, chooser)
         if added is None:
+            yield from self.run_block(s.otherwise, env)
             return
         try:
             yield from self.run_block(s.body, env)
@@ -180,13 +182,18 @@ class Targets:
             prompt = (lambda t=t, env=env: self.ev(t.prompt, env)) if t.prompt is not None else \
                 f"{card.name}: choose its target ({t.name})"
             value = yield from self.c_decide(ask, options, chooser, prompt,
-                                             partial(self.choose_hints, ask, env) if t.prefer is not None else None)
+                                             self.target_scores(t, ask, env) if t.prefer is not None else None)
             if value is OTHERWISE:   # (c_ask counted the shortfall)
                 return None
             new.append((t.name, value, chooser.seat))
         if new:
             st.targets = {**st.targets, card.id: have + tuple(new)}
         return len(new)
+
+    def target_scores(self, t, ask, env):
+        """The function giving the `prefer` values of target `t`'s options (the compiled
+        engine's is its generated hint: `CompiledEngine.target_scores`)."""
+        return partial(self.choose_hints, ask, env)
 
     def targets_end(self, card, added: int):
         """The block of a `choose targets of` ends: the targets it named are forgotten."""

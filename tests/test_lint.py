@@ -41,6 +41,8 @@ LINT_CASES = {
     "W111": ('turn { phase p { knock out others(current) } }\n', 6),
     "W110": ('match { rounds 1  end { give turn to first(players) } }\n', 6),
     "W112": ('turn { phase p { require { say "paid" } then { draw 1 } } }\n', 6),
+    "W113": ('target foe if suit = "red": q in others(player)\n'
+             'turn { phase p { choose targets of first(hand(current)) by current { draw 1 } } }\n', 6),
 }
 
 
@@ -236,3 +238,14 @@ def test_a_hint_reading_what_no_player_sees_is_e019(tmp_path, body, what):
 ])
 def test_a_hint_reading_what_its_player_may_see_passes_lint(tmp_path, body):
     assert not [d for d in lint_file(_write(tmp_path, body)) if d.code == "E019"]
+
+
+def test_w113_a_target_read_in_rules_that_name_none(tmp_path):
+    body = ('target foe if suit = "red": q in others(player)\n'
+            'turn { phase p { say "{target(first(hand(current)))}" } }\n')
+    found = [(d.code, d.span.line, d.message) for d in lint_file(_write(tmp_path, body)) if d.code == "W113"]
+    assert [(c, ln) for c, ln, _ in found] == [("W113", 6), ("W113", 7)]
+    assert "never named" in found[0][2] and "always `none`" in found[1][2]
+    ok = ('target foe if suit = "red": q in others(player)\n'
+          'turn { phase p { let c = first(hand(current))  choose targets of c by current { say "{target(c)}" } } }\n')
+    assert not [d for d in lint_file(_write(tmp_path, ok)) if d.code == "W113"]

@@ -301,7 +301,7 @@ def _keyword_scoped(name: str) -> bool:
 def test_every_keyword_of_the_grammar_is_coloured_as_one(tokenizer):
     """Each word cgl.lark uses as a keyword is scoped as a keyword (or a constant, `true`),
     written alone, but for those that are keywords only in their place and names everywhere
-    else: `per card`, `per player`, `group by`, `sort by`, and the declarations that start a
+    else: `per card`, `per player`, `group by`, `sort by`, `choose targets of`, and the declarations that start a
     line (`zone hand: … hidden`, `option n: …`, `table t(p) {`), whose words the shipped
     rulesets also use as names (`card.name`, `where zone = "stable"`, `owner(option)`)."""
     words = sorted(_grammar_keywords())
@@ -311,7 +311,7 @@ def test_every_keyword_of_the_grammar_is_coloured_as_one(tokenizer):
         scopes = [s for _, per_char in tokenizer.tokenize(w) for s in per_char[0]]
         if not any(_keyword_scoped(s) for s in scopes):
             plain.append(w)
-    assert plain == ["card", "group", "hidden", "option", "player", "sort", "table", "zone"]
+    assert plain == ["card", "group", "hidden", "option", "player", "sort", "table", "target", "targets", "zone"]
 
 
 def test_the_keywords_the_textmate_grammar_lists_are_the_grammars(grammar):

@@ -309,6 +309,24 @@ class Choose(Stmt):
 
 
 @attrs.frozen
+class ChooseTargets(Stmt):
+    """`choose targets of c by p { resolve(p, c) } else { say "no target" }`
+
+    Names the targets of card `c`'s effect: for each `target` declaration whose condition
+    holds for `c`, in declaration order, `p` chooses one of its legal options. `target(c)`
+    reads them inside the block (dynamically: in the procedures and triggers it runs
+    too); they are forgotten when the block ends. A target already named by an enclosing
+    `choose targets of` the same card is kept (not asked again); when a target has no
+    legal option the block is skipped (the effect is impossible, a shortfall for
+    `require` and `possible`), and the `else` block runs.
+    """
+    card: Expr
+    by: Expr
+    body: Block
+    otherwise: Optional[Block] = None
+
+
+@attrs.frozen
 class May(Stmt):
     """`may by player "Draw another card?" { draw 1 }` — a yes/no decision."""
     by: Optional[Expr]
@@ -771,6 +789,22 @@ class Check(Decl):
     domain: Optional[Expr]
     cond: Expr
     body: Block
+
+
+@attrs.frozen
+class TargetDecl(Decl):
+    """`target hoof_job if name = "HOOF JOB": q in others(player) where count(hand(it)) > 0 "Whose hand?" prefer count(hand(q))`
+
+    What the effect of a card targets: a card the condition holds for (its bare names are
+    the card's properties; `card` is the card, `player` who plays it) targets one value of
+    the domain, chosen by `choose targets of card by player`, read by `target(card)`,
+    which gives `none` once the value is no longer in the domain (an illegal target)."""
+    name: str
+    cond: Optional[Expr]
+    var: str
+    domain: Expr
+    prompt: Optional[Text]
+    prefer: Optional[Expr]
 
 
 @attrs.frozen

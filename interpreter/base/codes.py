@@ -209,6 +209,16 @@ _CODES = [
          "the part the effect requires inside it.",
          'require { set p.points += 1 } then { draw 1 to hand(p) }',
          'require { discard c } then { set p.points += 1 }'),
+    Code("W113", "warning", "a target never named, or never read",
+         "A `target` declaration (section 4.11b) names the target of a card's effect only inside "
+         "`choose targets of CARD by P { … }`, and the effect reads it with `target(CARD)`: a "
+         "declaration with no `choose targets of` in the rules is never named, one whose target no "
+         "`target(…)` reads is named for nothing, and a `target(…)` read in rules that declare no "
+         "target, or never name one, is always `none`.",
+         'target rob if name = "Thief": q in others(player)\n'
+         'procedure effect(p, c) { move random(hand(first(others(p)))) to hand(p) }',
+         'target rob if name = "Thief": q in others(player)\n'
+         'procedure effect(p, c) { choose targets of c by p { move random(hand(target(c))) to hand(p) } }'),
     Code("W107", "warning", "a local name hides a card property",
          "A `let`, loop, choice or parameter named like a card property: inside `where` and "
          "triggers the bare name then means the local, not the card's property.",

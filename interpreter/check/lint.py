@@ -589,13 +589,42 @@ def knocked_out_in_a_round_that_goes_on(ctx):
 @rule("W112")
 def required_part_that_cannot_fall_short(ctx):
     """`require { … }` holding nothing that can fall short (section 4.11a of docs/language.md)."""
-    can_fall_short = (A.Move, A.Draw, A.Deal, A.Discard, A.Swap, A.Choose, A.CallStmt)
+    can_fall_short = (A.Move, A.Draw, A.Deal, A.Discard, A.Swap, A.Choose, A.ChooseTargets, A.CallStmt)
     for item in _own_items(ctx):
         for n in _walk(item):
             if isinstance(n, A.Require) and not any(isinstance(m, can_fall_short) for m in _walk(n.body)):
                 yield Diagnostic("W112", "this required part can never fall short: it moves no card, chooses "
                                  "nothing and calls no procedure, so it is always done in full", n.span,
                                  hint="put the part the effect requires (a card statement, a choice) inside `require`")
+
+
+@rule("W113")
+def target_never_named_or_read(ctx):
+    """A `target` declaration never named (no `choose targets of`) or never read (no
+    `target(…)`), and a `target(…)` that can only read `none` (section 4.11b)."""
+    rs = ctx.rs
+    named = reads = None
+    for item in rs.items:
+        for n in _walk(item):
+            if isinstance(n, A.ChooseTargets):
+                named = named or n
+            elif isinstance(n, A.Call) and n.name == "target" and "target" not in rs.defs:
+                reads = reads or n
+    for t in rs.targets:
+        if not ctx.mine(t):
+            continue
+        if named is None:
+            yield Diagnostic("W113", f"target `{t.name}` is never named: no `choose targets of` in the rules",
+                             t.span, hint="name the targets where the rules say, `choose targets of c by p { … }`, "
+                                          "and read them in the block with `target(c)`")
+        elif reads is None:
+            yield Diagnostic("W113", f"target `{t.name}` is never read: no `target(…)` in the rules", t.span,
+                             hint="the effect reads its target with `target(c)` inside `choose targets of c`")
+    if reads is not None and (not rs.targets or named is None) and ctx.mine(reads):
+        why = "declares no target" if not rs.targets else "never names one (no `choose targets of`)"
+        yield Diagnostic("W113", f"`target(…)` is always `none`: the rules {why}", reads.span,
+                         hint="declare what the effect targets, `target NAME if COND: x in LIST`, and name it "
+                              "with `choose targets of c by p { … }`")
 
 
 @rule("E015")

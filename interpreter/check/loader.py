@@ -79,6 +79,7 @@ class Ruleset:
     # id(A.Name node) -> resolver.Use: what each use of a name means (check/names.py, once)
     uses: Optional[dict] = attrs.field(default=None, repr=False, eq=False)
     checks: list = attrs.field(factory=list)   # A.Check, in declaration order
+    targets: list = attrs.field(factory=list)  # A.TargetDecl, in declaration order (`choose targets of`)
     estimate: Optional[A.Estimate] = None      # `estimate p: …` (for search bots)
     shows: list = attrs.Factory(list)          # `show NAME for p: …` (on every player's table)
     roots: tuple = ()                          # the project's folders (files.project_roots): what it may read
@@ -657,7 +658,7 @@ def load(path_or_name: str, options: Optional[dict] = None) -> Ruleset:
         actions=by_kind.get(A.Action, []), rules=by_kind.get(A.Rule, []),
         invariants=by_kind.get(A.Invariant, []), deck=one(A.DeckDecl), items=items, sources=sources,
         checks=by_kind.get(A.Check, []), estimate=one(A.Estimate), roots=roots, emits=_emits(items),
-        shows=by_kind.get(A.Show, []), images=images,
+        shows=by_kind.get(A.Show, []), images=images, targets=by_kind.get(A.TargetDecl, []),
     )
     _check_roles(rs)
     from .names import check_names

@@ -386,6 +386,14 @@ class NameChecker:
             self.expr(rs.estimate.value, root.child([rs.estimate.var], how="parameter", node=rs.estimate))
         for show in rs.shows:
             self.expr(show.value, root.child([show.var], how="parameter", node=show))
+        for t in rs.targets:
+            # a target's pieces: the card whose effect it is (`card`, and `it` in the
+            # condition, whose bare names are the card's properties) and who plays it (`player`)
+            sc = root.child(["card", "player"], how="parameter", node=t)
+            self.expr(t.cond, sc.child(["it"], it_ok=True, how="parameter", node=t))
+            self.expr(t.domain, sc)
+            self.expr(t.prompt, sc.child([t.var], how="choose", node=t))
+            self.expr(t.prefer, sc.child([t.var, "it"], it_ok=True, how="choose", node=t))
         for chk in rs.checks:
             sc = root
             if chk.var is not None:

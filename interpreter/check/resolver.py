@@ -104,6 +104,8 @@ def bound_names(node) -> set:
             out.add(n.var)
         elif isinstance(n, (A.Estimate, A.Show)):
             out.add(n.var)
+        elif isinstance(n, A.TargetDecl):
+            out |= {n.var, "card", "player"}
     return out
 
 

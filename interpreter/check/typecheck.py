@@ -586,6 +586,14 @@ class Checks:
         if t is not None and t != "player":
             self.report(s.player, f"an extra turn goes to a player, and this is {describe(t)}")
 
+    def c_ChooseTargets(self, s, sc):
+        t = self.ty(s.card, sc)
+        if t is not None and t != "card":
+            self.report(s.card, f"`choose targets of` names the targets of a card's effect, and this is {describe(t)}")
+        t = self.ty(s.by, sc)
+        if t is not None and t != "player":
+            self.report(s.by, f"a player names the targets, and this is {describe(t)}")
+
     def c_Swap(self, s, sc):
         for side in (s.a, s.b):
             t = self.ty(side, sc)

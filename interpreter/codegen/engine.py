@@ -270,6 +270,12 @@ class CompiledEngine(Engine):
             return Engine._card_getter(self, name)
         return lambda eng, c: (True, fn(eng, c))
 
+    def target_scores(self, t, ask, env):
+        """A target's `prefer` values, by its generated hint (Engine.target_scores)."""
+        fn = self.cx.target_hints[t.name]
+        card, player = env.vars["card"], env.vars["player"]
+        return lambda options: self.hint_scores(t.prefer, lambda o: fn(self, card, player, o), options)
+
     def action_hint(self, c, who, env):
         """The `prefer` value of action choice `c` offered to `who`: its generated hint."""
         return self.cx.actions[id(c.decl)].prefer(self, who, c.value)

@@ -51,6 +51,7 @@ class CodeGen(Expressions, Statements):
         self._deterministic: dict = {}  # def -> same arguments, same value (see Expressions.deterministic)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
+        self.target_hints: dict = {}    # target declaration's name -> its `prefer` as a generated hint
         self.reactions: dict = {}       # id(reaction) -> {piece: python name or None}
         self.zone_rules: dict = {}      # id(zone rule) -> python name of its condition, a function of the event
         # Writing a hint (`prefer`): every read of a card's face or of a variable goes through
@@ -251,6 +252,12 @@ class CodeGen(Expressions, Statements):
                                             event=r.event.kind)
                            for k in ("eligible", "ask", "body")})
             self.reactions[id(r)] = pieces
+        for t in rs.targets:    # (Engine.s_choose_targets and target_of evaluate them with `ev`)
+            self.entry_expr(t.cond, sure=["card", "player", "it"])
+            self.entry_expr(t.domain, sure=["card", "player", "it"])
+            self.entry_expr(t.prompt, sure=["card", "player", "it"])
+            if t.prefer is not None:
+                self.target_hints[t.name] = self.target_hint(t)
         for chk in rs.checks:   # (Engine.settle evaluates them with `ev`: these are what it runs)
             self.entry_expr(chk.domain)
             self.entry_expr(chk.cond, sure=[chk.var] if chk.var else [])

@@ -48,6 +48,7 @@ class Compiled:
         self.dispatch: dict = {}        # see CompiledEngine._handlers
         self.reactions = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.reactions.items()}
         self.actions = {k: _Pieces(d, ns) for k, d in gen.actions.items()}
+        self.target_hints = {k: ns[v] for k, v in gen.target_hints.items()}
         self.zone_rules = {k: ns[v] for k, v in gen.zone_rules.items() if v is not None}
 
 

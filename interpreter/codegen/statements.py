@@ -613,6 +613,24 @@ class Statements:
             self._action_names = names
         return self._action_names
 
+    def target_hint(self, t: A.TargetDecl) -> str:
+        """A `target` declaration's `prefer` as a generated hint: a function of the card, its
+        player and the option (Engine.target_scores)."""
+        fname = self.fresh("TH")
+        f = _Fn.function(self, fname, ["e_card", "e_player", "e_value"])
+        sc = Scope(fn=f)
+        sc.names["card"] = _Binding("e_card", False, f, "card")
+        sc.names["player"] = _Binding("e_player", False, f, "player")
+        dsc = Scope()
+        dsc.names["card"], dsc.names["player"] = sc.names["card"], sc.names["player"]
+        sc.names[t.var] = sc.names["it"] = _Binding("e_value", False, f, self.elem_ty(self.ty(t.domain, dsc)))
+        with self.hint_mode(True):   # (a hint: its reads watched, Expressions.hint_mode)
+            f.emit("try:")
+            f.emit(f"    return {self.x(t.prefer, sc, f)}")
+            f.emit(f"except _PE as _x: raise _everr(eng, {self.k(t.prefer)}, _x) from None")
+        self.defs += f.source() + [""]
+        return fname
+
     def action_pieces(self, a: A.Action) -> dict:
         """An action's domain, condition, label, preference and body as functions of the
         actor (and the value of its parameter)."""
@@ -770,6 +788,30 @@ class Statements:
         fn.ind += 1
         self.block(fn, s.then, sc)
         fn.ind -= 1
+
+    def s_ChooseTargets(self, fn, s, sc, ks):
+        """As `Engine.x_choose_targets`: the targets named (`s_choose_targets`), the block,
+        and the targets it named forgotten (`targets_end`)."""
+        card = self.guard(fn, s.card, sc)
+        by = self.guard(fn, s.by, sc)
+        cv, who, added = self.fresh(), self.fresh(), self.fresh("tg")
+        fn.emit(f"{cv} = {card}")
+        self.call(fn, s, f"{who} = eng.as_player({by}, {self.k(s.by)})", gen=False)
+        self.call(fn, s, f"{added} = yield from eng.s_choose_targets({ks}, {cv}, {who})", gen=False)
+        fn.emit(f"if {added} is not None:")
+        fn.ind += 1
+        fn.emit("try:")
+        fn.ind += 1
+        self.block(fn, s.body, sc)
+        fn.ind -= 1
+        fn.emit("finally:")
+        fn.emit(f"    eng.targets_end({cv}, {added})")
+        fn.ind -= 1
+        if s.otherwise is not None:
+            fn.emit("else:")
+            fn.ind += 1
+            self.block(fn, s.otherwise, sc)
+            fn.ind -= 1
 
     def s_Simultaneously(self, fn, s, sc, ks):
         outer, waiting = self.fresh(), self.fresh()

@@ -319,6 +319,9 @@ class _Build(Transformer):
                         _tagged(c, "prompt"), _tagged(c, "prefer"), _tagged(c, "tag"), body,
                         _tagged(c, "else"), span=self.sp(meta))
 
+    def choose_targets_stmt(self, meta, c):
+        return A.ChooseTargets(c[0], c[1], c[2], _tagged(c, "else"), span=self.sp(meta))
+
     def ask_by(self, meta, c):
         return _Tagged("by", c[0])
 
@@ -745,6 +748,12 @@ class _Build(Transformer):
     def check_decl(self, meta, c):
         var, domain = _tagged(c, "for", (None, None))
         return A.Check(str(c[0]), var, domain, c[-2], c[-1], span=self.sp(meta))
+
+    def target_decl(self, meta, c):
+        rest = [x for x in c if not isinstance(x, _Tagged)]
+        cond = rest[1] if len(rest) == 4 else None
+        return A.TargetDecl(str(rest[0]), cond, str(rest[-2]), rest[-1], _tagged(c, "prompt"), _tagged(c, "prefer"),
+                            span=self.sp(meta))
 
     def invariant_decl(self, meta, c):
         return A.Invariant(str(c[0]), c[1], span=self.sp(meta))

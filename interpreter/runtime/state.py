@@ -153,6 +153,9 @@ class State:
     deferred: Optional[list] = _kept("maybe list", default=None)
     quiet_moves: int = _kept("value", default=0)
     trying: bool = _kept("value", default=False)
+    # The targets named by the open `choose targets of` blocks: card id -> a tuple of
+    # (target declaration's name, value, the chooser's seat), replaced, never changed in place.
+    targets: dict = _kept("dict", factory=dict)
     # `require { … }` (a required part): `require_depth`, the length of the event chain
     # where the innermost open one runs (-1: none); `shortfall`, the failures counted so
     # far (a card statement that moved fewer cards than asked, a choice with too few

@@ -768,7 +768,8 @@ def _unique(items: list) -> list:
 _NAMED = ((A.Def, "def"), (A.Procedure, "procedure"), (A.Table, "table"), (A.Pattern, "pattern"),
           (A.Zone, "zone"), (A.Var, "variable"), (A.Option, "option"), (A.Derive, "derived card property"),
           (A.Enum, "enum"), (A.Action, "action"), (A.Trigger, "trigger"), (A.Reaction, "reaction"),
-          (A.Rule, "continuous rule"), (A.Invariant, "invariant"), (A.Check, "state check"))
+          (A.Rule, "continuous rule"), (A.Invariant, "invariant"), (A.Check, "state check"),
+          (A.TargetDecl, "target"))
 
 
 def _find_decl(rs: Ruleset, word: str) -> tuple:
@@ -860,7 +861,7 @@ def _symbol(item) -> Optional[tuple]:
              A.Procedure: ("function", "procedure"), A.Table: ("function", "table"),
              A.Pattern: ("function", "pattern"), A.Trigger: ("event", "on"), A.Reaction: ("event", "reaction"),
              A.Action: ("method", "action"), A.Rule: ("boolean", "rule"), A.Invariant: ("boolean", "invariant"),
-             A.Check: ("boolean", "check")}
+             A.Check: ("boolean", "check"), A.TargetDecl: ("field", "target")}
     if t not in kinds:
         return None
     kind, word = kinds[t]

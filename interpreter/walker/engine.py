@@ -29,7 +29,7 @@ from .flow import Flow
 from .forks import Forks
 from .hints import Hints
 from .statements import Statements
-from .trial import Trials
+from .trial import Targets, Trials
 from .turn_order import TurnOrder
 from .views import Views
 from ..runtime.values import _fresh, _hashable, _kind, _label, _truth, _value_attr
@@ -42,7 +42,7 @@ from ..check.loader import Card  # noqa: E402
 
 # ---------------------------------------------------------------- the engine
 
-class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials, Forks, Hints):
+class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials, Targets, Forks, Hints):
     """Runs one game of a ruleset. Create through :class:`Game`. (Its statements are in
     statements.py, who plays next in turn_order.py, the continuous rules and state checks
     in continuous.py, snapshots, clones and what each seat knows in forks.py.)"""
@@ -525,5 +525,5 @@ _EXEC = {
     A.Win: Engine.x_win, A.Lose: Engine.x_lose, A.KnockOut: Engine.x_knock_out, A.Say: Engine.x_say, A.Emit: Engine.x_emit,
     A.CallStmt: Engine.x_call, A.Give: Engine.x_give, A.Act: Engine.x_act, A.Pass: Engine.x_pass,
     A.GiveExtra: Engine.x_give_extra, A.ReverseOrder: Engine.x_reverse,
-    A.Require: Engine.x_require,
+    A.Require: Engine.x_require, A.ChooseTargets: Engine.x_choose_targets,
 }

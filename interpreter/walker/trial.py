@@ -17,15 +17,27 @@ procedures it calls: `Facts.requiring`) is asked about that part instead: a way 
 goes on past moves, on its own zones' lists, to the end of the first required part it
 meets, and counts when that part was done in full; a way through that meets none counts
 when it changed the game, as above.
+Targets (`Targets`, below): `choose targets of CARD by P { … }` and `target(CARD)`
+(docs/language.md, section 4.11b): what a card's effect targets is declared once (`target
+NAME if COND: X in LIST`); the rules name the targets where they say (before a reaction
+window, or after it), and they last while that block runs, kept in the state
+(`State.targets`). No legal target skips the block: the effect is impossible, which a
+trial finds (nothing changed, or its required part fell short). The generator calls
+`s_choose_targets` and `targets_end` itself, and compiles the declarations' expressions,
+which `ev` then uses.
 Limits: `MAX_TRIALS` ways through per `possible` (past it, it counts as possible: better to
 offer a card that may fizzle than to forbid one that works), and no trial inside a trial
 (a `possible` met while trying counts as true).
 """
 from __future__ import annotations
 
+from functools import partial
+
 from .compiler import Env
-from ..base.protocol import _EndScope, _GameOver, _TrialMoved, _TrialRequired
+from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
 from ..check.resolver import facts
+from ..runtime.state import ZoneRef
+from ..runtime.values import _show, _truth
 
 MAX_TRIALS = 32          # ways through one procedure, before `possible` gives it the benefit of the doubt
 MAX_ALTERNATIVES = 8     # other options tried at one decision
@@ -131,3 +143,98 @@ def _position(st) -> tuple:
     (not the log, the counters or the random source)."""
     return ({k: v for k, v in st.zones.items() if v}, st.card_vars, st.player_vars, st.globals, st.out,
             st.finished, st.next_player, st.first_player, st.extra_turns, st.first_extra_turns, st.direction)
+
+
+class Targets:
+    """`choose targets of` and `target(c)` (see the module doc)."""
+
+    # `choose targets of c by p { … }` (docs/language.md, section 4.11b): each `target`
+    # declaration whose condition holds for the card, in order, is chosen by p among its
+    # legal options, unless an open `choose targets of` the same card named it already;
+    # the block runs with them (`target(c)` reads them) and they are forgotten after it.
+    # A target with no legal option skips the block: the effect is impossible (a shortfall);
+    # the `else` block runs instead.
+    def x_choose_targets(self, s, env):
+        card = self.ev(s.card, env)
+        chooser = self.as_player(self.ev(s.by, env), s.by)
+        added = yield from self.s_choose_targets(s, card, chooser)
+        if added is None:
+            yield from self.run_block(s.otherwise, env)
+            return
+        try:
+            yield from self.run_block(s.body, env)
+        finally:
+            self.targets_end(card, added)
+
+    def s_choose_targets(self, s, card, chooser):
+        """Name the targets of `card` not yet named (a generator): the number added to its
+        targets (for `targets_end`), or None when one had no legal option (nothing added)."""
+        if not hasattr(card, "props"):
+            raise self.fail(s.card, f"`choose targets of` needs a card, not {_show(card)}")
+        st = self.state
+        have = st.targets.get(card.id, ())
+        named = {t[0] for t in have}
+        new = []
+        for t in self.rs.targets:
+            if t.name in named:
+                continue
+            env = Env({"card": card, "player": chooser, "it": card})
+            if t.cond is not None and not _truth(self.ev(t.cond, env)):
+                continue
+            domain = self.ev(t.domain, env)
+            options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain))
+            ask = _TargetAsk(t)
+            prompt = (lambda t=t, env=env: self.ev(t.prompt, env)) if t.prompt is not None else \
+                f"{card.name}: choose its target ({t.name})"
+            value = yield from self.c_decide(ask, options, chooser, prompt,
+                                             self.target_scores(t, ask, env) if t.prefer is not None else None)
+            if value is OTHERWISE:   # (c_ask counted the shortfall)
+                return None
+            new.append((t.name, value, chooser.seat))
+        if new:
+            st.targets = {**st.targets, card.id: have + tuple(new)}
+        return len(new)
+
+    def target_scores(self, t, ask, env):
+        """The function giving the `prefer` values of target `t`'s options (the compiled
+        engine's is its generated hint: `CompiledEngine.target_scores`)."""
+        return partial(self.choose_hints, ask, env)
+
+    def targets_end(self, card, added: int):
+        """The block of a `choose targets of` ends: the targets it named are forgotten."""
+        if added:
+            st = self.state
+            left = st.targets.get(card.id, ())[:-added]
+            st.targets = {k: v for k, v in st.targets.items() if k != card.id}
+            if left:
+                st.targets[card.id] = left
+
+    def target_of(self, card, node=None):
+        """`target(c)`: the first target named for card c by an open `choose targets of`;
+        `none` when none is, or when it is no longer legal (no longer in its declaration's
+        domain, evaluated now for the same card and chooser)."""
+        if not hasattr(card, "props"):
+            if card is None:
+                return None
+            raise self.fail(node, f"`target` needs a card, not {_show(card)}")
+        have = self.state.targets.get(card.id)
+        if not have:
+            return None
+        name, value, seat = have[0]
+        t = next(t for t in self.rs.targets if t.name == name)
+        env = Env({"card": card, "player": self.players[seat], "it": card})
+        domain = self.ev(t.domain, env)
+        options = self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain)
+        return value if value in options else None
+
+
+class _TargetAsk:
+    """A `target` declaration as the `choose` whose decision it asks (`c_ask`, `c_took`)."""
+
+    __slots__ = ("lo", "hi", "optional", "name", "prompt", "prefer", "tag", "span", "domain")
+
+    def __init__(self, t):
+        self.lo = self.hi = None
+        self.optional = False
+        self.name, self.prompt, self.prefer, self.tag, self.span, self.domain = (
+            t.var, t.prompt, t.prefer, None, t.span, t.domain)

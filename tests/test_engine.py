@@ -83,6 +83,26 @@ def test_choose_asks_the_right_player_with_labels_and_binds_the_answer(make_rule
     assert "gone: C1" in texts(g)
 
 
+def test_for_ordered_by_lets_a_player_order_simultaneous_items(make_rules):
+    """`for x in LIST ordered by P`: P puts the items in the order they run, all before the
+    first runs (one question for each place but the last); one item asks nothing."""
+    rs = make_rules("""
+        var order = []
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+          for x in ["a", "b", "c"] ordered by seat(2) "Which effect first?" { set order = order + [x]  say "runs {x}" }
+          for x in ["d"] ordered by current { say "runs {x}" }
+        } }
+    """)
+    g, asked = run_script(rs, [2, 0])
+    assert [(d.player, d.kind, d.labels) for d in asked] == [(1, "choose", ["a", "b", "c"]), (1, "choose", ["a", "b"])]
+    assert asked[0].prompt == "Which effect first?"
+    assert g.state.globals["order"] == ["c", "a", "b"]
+    assert [t for t in texts(g) if t.startswith("runs")] == ["runs c", "runs a", "runs b", "runs d"]
+    assert "P2 chooses c (Which effect first?)" in texts(g)
+
+
 def test_optional_choice_can_be_declined_and_runs_else(make_rules):
     rs = make_rules("""
         match { rounds 1 }

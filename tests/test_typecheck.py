@@ -38,6 +38,7 @@ MISTAKES = [
     ('cut hand', "`cut` cuts one zone, and `hand` is a zone of each player"),
     ('cut 3', "`cut` cuts a zone, and this is a number"),
     ('cut deck at note', "`cut … at` takes a number of cards off the top, and this is a text"),
+    ('for c in deck ordered by note { pass }', "`ordered by` names the player who orders the items, and this is a text"),
 ]
 
 
@@ -64,6 +65,7 @@ CORRECT = [
     'set current.points += 1',
     'let t = 1 + note  say "{t}"',           # a number and a text make a text
     'if count(hand(current)) > 0 { pass }',
+    'for c in [current] ordered by current "Which first?" { say "{c}" }',   # one item: nothing asked
     'say "{hand(current) + deck}"',         # zones join
     'set note = note + "y"',
     'if first(deck) = none { pass }',

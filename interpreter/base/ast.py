@@ -349,10 +349,15 @@ class If(Stmt):
 
 @attrs.frozen
 class For(Stmt):
-    """`for c in hand(p) where nature = cheerful { discard c forced }`"""
+    """`for c in hand(p) where nature = cheerful { discard c forced }`; with `ordered by P
+    ["prompt"]` (`for c in stable(current) where begins(c) ordered by current { … }`) the
+    items happen at once and P puts them in the order they run, before the first: one
+    question for each place but the last (`Statements.s_order`)."""
     name: str
     source: Expr
     body: Block
+    by: Optional[Expr] = None
+    prompt: Optional[Expr] = None
 
 
 @attrs.frozen

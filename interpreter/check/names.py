@@ -206,6 +206,8 @@ class NameChecker:
             self.block(s.otherwise, scope)
         elif t is A.For:
             self.expr(s.source, scope)
+            self.expr(s.by, scope)        # (`ordered by P "prompt"`: asked before the first item)
+            self.expr(s.prompt, scope)
             self.block(s.body, scope.child([s.name], how="for", node=s))
         elif t is A.CallStmt:
             if s.name not in self.rs.procedures:

@@ -458,6 +458,8 @@ class Checks:
 
     def v_For(self, s, sc):
         self.visit(s.source, sc)
+        self.visit(s.by, sc)
+        self.visit(s.prompt, sc)
         inner = self._it_child(s.source, sc, s.name)
         if s.name in _rebound(s.body):
             inner.names[s.name].ty = None
@@ -585,6 +587,12 @@ class Checks:
         t = self.ty(s.player, sc)
         if t is not None and t != "player":
             self.report(s.player, f"an extra turn goes to a player, and this is {describe(t)}")
+
+    def c_For(self, s, sc):
+        t = None if s.by is None else self.ty(s.by, sc)
+        if t is not None and t != "player":
+            self.report(s.by, f"`ordered by` names the player who orders the items, and this is {describe(t)}",
+                        hint="write the player, e.g. `ordered by current`")
 
     def c_Swap(self, s, sc):
         for side in (s.a, s.b):

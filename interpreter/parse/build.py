@@ -343,7 +343,13 @@ class _Build(Transformer):
         return A.If(tuple(branches), _tagged(c, "else"), span=self.sp(meta))
 
     def for_stmt(self, meta, c):
+        if len(c) == 4:
+            by, prompt = c[2]
+            return A.For(str(c[0]), c[1], c[3], by, prompt, span=self.sp(meta))
         return A.For(str(c[0]), c[1], c[2], span=self.sp(meta))
+
+    def for_order(self, meta, c):
+        return (c[0], self.text_node(c[1]) if len(c) > 1 else None)
 
     def repeat_stmt(self, meta, c):
         return A.Repeat(c[0], c[1], span=self.sp(meta))

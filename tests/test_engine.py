@@ -103,6 +103,30 @@ def test_for_ordered_by_lets_a_player_order_simultaneous_items(make_rules):
     assert "P2 chooses c (Which effect first?)" in texts(g)
 
 
+def test_triggers_ordered_by_a_player_happen_at_once_and_that_player_orders_them(make_rules):
+    """`on EVENT … ordered by P`: the triggers of one event that fire and name the same
+    player are ordered by that player (APNAP), in the places they hold in the written
+    order; a trigger that does not fire is not offered, one alone for its player asks
+    nothing, and a `may` asks when its turn comes."""
+    rs = make_rules("""
+        var order = []
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { draw 1 } }
+        on draw as plain { set order = order + ["plain"] }
+        on draw as omen_a ordered by player { set order = order + ["a"] }
+        on draw if suit = "red" as omen_red ordered by player { set order = order + ["red"] }
+        on draw as omen_c ordered by player may "Use omen c?" { set order = order + ["c"] }
+        on draw as omen_next ordered by next_after(player) { set order = order + ["next"] }
+    """)
+    g, asked = run_script(rs, [1, True])
+    assert [(d.player, d.kind, d.labels) for d in asked] == [(0, "choose", ["omen_a", "omen_c"]),
+                                                              (0, "may", ["yes", "no"])]
+    assert g.state.globals["order"] == ["plain", "c", "a", "next"]
+    assert "P1 chooses omen_c (These happen at once (draw): which first?)" in texts(g)
+    assert g.state.stats["trigger:omen_c"] == 1 and "trigger:omen_red" not in g.state.stats
+
+
 def test_optional_choice_can_be_declined_and_runs_else(make_rules):
     rs = make_rules("""
         match { rounds 1 }

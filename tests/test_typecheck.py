@@ -118,3 +118,13 @@ def test_the_generator_and_lint_read_the_same_types(make_rules):
     assert isinstance(gen.types, TypeChecker)
     assert gen.types.var_ty("points", "player") == "int"
     assert gen.types.var_ty("note", "global") == "str"
+
+
+@pytest.mark.parametrize("decl, message", [
+    ("on draw as t ordered by card { pass }", "`ordered by` names the player who orders the triggers, and this is a card"),
+    ("on move to pile instead as t ordered by player { pass }", "an `instead` trigger replaces a move, one at a time"),
+])
+def test_a_trigger_is_ordered_by_a_player_and_never_instead(make_rules, decl, message):
+    rs = make_rules(PLAYED.format(stmt="pass") + decl + "\n")
+    found = [d for d in lint_ruleset(rs) if d.code == "E008"]
+    assert any(message in d.message for d in found), [d.message for d in lint_ruleset(rs)]

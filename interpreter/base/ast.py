@@ -712,6 +712,10 @@ class Trigger(Decl):
 
     With `instead` it is a replacement: `on move to pile if kind = baby instead { move card
     to nursery }` runs its body in place of the card's move, which then never happens.
+
+    With `ordered by P` (`on draw if nature = honest as honest ordered by player { … }`) it
+    happens at once with the other triggers of the same event that name the same player,
+    and that player orders them (`Events.trigger_order`).
     """
     name: str
     event: EventPat
@@ -721,6 +725,7 @@ class Trigger(Decl):
     prompt: Optional[Text]
     body: Block
     instead: bool = False
+    order_by: Optional[Expr] = None
 
 
 @attrs.frozen

@@ -341,6 +341,7 @@ class NameChecker:
             self.expr(tr.cond, sc)
             self.expr(tr.ask_by, sc)
             self.expr(tr.prompt, sc)
+            self.expr(tr.order_by, sc)
             self.block(tr.body, sc)
         for r in rs.reactions:
             self._check_event(r.event)

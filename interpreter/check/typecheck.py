@@ -551,7 +551,20 @@ class Checks:
     def c_DeckRule(self, r, sc):
         self.condition(r.cond, sc)
 
-    c_Invariant = c_Rule = c_Trigger = c_Check = c_DeckRule
+    c_Invariant = c_Rule = c_Check = c_DeckRule
+
+    def c_Trigger(self, tr, sc):
+        self.condition(tr.cond, sc)
+        if tr.order_by is None:
+            return
+        if tr.instead:
+            self.report(tr.order_by, "an `instead` trigger replaces a move, one at a time: it is not ordered "
+                                     "with others", hint="leave out `ordered by`")
+            return
+        t = self.ty(tr.order_by, sc)
+        if t is not None and t != "player":
+            self.report(tr.order_by, f"`ordered by` names the player who orders the triggers, and this is "
+                                     f"{describe(t)}", hint="write the player, e.g. `ordered by player`")
 
     def c_Reaction(self, r, sc):
         self.condition(r.cond, sc)

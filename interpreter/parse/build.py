@@ -679,7 +679,10 @@ class _Build(Transformer):
         sp = self.sp(meta)
         name = str(name_tok) if name_tok is not None else f"on {event} (line {sp.line})"
         return A.Trigger(name, event, cond, may is not None, may[0] if may else None,
-                         may[1] if may else None, body, _tagged(c, "instead", False), span=sp)
+                         may[1] if may else None, body, _tagged(c, "instead", False), _tagged(c, "order"), span=sp)
+
+    def trigger_order(self, meta, c):
+        return _Tagged("order", c[0])
 
     def instead_flag(self, meta, c):
         return _Tagged("instead", True)

@@ -613,6 +613,18 @@ def _check_stat_key(rs, path, data, key) -> None:
                "`cards moved:ZONE>ZONE`, `rounds` or `turns`")
 
 
+def _out_of_round_failures(eng, path: str, expect: dict) -> list:
+    """`expect: {out_of_round: [P2]}`: who is out of the round now (knocked out)."""
+    if "out_of_round" not in expect:
+        return []
+    want = sorted(_seat(path, expect, "out_of_round", w, eng.n) for w in (expect["out_of_round"] or []))
+    have = sorted(eng.state.out_of_round)
+    if want == have:
+        return []
+    return [f"out of the round: expected {[f'P{w + 1}' for w in want] or 'nobody'}, "
+            f"found {[f'P{h + 1}' for h in have] or 'nobody'}"]
+
+
 def check_expectations(game: Game, path: str, expect: dict, transcript: list) -> list:
     eng = game.engine
     st = eng.state
@@ -687,17 +699,11 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
         nxt = st.stopped_before if st.stopped_before is not None else eng.following_seat(st.current)
         if f"P{nxt + 1}" != str(expect["next"]):
             out.append(f"next player: expected {expect['next']}, found P{nxt + 1}")
-    if "out_of_round" in expect:
-        want = sorted(_seat(path, expect, "out_of_round", w, eng.n) for w in (expect["out_of_round"] or []))
-        have = sorted(st.out_of_round)
-        if want != have:
-            out.append(f"out of the round: expected {[f'P{w + 1}' for w in want] or 'nobody'}, "
-                       f"found {[f'P{h + 1}' for h in have] or 'nobody'}")
-    if "stats" in expect:
-        for k, v in expect["stats"].items():
-            _check_stat_key(eng.rs, path, expect["stats"], k)
-            if st.stats.get(k, 0) != v:
-                out.append(f"stat {k}: expected {v}, found {st.stats.get(k, 0)}")
+    out += _out_of_round_failures(eng, path, expect)
+    for k, v in (expect.get("stats") or {}).items():
+        _check_stat_key(eng.rs, path, expect["stats"], k)
+        if st.stats.get(k, 0) != v:
+            out.append(f"stat {k}: expected {v}, found {st.stats.get(k, 0)}")
     return out
 
 

@@ -27,17 +27,6 @@ def _index_range(n: int) -> str:
     return f"options are numbered from 0 to {n - 1} (the index in `options`)" if n else "this decision has no options"
 
 
-class _OrderAsk:
-    """What `c_ask`/`c_took` read of a `choose` for `s_order`'s questions: one item, no rule."""
-    __slots__ = ("name", "span")
-    lo = hi = prefer = tag = None
-    optional = False
-    prompt = True
-
-    def __init__(self, name, span):
-        self.name, self.span = name, span
-
-
 class Statements:
     """`x_move`, `s_move`, … (see the module doc); the engine's other methods come with it."""
 
@@ -770,35 +759,8 @@ class Statements:
 
     def x_for(self, s, env):
         items = list(self.as_list(self.ev(s.source, env), s.source))
-        if s.by is not None:
-            chooser = self.as_player(self.ev(s.by, env), s.by)
-            prompt = self.ev(s.prompt, env) if s.prompt is not None else None
-            items = yield from self.s_order(s, items, chooser, prompt)
-        for x in items:
+        for x in (items if s.by is None else (yield from self.x_order(s, env, items))):   # (`ordered by`: events.py)
             yield from self.run_block(s.body, env.child({s.name: x}))
-
-    def s_order(self, s, items: list, chooser, prompt):
-        """`for x in LIST ordered by P ["prompt"]`: the items happen at once, and P puts them
-        in the order they run (Magic's APNAP: the player orders their own simultaneous
-        triggers), all before the first runs: which comes first, then which next, one
-        question for each place but the last. Asked whenever two or more items are left,
-        whether or not their order matters: that depends on the game's state and the
-        choices still to come, which no rule can foresee without playing each order."""
-        if len(items) < 2:
-            return items
-        ask = _OrderAsk(s.name, s.span)
-        text = prompt if prompt is not None else f"Which {s.name} comes first? (they happen at once)"
-        left, order = list(items), []
-        while len(left) > 1:
-            d = self.c_ask(ask, left, chooser, text, None)
-            picked = self.c_took(ask, d, (yield d))
-            order.append(picked)
-            i = next(i for i, o in enumerate(left) if o is picked)
-            left = left[:i] + left[i + 1:]    # (a new list: the decision keeps its options)
-            if prompt is None:
-                text = f"Which {s.name} comes next? (they happen at once)"
-        order.append(left[0])
-        return order
 
     def x_repeat(self, s, env):
         n = _num(self.ev(s.count, env), s.count, self)

@@ -176,7 +176,7 @@ def test_mgt_deal_v02_every_round_starts_with_a_fresh_deal_of_eight():
             before_play = True
         elif e.get("type") == "turn":
             before_play = False
-        if before_play and e.get("type") == "draw" and "card" in e:
+        if before_play and e.get("type") in ("deal", "draw") and "card" in e:
             deals[rnd] += 1
     assert sorted(deals) == [1, 2, 3] and all(n >= 32 for n in deals.values()), deals
 

@@ -83,6 +83,50 @@ def test_choose_asks_the_right_player_with_labels_and_binds_the_answer(make_rule
     assert "gone: C1" in texts(g)
 
 
+def test_for_ordered_by_lets_a_player_order_simultaneous_items(make_rules):
+    """`for x in LIST ordered by P`: P puts the items in the order they run, all before the
+    first runs (one question for each place but the last); one item asks nothing."""
+    rs = make_rules("""
+        var order = []
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p {
+          for x in ["a", "b", "c"] ordered by seat(2) "Which effect first?" { set order = order + [x]  say "runs {x}" }
+          for x in ["d"] ordered by current { say "runs {x}" }
+        } }
+    """)
+    g, asked = run_script(rs, [2, 0])
+    assert [(d.player, d.kind, d.labels) for d in asked] == [(1, "choose", ["a", "b", "c"]), (1, "choose", ["a", "b"])]
+    assert asked[0].prompt == "Which effect first?"
+    assert g.state.globals["order"] == ["c", "a", "b"]
+    assert [t for t in texts(g) if t.startswith("runs")] == ["runs c", "runs a", "runs b", "runs d"]
+    assert "P2 chooses c (Which effect first?)" in texts(g)
+
+
+def test_triggers_ordered_by_a_player_happen_at_once_and_that_player_orders_them(make_rules):
+    """`on EVENT … ordered by P`: the triggers of one event that fire and name the same
+    player are ordered by that player (APNAP), in the places they hold in the written
+    order; a trigger that does not fire is not offered, one alone for its player asks
+    nothing, and a `may` asks when its turn comes."""
+    rs = make_rules("""
+        var order = []
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { draw 1 } }
+        on draw as plain { set order = order + ["plain"] }
+        on draw as omen_a ordered by player { set order = order + ["a"] }
+        on draw if suit = "red" as omen_red ordered by player { set order = order + ["red"] }
+        on draw as omen_c ordered by player may "Use omen c?" { set order = order + ["c"] }
+        on draw as omen_next ordered by next_after(player) { set order = order + ["next"] }
+    """)
+    g, asked = run_script(rs, [1, True])
+    assert [(d.player, d.kind, d.labels) for d in asked] == [(0, "choose", ["omen_a", "omen_c"]),
+                                                              (0, "may", ["yes", "no"])]
+    assert g.state.globals["order"] == ["plain", "c", "a", "next"]
+    assert "P1 chooses omen_c (These happen at once (draw): which first?)" in texts(g)
+    assert g.state.stats["trigger:omen_c"] == 1 and "trigger:omen_red" not in g.state.stats
+
+
 def test_optional_choice_can_be_declined_and_runs_else(make_rules):
     rs = make_rules("""
         match { rounds 1 }

@@ -146,14 +146,14 @@ def _round_starts(version, players, seed, options=None):
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_mgt_deal_every_player_draws_eight_at_the_start(version, players):
-    """MGT-DEAL: every player draws 8 cards at the start; the rest is the stock."""
+    """MGT-DEAL: every player draws 8 cards at the start; the rest is the stock, less the
+    cards discarded back to eight after an impatient monster's extra draw (decision 21)."""
     game, snaps = _round_starts(version, players, seed=7)
     first = snaps[0]
     assert first["round"] == 1
-    assert first["hands"] == [8] * players
-    assert first["tables"] == [0] * players
-    assert first["pile"] == 0
-    assert first["stock"] == 201 - 8 * players
+    # (a discard back to eight may be claimed, MGT-CLAIM: then the claimer holds a set on the table)
+    assert [h + t for h, t in zip(first["hands"], first["tables"])] == [8] * players
+    assert first["stock"] == 201 - 8 * players - first["pile"] - first["aside"]
 
 
 def test_mgt_deal_v02_every_round_starts_with_a_fresh_deal_of_eight():
@@ -161,18 +161,24 @@ def test_mgt_deal_v02_every_round_starts_with_a_fresh_deal_of_eight():
     8 to every player; only the proud monsters set aside stay out (MGT-N-PROUD)."""
     game, snaps = _round_starts("mgt", 4, seed=2)
     assert [s["round"] for s in snaps] == [1, 2, 3]
-    assert snaps[0]["aside"] == 0 and snaps[-1]["aside"] > 0
+    # (set aside for the match: a proud monster discarded back to eight in a deal, too)
+    asides = [s["aside"] for s in snaps]
+    assert asides == sorted(asides) and asides[-1] > 0
     for s in snaps:
-        assert s["hands"] == [8] * 4 and s["tables"] == [0] * 4 and s["pile"] == 0
-        assert s["stock"] == 201 - 32 - s["aside"]
-    deals = collections.Counter()
+        assert [h + t for h, t in zip(s["hands"], s["tables"])] == [8] * 4
+        assert s["stock"] == 201 - 32 - s["aside"] - s["pile"]
+    # the deal is a draw (decision 21): 32 cards and one more for each impatient monster's extra draw
+    deals, before_play = collections.Counter(), False
     rnd = 0
     for e in game.state.log:
         if e.get("type") == "round":
             rnd += 1
-        if e.get("type") == "deal" and "card" in e:
+            before_play = True
+        elif e.get("type") == "turn":
+            before_play = False
+        if before_play and e.get("type") in ("deal", "draw") and "card" in e:
             deals[rnd] += 1
-    assert deals == {1: 32, 2: 32, 3: 32}
+    assert sorted(deals) == [1, 2, 3] and all(n >= 32 for n in deals.values()), deals
 
 
 # ------------------------------------------------------------------ MGT-ROUNDS

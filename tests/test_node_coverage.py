@@ -147,7 +147,6 @@ NO_TYPE_CHECK = {
     "Discard": "its cards and destination are not checked yet",
     "Emit": "an event's fields take any value",
     "End": "a keyword only",
-    "For": "its list is not checked yet; the loop variable's type is bound (v_For)",
     "Give": "its player is not checked yet",
     "Let": "any value",
     "Lose": "its players are not checked yet",

@@ -196,7 +196,7 @@ BAD_SAVES = {
     "a thing that is not an answer": (lambda d: d["answers"].__setitem__(1, "yes"),
                                       'answer 2 of the save is "yes": not an answer'),
     "an answer the game refuses": (lambda d: d["answers"].__setitem__(2, 99),
-                                   "answer 3 of the save, 99, does not fit the game (P2 choose"),
+                                   "answer 3 of the save, 99, does not fit the game ("),
     "a bot state that does not fit": (lambda d: d["states"].__setitem__("2", {"rng": [3, [1, 2], None]}),
                                       "the saved state of P2 does not fit: not the state of a `greedy` bot"),
     "a human state that does not fit": (lambda d: d["states"].__setitem__("1", {"rng": 1}),

@@ -142,6 +142,19 @@ def test_a_scripted_shuffle_the_game_does_not_make_fails_the_scenario(tmp_path, 
     assert not outcome.passed and any(failure in f for f in outcome.failures), outcome.failures
 
 
+@pytest.mark.parametrize("out, message", [
+    ("[P3]", "`P3` is not a player of this scenario (P1 to P2)"),
+    ("[P1]", "P1 has the turn (`turn: P1`): a player out of the round takes no turn in it"),
+    ("[P2, P1]", "P1 has the turn"),
+])
+def test_a_player_set_up_out_of_the_round_is_one_of_the_players_and_not_the_one_to_play(tmp_path, out, message):
+    path = _scenario_file(tmp_path, f"setup:\n  out_of_round: {out}\n")
+    [item] = scenario.read(path)
+    d = _error(lambda: scenario.run(path, item))
+    assert d.code == "E013" and message in d.message, d.message
+    assert (d.span.line, d.span.column) == (5, 3)
+
+
 def test_an_expected_card_is_compared_by_its_name(tmp_path):
     path = _scenario_file(tmp_path, "expect:\n  players:\n    P2: {showing: {card: King, in: pot}}\n")
     [item] = scenario.read(path)

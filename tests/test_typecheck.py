@@ -38,6 +38,7 @@ MISTAKES = [
     ('cut hand', "`cut` cuts one zone, and `hand` is a zone of each player"),
     ('cut 3', "`cut` cuts a zone, and this is a number"),
     ('cut deck at note', "`cut … at` takes a number of cards off the top, and this is a text"),
+    ('for c in deck ordered by note { pass }', "`ordered by` names the player who orders the items, and this is a text"),
 ]
 
 
@@ -64,6 +65,7 @@ CORRECT = [
     'set current.points += 1',
     'let t = 1 + note  say "{t}"',           # a number and a text make a text
     'if count(hand(current)) > 0 { pass }',
+    'for c in [current] ordered by current "Which first?" { say "{c}" }',   # one item: nothing asked
     'say "{hand(current) + deck}"',         # zones join
     'set note = note + "y"',
     'if first(deck) = none { pass }',
@@ -116,3 +118,13 @@ def test_the_generator_and_lint_read_the_same_types(make_rules):
     assert isinstance(gen.types, TypeChecker)
     assert gen.types.var_ty("points", "player") == "int"
     assert gen.types.var_ty("note", "global") == "str"
+
+
+@pytest.mark.parametrize("decl, message", [
+    ("on draw as t ordered by card { pass }", "`ordered by` names the player who orders the triggers, and this is a card"),
+    ("on move to pile instead as t ordered by player { pass }", "an `instead` trigger replaces a move, one at a time"),
+])
+def test_a_trigger_is_ordered_by_a_player_and_never_instead(make_rules, decl, message):
+    rs = make_rules(PLAYED.format(stmt="pass") + decl + "\n")
+    found = [d for d in lint_ruleset(rs) if d.code == "E008"]
+    assert any(message in d.message for d in found), [d.message for d in lint_ruleset(rs)]

@@ -159,3 +159,18 @@ def test_uu_every_card_has_its_effect_id():
     assert missing == []
     with_effects = [c["name"] for c in cards if c["kind"] in ("magical", "magic", "upgrade", "downgrade")]
     assert len(with_effects) == 65
+
+
+@pytest.mark.one_engine
+def test_uu_turn_begin_cards_are_the_cards_begin_effect_knows():
+    """UU-TURN, UU-SIMULTANEOUS: the player orders the effects of `begin_cards`, and
+    `begin_effect` runs them: every card named in one is named in the other, so no
+    beginning-of-turn effect is left out of the order, nor ordered and then do nothing."""
+    from cgl.interpreter.base import ast as A
+    rs = load("unicorns")
+    listed = {t.constant for t in rs.defs["begin_cards"].expr.items}
+    branches = {n.constant for n in A.walk(rs.procedures["begin_effect"].body)
+                if isinstance(n, A.Text) and n.constant is not None}
+    cards = {c.name for c in rs.cards}
+    assert listed <= cards
+    assert listed == branches & cards

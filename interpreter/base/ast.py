@@ -367,10 +367,15 @@ class If(Stmt):
 
 @attrs.frozen
 class For(Stmt):
-    """`for c in hand(p) where nature = cheerful { discard c forced }`"""
+    """`for c in hand(p) where nature = cheerful { discard c forced }`; with `ordered by P
+    ["prompt"]` (`for c in stable(current) where begins(c) ordered by current { … }`) the
+    items happen at once and P puts them in the order they run, before the first: one
+    question for each place but the last (`Statements.s_order`)."""
     name: str
     source: Expr
     body: Block
+    by: Optional[Expr] = None
+    prompt: Optional[Expr] = None
 
 
 @attrs.frozen
@@ -725,6 +730,10 @@ class Trigger(Decl):
 
     With `instead` it is a replacement: `on move to pile if kind = baby instead { move card
     to nursery }` runs its body in place of the card's move, which then never happens.
+
+    With `ordered by P` (`on draw if nature = honest as honest ordered by player { … }`) it
+    happens at once with the other triggers of the same event that name the same player,
+    and that player orders them (`Events.trigger_order`).
     """
     name: str
     event: EventPat
@@ -734,6 +743,7 @@ class Trigger(Decl):
     prompt: Optional[Text]
     body: Block
     instead: bool = False
+    order_by: Optional[Expr] = None
 
 
 @attrs.frozen

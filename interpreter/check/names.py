@@ -206,6 +206,8 @@ class NameChecker:
             self.block(s.otherwise, scope)
         elif t is A.For:
             self.expr(s.source, scope)
+            self.expr(s.by, scope)        # (`ordered by P "prompt"`: asked before the first item)
+            self.expr(s.prompt, scope)
             self.block(s.body, scope.child([s.name], how="for", node=s))
         elif t is A.CallStmt:
             if s.name not in self.rs.procedures:
@@ -339,6 +341,7 @@ class NameChecker:
             self.expr(tr.cond, sc)
             self.expr(tr.ask_by, sc)
             self.expr(tr.prompt, sc)
+            self.expr(tr.order_by, sc)
             self.block(tr.body, sc)
         for r in rs.reactions:
             self._check_event(r.event)

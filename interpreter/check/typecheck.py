@@ -458,6 +458,8 @@ class Checks:
 
     def v_For(self, s, sc):
         self.visit(s.source, sc)
+        self.visit(s.by, sc)
+        self.visit(s.prompt, sc)
         inner = self._it_child(s.source, sc, s.name)
         if s.name in _rebound(s.body):
             inner.names[s.name].ty = None
@@ -549,7 +551,20 @@ class Checks:
     def c_DeckRule(self, r, sc):
         self.condition(r.cond, sc)
 
-    c_Invariant = c_Rule = c_Trigger = c_Check = c_DeckRule
+    c_Invariant = c_Rule = c_Check = c_DeckRule
+
+    def c_Trigger(self, tr, sc):
+        self.condition(tr.cond, sc)
+        if tr.order_by is None:
+            return
+        if tr.instead:
+            self.report(tr.order_by, "an `instead` trigger replaces a move, one at a time: it is not ordered "
+                                     "with others", hint="leave out `ordered by`")
+            return
+        t = self.ty(tr.order_by, sc)
+        if t is not None and t != "player":
+            self.report(tr.order_by, f"`ordered by` names the player who orders the triggers, and this is "
+                                     f"{describe(t)}", hint="write the player, e.g. `ordered by player`")
 
     def c_Reaction(self, r, sc):
         self.condition(r.cond, sc)
@@ -593,6 +608,12 @@ class Checks:
         t = self.ty(s.by, sc)
         if t is not None and t != "player":
             self.report(s.by, f"a player names the targets, and this is {describe(t)}")
+
+    def c_For(self, s, sc):
+        t = None if s.by is None else self.ty(s.by, sc)
+        if t is not None and t != "player":
+            self.report(s.by, f"`ordered by` names the player who orders the items, and this is {describe(t)}",
+                        hint="write the player, e.g. `ordered by current`")
 
     def c_Swap(self, s, sc):
         for side in (s.a, s.b):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from functools import partial
+from operator import itemgetter
 from typing import Optional
 
 from ..base import ast as A
 from ..walker.compiler import Env, event_env
 from ..base.diagnostics import CglError
 from ..walker.engine import Engine
-from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, ActionChoice
+from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, MAX_EVENT_DEPTH, ActionChoice
 from ..check.loader import Card
 from ..check.resolver import facts
 from ..runtime.state import Event, Player, ZoneRef
@@ -70,9 +71,40 @@ class CompiledEngine(Engine):
             triggers = [(tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev)]
             reactions = [(r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev)]
             what = f" {ev.kind} {key[2]}>{key[3]}"   # its name in tracebacks and profiles
-            hit = self._dispatch[key] = (_runner(triggers, reactions, self.cx.ns, what) if triggers or reactions
-                                              else None)
+            if self._ordering and any(tr.order_by is not None for tr, _ in triggers):
+                hit = self._dispatch[key] = partial(CompiledEngine._ordered_run, triggers=triggers,
+                                                    then=_runner([], reactions, self.cx.ns, what) if reactions else None)
+            else:
+                hit = self._dispatch[key] = (_runner(triggers, reactions, self.cx.ns, what) if triggers or reactions
+                                                  else None)
         return hit
+
+    def _ordered_run(self, ev: Event, triggers: list, then):
+        """The triggers of an event some of which are `ordered by` a player (`trigger_order`
+        orders them, as `Engine.event_run`), with their compiled pieces; then the reaction
+        windows (`then`, the runner of the reactions alone)."""
+        if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
+            raise self.runaway()
+        run, fired = yield from self.trigger_order(triggers, ev, itemgetter(0),
+                                                   lambda p: p[1].cond is None or p[1].cond(self, ev),
+                                                   lambda p: p[1].order_by(self, ev))
+        st = self.state
+        for tr, c in run:
+            if c.cond is not None and id(tr) not in fired and not c.cond(self, ev):
+                continue
+            if tr.optional:
+                d = self._may(tr, c, ev)
+                if not self.yes_no_took(d, (yield d)):
+                    continue
+            key = "trigger:" + tr.name
+            st.stats[key] = st.stats.get(key, 0) + 1
+            st.event_chain.append(tr.name)
+            try:
+                yield from c.body(self, ev)
+            finally:
+                st.event_chain.pop()
+        if then is not None:
+            yield from then(self, ev)
 
     def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
         """`Engine._moved` (place the card, count it, `event_begin`) with `event_begin` and

@@ -234,7 +234,7 @@ class CodeGen(Expressions, Statements):
             custom = tr.event.kind == "custom" and not tr.instead
             self.triggers[id(tr)] = {k: self.event_fn("body" if k == "body" else "expr", getattr(tr, k), custom, fields,
                                                       event=tr.event.kind)
-                                     for k in ("cond", "prompt", "ask_by", "body")}
+                                     for k in ("cond", "prompt", "ask_by", "body", "order_by")}
         for r in rs.reactions:
             custom = r.event.kind == "custom"
             pieces = {k: self.event_fn("expr", getattr(r, k), custom, fields, event=r.event.kind)

@@ -55,8 +55,8 @@ class Compiled:
 class _Pieces:
     """The compiled pieces of one trigger or reaction (None where it has none)."""
 
-    __slots__ = ("cond", "prompt", "ask_by", "body", "responders", "eligible", "ask", "domain", "when", "label",
-                 "prefer", "cond_src", "eligible_src")
+    __slots__ = ("cond", "prompt", "ask_by", "body", "order_by", "responders", "eligible", "ask", "domain", "when",
+                 "label", "prefer", "cond_src", "eligible_src")
 
     def __init__(self, names: dict, ns: dict, inline: Optional[dict] = None):
         for k in self.__slots__[:-2]:

@@ -426,6 +426,12 @@ class Statements:
             self.call(fn, s, f"{items} = list({src})", gen=False)
         else:
             self.call(fn, s, f"{items} = list(_aslist(eng, {src}, {self.k(s.source)}))", gen=False)
+        if s.by is not None:   # `ordered by P`: P orders the items first (Engine.s_order)
+            by = self.guard(fn, s.by, sc)
+            chooser = self.fresh()
+            self.call(fn, s, f"{chooser} = eng.as_player({by}, {self.k(s.by)})", gen=False)
+            prompt = self.guard(fn, s.prompt, sc) if s.prompt is not None else "None"
+            self.call(fn, s, f"{items} = yield from eng.s_order({ks}, {items}, {chooser}, {prompt})", gen=False)
         inner = sc.child()
         v = self.fresh("v_" + s.name + "_")
         fn.loop += 1

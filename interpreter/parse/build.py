@@ -346,7 +346,13 @@ class _Build(Transformer):
         return A.If(tuple(branches), _tagged(c, "else"), span=self.sp(meta))
 
     def for_stmt(self, meta, c):
+        if len(c) == 4:
+            by, prompt = c[2]
+            return A.For(str(c[0]), c[1], c[3], by, prompt, span=self.sp(meta))
         return A.For(str(c[0]), c[1], c[2], span=self.sp(meta))
+
+    def for_order(self, meta, c):
+        return (c[0], self.text_node(c[1]) if len(c) > 1 else None)
 
     def repeat_stmt(self, meta, c):
         return A.Repeat(c[0], c[1], span=self.sp(meta))
@@ -676,7 +682,10 @@ class _Build(Transformer):
         sp = self.sp(meta)
         name = str(name_tok) if name_tok is not None else f"on {event} (line {sp.line})"
         return A.Trigger(name, event, cond, may is not None, may[0] if may else None,
-                         may[1] if may else None, body, _tagged(c, "instead", False), span=sp)
+                         may[1] if may else None, body, _tagged(c, "instead", False), _tagged(c, "order"), span=sp)
+
+    def trigger_order(self, meta, c):
+        return _Tagged("order", c[0])
 
     def instead_flag(self, meta, c):
         return _Tagged("instead", True)

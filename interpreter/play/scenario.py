@@ -78,10 +78,10 @@ _SHAPE = {
     "turns": "int", "until": "text", "script": "list", "dice": "list", "random": "list", "shuffles": "list",
     "about": "text",
     "setup": {"from": "text", "turn": "text", "round": "int", "zones": "map", "rest": "text", "players": "map",
-              "cards": "map", "globals": "map"},
+              "cards": "map", "globals": "map", "out_of_round": "list"},
     "expect": {"zones": "map", "players": "map", "cards": "map", "globals": "map", "log": "list",
                "not_log": "list", "winners": "list", "over": "bool", "reason": "text", "round": "int",
-               "next": "text", "stats": "map"},
+               "next": "text", "stats": "map", "out_of_round": "list"},
 }
 _WORDS = {"map": "a mapping (key: value lines)", "list": "a list", "int": "a whole number", "text": "a text",
           "bool": "yes or no"}
@@ -400,8 +400,20 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
             raise _bad(path, setup.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))
         st.globals[k] = _value(eng, v, path, setup.get("globals"), k)
     st.round_no = int(setup.get("round") or 1)
+    first = _seat(path, setup, "turn", setup.get("turn") or "P1", eng.n)
+    for label in setup.get("out_of_round") or []:
+        # knocked out of this round (`knock out`): no turns, not in `players`, back when it is over
+        seat = _seat(path, setup, "out_of_round", label, eng.n)
+        if seat == first and setup.get("from", "turn start") == "turn start":
+            raise _bad(path, setup, "out_of_round", f"P{seat + 1} has the turn (`turn: P{seat + 1}`): a player "
+                       "out of the round takes no turn in it", hint="give the turn to a player in the round")
+        if seat not in st.out:
+            st.out.append(seat)
+            st.out_of_round.append(seat)
+    if st.out and len(st.out) >= eng.n:
+        raise _bad(path, setup, "out_of_round", "every player is out of the round: leave one in it")
     eng.forget_all()   # (cards and their variables were put in place: nothing cached holds)
-    return _seat(path, setup, "turn", setup.get("turn") or "P1", eng.n)
+    return first
 
 
 def _project_of(path: str) -> str:
@@ -601,6 +613,18 @@ def _check_stat_key(rs, path, data, key) -> None:
                "`cards moved:ZONE>ZONE`, `rounds` or `turns`")
 
 
+def _out_of_round_failures(eng, path: str, expect: dict) -> list:
+    """`expect: {out_of_round: [P2]}`: who is out of the round now (knocked out)."""
+    if "out_of_round" not in expect:
+        return []
+    want = sorted(_seat(path, expect, "out_of_round", w, eng.n) for w in (expect["out_of_round"] or []))
+    have = sorted(eng.state.out_of_round)
+    if want == have:
+        return []
+    return [f"out of the round: expected {[f'P{w + 1}' for w in want] or 'nobody'}, "
+            f"found {[f'P{h + 1}' for h in have] or 'nobody'}"]
+
+
 def check_expectations(game: Game, path: str, expect: dict, transcript: list) -> list:
     eng = game.engine
     st = eng.state
@@ -675,11 +699,11 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
         nxt = st.stopped_before if st.stopped_before is not None else eng.following_seat(st.current)
         if f"P{nxt + 1}" != str(expect["next"]):
             out.append(f"next player: expected {expect['next']}, found P{nxt + 1}")
-    if "stats" in expect:
-        for k, v in expect["stats"].items():
-            _check_stat_key(eng.rs, path, expect["stats"], k)
-            if st.stats.get(k, 0) != v:
-                out.append(f"stat {k}: expected {v}, found {st.stats.get(k, 0)}")
+    out += _out_of_round_failures(eng, path, expect)
+    for k, v in (expect.get("stats") or {}).items():
+        _check_stat_key(eng.rs, path, expect["stats"], k)
+        if st.stats.get(k, 0) != v:
+            out.append(f"stat {k}: expected {v}, found {st.stats.get(k, 0)}")
     return out
 
 

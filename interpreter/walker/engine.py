@@ -78,6 +78,8 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
         self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
         self._instead_found: dict = {}   # (kind, name, from, to, phase) -> the `instead` triggers for it, in order
+        # some trigger is `ordered by` a player (Events.trigger_order)
+        self._ordering = any(t.order_by is not None for t in rs.triggers if not t.instead)
         self._reactions_by_kind = _index_by_kind(rs.reactions)
         # `check …`: the state checks (they run once the game has begun: `State.checks_on`)
         self._checks = tuple(rs.checks)

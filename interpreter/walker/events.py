@@ -1,6 +1,7 @@
-"""Events, for the tree walker (and, through `event_begin`, `_log_card_event` and
-`open_window`, the compiled engine): an event logged so that each seat reads only what it
-may see, the triggers and reactions waiting for it found in declaration order and run,
+"""Events, for the tree walker (and, through `event_begin`, `_log_card_event`,
+`trigger_order` and `open_window`, the compiled engine): an event logged so that each seat
+reads only what it may see, the triggers and reactions waiting for it found in declaration
+order (the triggers `ordered by` a player in the order that player chooses) and run,
 reaction windows, the start and end of scopes; a mixin of
 :class:`~cgl.interpreter.walker.engine.Engine`."""
 from __future__ import annotations
@@ -14,11 +15,27 @@ from ..runtime.values import _truth
 from .compiler import Env, event_env
 
 
+class _OrderAsk:
+    """What `c_ask`/`c_took` read of a `choose` for `s_order`'s questions: one item, no rule."""
+    __slots__ = ("name", "span")
+    lo = hi = prefer = tag = None
+    optional = False
+    prompt = True
+
+    def __init__(self, name, span):
+        self.name, self.span = name, span
+
+
+def _same(x):
+    return x
+
+
 _VERB = {"draw": "draws", "discard": "discards", "deal": "is dealt", "move": "moves"}
 
 
 class Events:
-    """`raise_event`, `event_begin`, `event_run`, `open_window`, `scope_event` (see the module doc)."""
+    """`raise_event`, `event_begin`, `event_run`, `trigger_order`, `s_order`, `open_window`,
+    `scope_event` (see the module doc)."""
 
     def raise_event(self, ev: Event):
         hit = self.event_begin(ev)
@@ -46,8 +63,13 @@ class Events:
         if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
             raise self.runaway()
         env = event_env(ev)
+        fired = ()
+        if self._ordering:
+            triggers, fired = yield from self.trigger_order(
+                triggers, ev, _same, lambda tr: tr.cond is None or _truth(self.ev(tr.cond, env)),
+                lambda tr: self.ev(tr.order_by, env))
         for tr in triggers:
-            if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
+            if tr.cond is not None and id(tr) not in fired and not _truth(self.ev(tr.cond, env)):
                 continue
             if tr.optional:
                 seat = self._asker(tr.ask_by, env)
@@ -60,6 +82,64 @@ class Events:
             if r.cond is not None and not _truth(self.ev(r.cond, env)):
                 continue
             yield from self.open_window(r, env)
+
+    def trigger_order(self, items: list, ev: Event, decl, fires, by):
+        """The order the triggers `items` of event `ev` run in, for both engines: the list,
+        and the ids of the declarations whose conditions were already found true. A trigger with
+        `ordered by P` (`decl(item).order_by`) happens at the event, so its condition is
+        asked now (`fires(item)`); those that fire and name the same player (`by(item)`)
+        happen at once, and when there are two or more that player orders them, as Magic's
+        APNAP (`s_order`: one question for each place but the last, each trigger by its
+        name). They run in the places the group's triggers hold in the written order; the
+        other triggers keep theirs, their conditions asked when their turn comes."""
+        groups: dict = {}
+        for i, item in enumerate(items):
+            tr = decl(item)
+            if tr.order_by is not None and fires(item):
+                seat = self.as_player(by(item), tr.order_by).seat
+                groups.setdefault(seat, []).append(i)
+        places: dict = {}
+        for seat, idxs in groups.items():
+            if len(idxs) > 1:
+                names = [decl(items[i]).name for i in idxs]
+                ask = _OrderAsk("trigger", decl(items[idxs[0]]).span)
+                prompt = f"These happen at once ({ev.kind}): which first?"
+                chosen = yield from self.s_order(ask, names, self.players[seat], prompt)
+                idxs_by_name = {decl(items[i]).name: i for i in idxs}
+                for place, name in zip(idxs, chosen):
+                    places[place] = items[idxs_by_name[name]]
+            else:
+                places[idxs[0]] = items[idxs[0]]
+        run = [places.get(i, item) for i, item in enumerate(items) if decl(item).order_by is None or i in places]
+        return run, {id(decl(item)) for item in places.values()}
+
+    def x_order(self, s, env, items: list):
+        """`for … ordered by P ["prompt"]` in the tree walker: P and the prompt, then `s_order`."""
+        prompt = self.ev(s.prompt, env) if s.prompt is not None else None
+        return (yield from self.s_order(s, items, self.as_player(self.ev(s.by, env), s.by), prompt))
+
+    def s_order(self, s, items: list, chooser, prompt):
+        """`for x in LIST ordered by P ["prompt"]`: the items happen at once, and P puts them
+        in the order they run (Magic's APNAP: the player orders their own simultaneous
+        triggers), all before the first runs: which comes first, then which next, one
+        question for each place but the last. Asked whenever two or more items are left,
+        whether or not their order matters: that depends on the game's state and the
+        choices still to come, which no rule can foresee without playing each order."""
+        if len(items) < 2:
+            return items
+        ask = _OrderAsk(s.name, s.span)
+        text = prompt if prompt is not None else f"Which {s.name} comes first? (they happen at once)"
+        left, order = list(items), []
+        while len(left) > 1:
+            d = self.c_ask(ask, left, chooser, text, None)
+            picked = self.c_took(ask, d, (yield d))
+            order.append(picked)
+            i = next(i for i, o in enumerate(left) if o is picked)
+            left = left[:i] + left[i + 1:]    # (a new list: the decision keeps its options)
+            if prompt is None:
+                text = f"Which {s.name} comes next? (they happen at once)"
+        order.append(left[0])
+        return order
 
     def _fire(self, kind: str, name: str, body, env):
         """Run a trigger's or reaction's body, counted, and named in the event chain."""

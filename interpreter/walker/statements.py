@@ -763,7 +763,8 @@ class Statements:
         yield from self.run_block(s.otherwise, env)
 
     def x_for(self, s, env):
-        for x in list(self.as_list(self.ev(s.source, env), s.source)):
+        items = list(self.as_list(self.ev(s.source, env), s.source))
+        for x in (items if s.by is None else (yield from self.x_order(s, env, items))):   # (`ordered by`: events.py)
             yield from self.run_block(s.body, env.child({s.name: x}))
 
     def x_repeat(self, s, env):

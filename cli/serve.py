@@ -64,7 +64,7 @@ def serve(rulesets, host, port, games_dir):
         import uvicorn
         from .webapp import MAX_BODY, Server, make_app
     except ImportError as e:   # (dependencies of cgl; a broken install)
-        click.echo(f"cgl serve needs {e.name}: pip install starlette uvicorn websockets", err=True)
+        click.echo(f"cgl serve needs {e.name}: pip install starlette uvicorn websockets orjson", err=True)
         sys.exit(EXIT_USAGE)
     try:
         os.makedirs(games_dir, exist_ok=True)

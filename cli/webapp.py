@@ -31,6 +31,7 @@ import time
 from typing import Optional
 
 import anyio
+import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
@@ -465,9 +466,20 @@ class Server:
         for ws, state in list(room.clients.items()):
             v = state.news(room.view(state.seat, state.since))
             try:
-                await ws.send_json({"type": "view", "view": v, "reset": reset})
+                await ws.send_text(encode({"type": "view", "view": v, "reset": reset}))
             except Exception:   # a closed tab: forgotten
                 room.clients.pop(ws, None)
+
+
+def encode(msg: dict) -> str:
+    """A message to a client as JSON text, compact. orjson writes a view in a tenth of the
+    time the standard library takes (that was a sixth of the server's work for each answer);
+    what it refuses (an integer past 64 bits, a key that is not a string) the standard
+    library writes, as Starlette's `send_json` would."""
+    try:
+        return orjson.dumps(msg).decode()
+    except TypeError:    # (orjson.JSONEncodeError is one)
+        return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
 
 
 def _message(e: CglError) -> str:
@@ -641,13 +653,13 @@ async def socket(ws: WebSocket):
     try:
         async with room.lock:
             v = state.news(room.view(seat, 0))
-        await ws.send_json({"type": "view", "view": v})
+        await ws.send_text(encode({"type": "view", "view": v}))
         while True:
             text = await ws.receive_text()
             try:
                 await _take(_server(ws), room, seat, text, limit)
             except Refused as e:
-                await ws.send_json({"type": "error", "message": e.message})
+                await ws.send_text(encode({"type": "error", "message": e.message}))
     except WebSocketDisconnect:
         pass
     finally:

@@ -8,7 +8,7 @@ import json
 import pytest
 from starlette.testclient import TestClient
 
-from cgl.cli.webapp import MAX_BODY, Server, make_app
+from cgl.cli.webapp import MAX_BODY, Server, encode, make_app
 
 KEY = "k" * 22
 
@@ -105,6 +105,18 @@ def test_bad_games_are_refused_with_reasons(server):
                         ({"ruleset": "mgt", "seats": ["human", "human"], "seed": "x"}, "seed")]:
         r = c.post("/api/games", json=spec, headers=h)
         assert r.status_code == 400 and words in r.json()["error"], (spec, r.text)
+
+
+def test_a_message_is_the_json_the_standard_library_writes(server):
+    """The views go out through orjson; the text is the compact JSON `json.dumps` writes, and
+    what orjson refuses (an integer past 64 bits, a key that is no string) still goes out."""
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "greedy"], seed=5)
+    room = server.rooms[g["id"]]
+    for msg in ({"type": "view", "view": room.view(0, 0), "reset": False},
+                {"type": "error", "message": "pick \"one\"\né  "},
+                {"big": 2 ** 70, "keys": {1: True}}):
+        assert encode(msg) == json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
 
 
 def test_the_websocket_sends_views_and_takes_answers(server):

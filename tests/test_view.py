@@ -163,3 +163,17 @@ def test_a_choice_among_copies_says_which_copy(make_rules):
     assert "P1 chooses C1 (in pile) (Which C1?)" in log
     assert "P1 chooses C1 (Which on the pile?)" in log   # alike but for their order: one label
     assert "P1 chooses C1 (mark: 2) (Which now?)" in log
+
+
+def test_the_cards_revealed_read_from_the_log_as_it_grows():
+    """A view's `revealed` (the last reveal to everyone in the round) is found reading only
+    the log entries since the last view: at every decision and at the end it is the one
+    read from the whole log."""
+    shown = 0
+    for seed in range(3):
+        for game, _ in _decisions("examples/rummy-lite.cgl", 3, seed=seed, limit=10_000):
+            got = game.view(0)["revealed"]
+            game.engine.__dict__.pop("_view_mark")
+            assert got == game.view(1)["revealed"] == game.view(0)["revealed"]
+            shown += bool(got)
+    assert shown >= 3

@@ -145,6 +145,8 @@ class _Builder:
         self.eng, self.seat, self.everything = eng, seat, everything
         self.gprop = group_property(eng.rs)
         self.catalog: dict = {}
+        self.counted = bool(_public_card_vars(eng))    # (no public card variable: no counters)
+        self.printed = eng.__dict__.get("_view_printed", {})   # (`printed`'s, read without a call)
 
     def sees(self, z: ZoneRef) -> bool:
         return self.everything or self.eng.zone_visible(z, self.seat)
@@ -158,11 +160,12 @@ class _Builder:
         if self.gprop is not None:
             g = attr(eng, c, self.gprop)
             out["group"] = None if g is None else str(plain(g))
-        cs = counters(eng, c)
-        if cs:
-            out["vars"] = cs
+        if self.counted:
+            cs = counters(eng, c)
+            if cs:
+                out["vars"] = cs
         if c.name not in self.catalog:
-            self.catalog[c.name] = printed(eng, c)
+            self.catalog[c.name] = self.printed.get(c.name) or printed(eng, c)
         return out
 
     def zone(self, key: str, ids: list) -> Optional[dict]:
@@ -330,16 +333,33 @@ def seat_view(eng, seat: Optional[int], since: Optional[int] = None, decision=No
 def revealed(b: _Builder, log: list) -> list:
     """The cards of the last reveal to everyone in the round now going on (a winning hand
     shown), as they are now: [] when none."""
-    for i in range(len(log) - 2, -1, -1):     # (every entry but the last, newest first)
+    entry = _last_mark(b.eng, log)
+    if entry is None or entry["type"] == "round":
+        return []
+    out, used = [], set()
+    for name in entry["cards"]:
+        c = next((c for c in b.eng.cards if c.name == name and c.id not in used), None)
+        if c is not None:
+            used.add(c.id)
+            out.append(b.card(c))
+    return out
+
+
+def _last_mark(eng, log: list) -> Optional[dict]:
+    """The newest entry but the last of `log` that starts a round or reveals cards to
+    everyone (None: none). Only the entries logged since the engine last asked are read:
+    a log only grows, and its entries never change (a state swapped in has a new list,
+    read anew); reading back through the round for every view took a fifth of its time."""
+    end = len(log) - 1
+    start, found = 0, None
+    memo = eng.__dict__.get("_view_mark")
+    if memo is not None and memo[0] is log and memo[1] <= end:
+        start, found = memo[1], memo[2]
+    for i in range(end - 1, start - 1, -1):
         entry = log[i]
-        if entry["type"] == "round":
-            return []
-        if entry["type"] == "reveal" and "to" not in entry and entry.get("cards"):
-            out, used = [], set()
-            for name in entry["cards"]:
-                c = next((c for c in b.eng.cards if c.name == name and c.id not in used), None)
-                if c is not None:
-                    used.add(c.id)
-                    out.append(b.card(c))
-            return out
-    return []
+        kind = entry["type"]
+        if kind == "round" or kind == "reveal" and "to" not in entry and entry.get("cards"):
+            found = entry
+            break
+    eng.__dict__["_view_mark"] = (log, max(end, 0), found)
+    return found

@@ -12,16 +12,32 @@ traceback from an exit handler.
 What runs before this module is Python's own start-up (the interpreter and `site`, tens
 of milliseconds): a Ctrl-C there is Python's, as for any Python program.
 """
-import signal
+import _signal   # (what `signal` wraps, loaded with Python: taken at once, before `signal` builds its enums)
+import os
 import sys
 
-from .interrupt import interrupted, interrupted_at_once
+
+def _at_once(signum, frame):
+    """Ctrl-C while nothing is open yet (the command being imported): `interrupted` and exit
+    130 here and now. (An exception raised by a handler can be lost: Python runs it wherever
+    it is, and one run inside the compiler, for a module imported from source, vanished and
+    the start-up went on.) The words are `interrupt.MESSAGE`'s."""
+    try:
+        os.write(2, b"\ninterrupted\n")
+    except OSError:
+        pass
+    os._exit(130)
+
 
 # From here until `main` has imported the command, wherever Python is in the meantime. (Not
 # where Ctrl-C is ignored, as for a job a script starts in the background: it stays so.)
-_PYTHONS = signal.getsignal(signal.SIGINT)
-if _PYTHONS is signal.default_int_handler:
-    signal.signal(signal.SIGINT, interrupted_at_once)
+_PYTHONS = _signal.getsignal(_signal.SIGINT)
+if _PYTHONS is _signal.default_int_handler:
+    _signal.signal(_signal.SIGINT, _at_once)
+
+import signal  # noqa: E402
+
+from .interrupt import interrupted  # noqa: E402
 
 
 def main():

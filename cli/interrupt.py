@@ -1,7 +1,6 @@
-"""What Ctrl-C does where no part of the command asks first: one line and exit 130. Light
-(the standard library's `os`, `signal` and `sys` only): the entry point uses it before the
-command is imported."""
-import os
+"""What Ctrl-C does where no part of the command asks first: one line and exit 130 (the
+entry point says the same while the command is being imported, `entry._at_once`). Light:
+the standard library's `signal` and `sys` only."""
 import signal
 import sys
 
@@ -20,14 +19,3 @@ def interrupted():
         pass
     sys.exit(EXIT_INTERRUPTED)
 
-
-def interrupted_at_once(signum=None, frame=None):
-    """The same as a signal handler while nothing is open yet (the command being imported):
-    the process ends here. (An exception raised by a handler can be lost: Python runs it
-    wherever it is, and one run inside the compiler, for a module imported from source,
-    vanished and the start-up went on.)"""
-    try:
-        os.write(2, MESSAGE.encode())
-    except OSError:
-        pass
-    os._exit(EXIT_INTERRUPTED)

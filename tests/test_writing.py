@@ -364,3 +364,32 @@ def test_a_read_only_file_is_not_replaced(tmp_path):
     out.chmod(0o444)
     r = run(["simulate", ROOT / "examples" / "rps.cgl", "-n", "2", "-w", "1", "--csv", out], tmp_path)
     assert r.returncode == 2 and "read-only" in r.stderr and out.read_text() == "kept\n", r.stderr
+
+
+def test_fmt_of_a_symlink_to_dev_zero_is_refused(tmp_path):
+    """(It ran to an internal MemoryError. Issue 34.)"""
+    os.symlink("/dev/zero", tmp_path / "z.cgl")
+    r = run(["fmt", "z.cgl"], tmp_path, timeout=20)
+    assert r.returncode == 2 and "E002" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert os.path.islink(tmp_path / "z.cgl") and os.readlink(tmp_path / "z.cgl") == "/dev/zero"
+
+
+@pytest.mark.parametrize("games", ["1000000000", str(10 ** 30)])
+def test_a_batch_beyond_the_documented_maximum_is_refused_before_playing(games):
+    """(`-n 1000000000` was a MemoryError, the game list built before playing; `-n 10**30` an
+    OverflowError. Issue 34.)"""
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    r = CliRunner().invoke(main, ["simulate", str(ROOT / "examples" / "war.cgl"), "-n", games])
+    assert r.exit_code == 2 and "is not in the range 1<=x<=10000000" in r.output, r.output
+
+
+def test_workers_beyond_the_cores_are_capped_with_a_warning():
+    """(`-w 32` started 32 processes on 2 cores. Issue 34.)"""
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    cores = len(os.sched_getaffinity(0))
+    r = CliRunner().invoke(main, ["simulate", str(ROOT / "examples" / "war.cgl"), "-n", "2", "-s", "1", "-o",
+                                  "battles=3", "-w", str(cores + 30)])
+    assert r.exit_code == 0, r.output
+    assert f"-w {cores + 30}: this machine gives cgl {cores} core" in r.output and "--oversubscribe" in r.output

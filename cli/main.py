@@ -24,6 +24,7 @@ from cgl.interpreter.check.loader import load, packaged_rulesets, resolve
 from cgl.interpreter.base.protocol import DEFAULT_MAX_STEPS
 
 from . import table as T
+from .interrupt import interrupted
 from .human import HumanAgent, Interrupted, QuitGame
 from .options import AGENT_METAVAR, agent_specs, agents_help, check_agent
 
@@ -62,6 +63,12 @@ def _load(ruleset: str, options: dict):
 
 
 class _Main(click.Group):
+    def make_context(self, *args, **kwargs):
+        try:   # (click would call a Ctrl-C while it reads the options "Aborted!", exit 1)
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            interrupted()
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
@@ -70,8 +77,7 @@ class _Main(click.Group):
         except CglError as e:
             _report(e, EXIT_FAIL)
         except KeyboardInterrupt:
-            click.echo("\ninterrupted", err=True)
-            sys.exit(130)
+            interrupted()
         except BrokenPipeError:  # `cgl run … | head`: the reader has seen enough
             try:
                 sys.stdout = open(os.devnull, "w")

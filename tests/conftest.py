@@ -28,6 +28,21 @@ from cgl.interpreter.check.loader import load, resolve  # noqa: E402
 ENGINES = ("compiled", "tree")
 
 
+def wait_gone(pids):
+    """Wait until each process of `pids` has ended (a pidfd is readable once it has: an event,
+    not a clock), with a guard against waiting for ever."""
+    import select
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            assert select.select([fd], [], [], 60)[0], f"process {pid} still runs 60 s after it was stopped"
+        finally:
+            os.close(fd)
+
+
 @functools.lru_cache(maxsize=None)
 def _load_once(path: str, options: tuple):
     return load(path, dict(options))

@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cgl.cli.main import main
+from conftest import wait_gone
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = int(os.environ.get("CGL_FUZZ_EXAMPLES", "50"))
@@ -485,10 +486,11 @@ def test_fuzz_the_language_servers_workspace_files(project, tmp_path, data):
 
 # ---------------------------------------------------------------- signals
 
-# A cgl command started in a process of its own; "ready" on stderr once cgl is imported (a
-# signal during Python's start-up is Python's, not cgl's: it ends the process as it would any)
-_READY = "import sys\nfrom cgl.cli.main import main\nsys.stderr.write('ready\\n')\nsys.stderr.flush()\n" \
-         "sys.argv = ['cgl', *sys.argv[1:]]\nmain()\n"
+# A cgl command started in a process of its own as the console script starts it; "ready" on
+# stderr once its entry point is imported, before the command is (a signal during Python's
+# own start-up is Python's, not cgl's: tests/test_interrupts.py)
+_READY = "import sys\nfrom cgl.cli.entry import main\nsys.stderr.write('ready\\n')\nsys.stderr.flush()\n" \
+         "sys.argv = ['cgl', *sys.argv[1:]]\nsys.exit(main())\n"
 _SIGNALLED = {
     "simulate -w 2": ["simulate", "war.cgl", "-n", "300", "-w", "2", "-s", "1", "-o", "battles=20",
                       "--csv", "out.csv"],
@@ -497,14 +499,6 @@ _SIGNALLED = {
     "run --log": ["run", "war.cgl", "-s", "1", "-q", "--log", "game.jsonl"],
     "lint": ["lint", "war.cgl"],
 }
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _workers_of(pid: int) -> list:
@@ -550,11 +544,7 @@ def test_fuzz_signals(project, tmp_path, command, sig, delay):
     shown = f"{command}, {sig} after {delay:.2f} s: exit {p.returncode}\n{err[-2000:]}"
     assert p.returncode in (0, 1, 128 + signum, -signum), shown
     assert "Traceback" not in err and "internal error" not in err, shown
-    for _ in range(50):   # (killed workers are reaped by the system: a moment, not a timing)
-        if not any(_alive(w) for w in workers):
-            break
-        time.sleep(0.1)
-    assert not any(_alive(w) for w in workers), shown
+    wait_gone(workers)
     assert {p.name for p in d.iterdir()} - before <= {"game.jsonl"}, shown   # no temporary left
     rows = list(csv.reader((d / "out.csv").open(newline="")))
     if rows != [["an older run's rows"]]:

@@ -25,7 +25,7 @@ def test_wheel_holds_only_the_cgl_namespace_with_its_data(tmp_path):
                    "cgl/rulesets/kozyablo.cgl", "cgl/rulesets/kozyablo-decks/pozorki.yaml"):
         assert needed in names, needed
     entry = [n for n in names if n.endswith("entry_points.txt")]
-    assert entry and "cgl = cgl.cli.main:main" in zipfile.ZipFile(wheel).read(entry[0]).decode()
+    assert entry and "cgl = cgl.cli.entry:main" in zipfile.ZipFile(wheel).read(entry[0]).decode()
 
 
 def test_an_installed_wheel_plays_every_shipped_ruleset(tmp_path):

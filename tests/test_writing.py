@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+from conftest import wait_gone
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CGL = [sys.executable, "-m", "cgl.cli.main"]
 
@@ -117,13 +119,7 @@ def test_sigterm_to_simulate_stops_every_worker(tmp_path):
     p.send_signal(signal.SIGTERM)
     out, err = p.communicate(timeout=30)
     assert p.returncode == 128 + signal.SIGTERM and "every worker stopped with it" in err, err
-    for w in workers:
-        for _ in range(50):
-            if not os.path.exists(f"/proc/{w}") or open(f"/proc/{w}/stat").read().rsplit(")", 1)[1].split()[0] == "Z":
-                break
-            time.sleep(0.1)
-        else:
-            raise AssertionError(f"worker {w} still runs after its batch was stopped")
+    wait_gone(workers)
 
 
 # `cgl simulate` whose first chunk's worker dies halfway through sending its result: it
@@ -168,6 +164,23 @@ def _gone(pid: int) -> bool:
         return True
 
 
+def _read_to_end(master: int) -> str:
+    """All a process writes on the terminal `master` until every process holding the terminal
+    has closed it (the system then answers EIO), waiting on the terminal, never on a clock."""
+    import select
+    seen = ""
+    while True:
+        if not select.select([master], [], [], 60)[0]:   # (a guard against a hang, not a timing)
+            raise AssertionError(f"the terminal is still open 60 s after the signal; it shows:\n{seen[-2000:]}")
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:   # EIO: closed by all
+            return seen
+        if not chunk:
+            return seen
+        seen += chunk.decode(errors="replace")
+
+
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 @pytest.mark.parametrize("sig, workers", [("SIGTERM", "2"), ("SIGINT", "1")])
 def test_a_stopped_simulate_writes_the_games_that_finished(tmp_path, sig, workers):
@@ -196,24 +209,11 @@ def test_a_stopped_simulate_writes_the_games_that_finished(tmp_path, sig, worker
     assert p.poll() is None and done and max(done) > 0, seen
     workers_seen = _children(p.pid)
     p.send_signal(getattr(signal, sig))
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:   # (read all it writes: a full terminal would hold it up)
-        if select.select([master], [], [], 0.2)[0]:
-            try:
-                seen += os.read(master, 4096).decode(errors="replace")
-            except OSError:   # (it has ended: the terminal is closed)
-                break
-        elif p.poll() is not None:   # (it ended after the select: what it wrote since is still to read)
-            while select.select([master], [], [], 0)[0]:
-                try:
-                    seen += os.read(master, 4096).decode(errors="replace")
-                except OSError:
-                    break
-            break
-    p.wait(timeout=5)
+    seen += _read_to_end(master)   # (the terminal ends when cgl and every worker have closed it)
     os.close(master)
+    p.wait(timeout=60)   # (a guard against a hang, not a timing)
     assert p.returncode == 128 + getattr(signal, sig), seen
-    assert all(_gone(w) for w in workers_seen) or not time.sleep(2) and all(_gone(w) for w in workers_seen)
+    wait_gone(workers_seen)
     with open(out_csv, newline="") as f:
         rows = list(csv.reader(f))
     header, rows = rows[0], rows[1:]
@@ -364,3 +364,32 @@ def test_a_read_only_file_is_not_replaced(tmp_path):
     out.chmod(0o444)
     r = run(["simulate", ROOT / "examples" / "rps.cgl", "-n", "2", "-w", "1", "--csv", out], tmp_path)
     assert r.returncode == 2 and "read-only" in r.stderr and out.read_text() == "kept\n", r.stderr
+
+
+def test_fmt_of_a_symlink_to_dev_zero_is_refused(tmp_path):
+    """(It ran to an internal MemoryError. Issue 34.)"""
+    os.symlink("/dev/zero", tmp_path / "z.cgl")
+    r = run(["fmt", "z.cgl"], tmp_path, timeout=20)
+    assert r.returncode == 2 and "E002" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert os.path.islink(tmp_path / "z.cgl") and os.readlink(tmp_path / "z.cgl") == "/dev/zero"
+
+
+@pytest.mark.parametrize("games", ["1000000000", str(10 ** 30)])
+def test_a_batch_beyond_the_documented_maximum_is_refused_before_playing(games):
+    """(`-n 1000000000` was a MemoryError, the game list built before playing; `-n 10**30` an
+    OverflowError. Issue 34.)"""
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    r = CliRunner().invoke(main, ["simulate", str(ROOT / "examples" / "war.cgl"), "-n", games])
+    assert r.exit_code == 2 and "is not in the range 1<=x<=10000000" in r.output, r.output
+
+
+def test_workers_beyond_the_cores_are_capped_with_a_warning():
+    """(`-w 32` started 32 processes on 2 cores. Issue 34.)"""
+    from click.testing import CliRunner
+    from cgl.cli.main import main
+    cores = len(os.sched_getaffinity(0))
+    r = CliRunner().invoke(main, ["simulate", str(ROOT / "examples" / "war.cgl"), "-n", "2", "-s", "1", "-o",
+                                  "battles=3", "-w", str(cores + 30)])
+    assert r.exit_code == 0, r.output
+    assert f"-w {cores + 30}: this machine gives cgl {cores} core" in r.output and "--oversubscribe" in r.output

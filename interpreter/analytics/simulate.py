@@ -312,10 +312,11 @@ def run_batch(spec: BatchSpec, games: int, workers: Optional[int] = None,
         if workers == 1:
             rs = _ruleset(spec)
             records = []
-            with _stopping(records):
+            with _stopping(records) as stop:
                 for i in indices:
                     records.append(play_one(rs, spec, i))
                     tick(len(records), games)
+                    stop.check()
         else:
             records = _run_local(spec, indices, workers, tick)
     records.sort(key=lambda r: r["game"])
@@ -330,13 +331,28 @@ def _start_method():
     return None
 
 
-class Stopped(Exception):
+class Stopped(BaseException):
     """The batch was stopped (SIGTERM, SIGINT): its workers are stopped too; `records` holds
-    the games that finished."""
+    the games that finished. Not an `Exception`, as KeyboardInterrupt is not: no catch-all of
+    errors in the engines or the views may take it for one and play on."""
 
     def __init__(self, records: list, signum: int):
         super().__init__(f"stopped by signal {signum}")
         self.records, self.signum = records, signum
+
+
+class _Stop:
+    """What `_stopping` yields: `check()` raises `Stopped` if a signal has come. (Python runs
+    a handler wherever the main thread is, and what it raises inside a finaliser, or inside C
+    code that clears errors, is lost: the batch then stops at its next check, once the game
+    being played has finished.)"""
+
+    def __init__(self, out: list):
+        self.out, self.signum = out, None
+
+    def check(self):
+        if self.signum is not None:
+            raise Stopped(self.out, self.signum)
 
 
 @contextlib.contextmanager
@@ -344,17 +360,18 @@ def _stopping(out: list):
     """SIGTERM and SIGINT stop the batch with `Stopped`, holding `out`, the records of the
     games that finished (a game being played when the signal came is left out), so that the
     caller can still write them. Only in the main thread, where Python runs handlers."""
-    handled = {}
+    handled, stop = {}, _Stop(out)
 
-    def stop(signum, frame):
+    def on_signal(signum, frame):
         for sig in handled:   # (a second signal must not cut the stopping short)
             signal.signal(sig, signal.SIG_IGN)
+        stop.signum = signum
         raise Stopped(out, signum)
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
-            handled[sig] = signal.signal(sig, stop)
+            handled[sig] = signal.signal(sig, on_signal)
     try:
-        yield
+        yield stop
     finally:
         for sig, old in handled.items():
             signal.signal(sig, old)
@@ -386,13 +403,14 @@ def _run_local(spec, indices, workers, tick) -> list:
         kill()
         raise
     # a signal becomes an exception here, in this process only (the workers forked before)
-    with _stopping(out):
+    with _stopping(out) as stop:
         try:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for f in done:
                     out.extend(f.result())
                 tick(len(out), len(indices))
+                stop.check()
         except BaseException:
             kill()
             raise

@@ -12,10 +12,9 @@ from functools import partial
 from typing import Optional
 
 from ..base import ast as A
-from .compiler import Env, event_env
+from .compiler import Env
 from ..check.loader import Card
-from ..base.diagnostics import CglError, Diagnostic
-from ..base.protocol import (CARD_STATS, MAX_EVENT_DEPTH, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision,
+from ..base.protocol import (CARD_STATS, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision,
                              _EndScope, _GameOver, _TrialMoved, _TrialRequired)
 from ..check.resolver import facts, use_of
 from ..runtime.state import Event, Player, ZoneRef
@@ -185,41 +184,6 @@ class Statements:
             key = stat + ev.card.name
             stats[key] = stats.get(key, 0) + 1
         return self.event_begin(ev)
-
-    def _replace(self, ev: Event):
-        """Run the first `instead` trigger that replaces this card move; True if one did.
-        An optional one (`instead … may`) asks first: declined, the next one is looked at,
-        and with none the move happens."""
-        if not self._instead_by_kind:
-            return False
-        ev.phase = ev.phase or self.state.phase
-        src, dest = ev.source, ev.dest
-        key = (ev.kind, ev.name, None if src is None else src.name, None if dest is None else dest.name, ev.phase)
-        found = self._instead_found.get(key)
-        if found is None:   # (per ruleset: all that `_matching` reads is in the key)
-            found = self._instead_found[key] = tuple(self._matching(self._instead_by_kind, ev))
-        for tr in found:
-            env = event_env(ev)
-            if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
-                continue
-            if tr.optional:
-                seat = self._asker(tr.ask_by, env)
-                prompt = self.ev(tr.prompt, env) if tr.prompt else f"Use {tr.name}?"
-                if not (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)):
-                    continue
-            if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
-                chain = " -> ".join(self.state.event_chain[-12:])
-                raise CglError(Diagnostic("E011", f"replacements run away ({len(self.state.event_chain)} deep): {chain}",
-                                          tr.span, hint="a replacement must not make the move it replaces"))
-            # a replaced move is a step of the budget: `draw 1000000000` replaced by an empty
-            # `instead` runs no statement, and would otherwise never end
-            st = self.state
-            st.steps += 1
-            if self.max_steps is not None and st.steps > self.max_steps:
-                raise self.out_of_steps(tr)
-            yield from self._fire("instead", tr.name, tr.body, env)
-            return True
-        return False
 
     def _default_zone(self, role, node, owner=None) -> ZoneRef:
         ref = self._role_zones.get((role, owner))

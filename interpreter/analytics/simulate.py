@@ -377,12 +377,27 @@ def _stopping(out: list):
             signal.signal(sig, old)
 
 
+def _restore(handlers: dict):
+    """A worker's first step: the signal handlers its parent had before the batch's own
+    (`_stopping`), whose `Stopped` is for the parent alone; `None` (set outside Python)
+    stays as it is."""
+    for sig, handler in handlers.items():
+        if handler is not None:
+            signal.signal(sig, handler)
+
+
 def _run_local(spec, indices, workers, tick) -> list:
     chunks = _chunks(indices, workers)
     out: list = []
     rs = _ruleset(spec)            # loaded, and its code generated, once, before the workers fork
     compiled_for(rs, budget=spec.max_steps is not None)
-    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_start_method())
+    # The handlers that stop the batch are in place before the first worker forks: a signal
+    # that came while the workers were starting used to end this process by SIGTERM's default
+    # action, leaving both workers playing, holding its output open. Each worker takes back
+    # the handlers this process had before (`_restore`), so the batch's are this process's only.
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    ex = ProcessPoolExecutor(max_workers=workers, mp_context=_start_method(), initializer=_restore,
+                             initargs=(before,))
     pending: set = set()
 
     def kill():
@@ -397,14 +412,10 @@ def _run_local(spec, indices, workers, tick) -> list:
         if results is not None:
             results._writer.close()
         ex.shutdown(wait=False, cancel_futures=True)
-    try:
-        pending = {ex.submit(run_chunk, spec, c) for c in chunks}   # (the workers start here)
-    except BaseException:
-        kill()
-        raise
-    # a signal becomes an exception here, in this process only (the workers forked before)
+    # a signal becomes an exception here, in this process only (the workers take back the old handlers)
     with _stopping(out) as stop:
         try:
+            pending = {ex.submit(run_chunk, spec, c) for c in chunks}   # (the workers start here)
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for f in done:

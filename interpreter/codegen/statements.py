@@ -776,17 +776,22 @@ class Statements:
         self.block(fn, s.body, inner)
         fn.ind -= 1
 
+    def block_then(self, fn, body, sc, finally_line: str):
+        """`body` as a `try` whose `finally` runs `finally_line`, however the block ends (an
+        answer awaited, a shortfall, the game over)."""
+        fn.emit("try:")
+        fn.ind += 1
+        self.block(fn, body, sc)
+        fn.ind -= 1
+        fn.emit("finally:")
+        fn.emit(f"    {finally_line}")
+
     def s_Require(self, fn, s, sc, ks):
         """As `Engine.x_require`: the block between `require_begin` and `require_end`, whose
         answer runs the `then` block."""
         tok = self.fresh("rq")
         fn.emit(f"{tok} = eng.require_begin()")
-        fn.emit("try:")
-        fn.ind += 1
-        self.block(fn, s.body, sc)
-        fn.ind -= 1
-        fn.emit("finally:")
-        fn.emit(f"    eng.state.require_depth = {tok}[0]")
+        self.block_then(fn, s.body, sc, f"eng.state.require_depth = {tok}[0]")
         if s.then is None:
             fn.emit(f"eng.require_end({tok})")
             return
@@ -806,12 +811,7 @@ class Statements:
         self.call(fn, s, f"{added} = yield from eng.s_choose_targets({ks}, {cv}, {who})", gen=False)
         fn.emit(f"if {added} is not None:")
         fn.ind += 1
-        fn.emit("try:")
-        fn.ind += 1
-        self.block(fn, s.body, sc)
-        fn.ind -= 1
-        fn.emit("finally:")
-        fn.emit(f"    eng.targets_end({cv}, {added})")
+        self.block_then(fn, s.body, sc, f"eng.targets_end({cv}, {added})")
         fn.ind -= 1
         if s.otherwise is not None:
             fn.emit("else:")

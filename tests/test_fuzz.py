@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cgl.cli.main import main
-from conftest import wait_gone
+from conftest import children, wait_gone
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = int(os.environ.get("CGL_FUZZ_EXAMPLES", "50"))
@@ -501,19 +501,6 @@ _SIGNALLED = {
 }
 
 
-def _workers_of(pid: int) -> list:
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open(f"/proc/{d}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        out.append(int(d))
-            except (OSError, IndexError, ValueError):
-                continue
-    return out
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 @settings(FUZZ, max_examples=max(3, EXAMPLES // 16))
 @given(command=st.sampled_from(sorted(_SIGNALLED)), sig=st.sampled_from(["SIGTERM", "SIGINT"]),
@@ -533,7 +520,7 @@ def test_fuzz_signals(project, tmp_path, command, sig, delay):
                          stderr=subprocess.PIPE, text=True)
     assert p.stderr.readline() == "ready\n"
     time.sleep(delay)
-    workers = _workers_of(p.pid)
+    workers = children(p.pid)
     signum = getattr(signal, sig)
     p.send_signal(signum)
     try:

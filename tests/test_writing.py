@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import wait_gone
+from conftest import children, wait_gone
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CGL = [sys.executable, "-m", "cgl.cli.main"]
@@ -88,21 +88,6 @@ def test_cgl_new_leaves_nothing_behind_when_a_write_fails(tmp_path, limit):
     assert not (tmp_path / "my-game").exists()
 
 
-def _children(pid: int) -> list:
-    """The processes whose parent is `pid` (from /proc)."""
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open(f"/proc/{d}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(d))
-    return out
-
-
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 def test_sigterm_to_simulate_stops_every_worker(tmp_path):
     """(SIGTERM to `simulate -w 2` orphaned both workers, still playing 33 s later. Issue 34.)"""
@@ -114,7 +99,7 @@ def test_sigterm_to_simulate_stops_every_worker(tmp_path):
     workers: list = []
     while len(workers) < 2 and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.2)   # (not a timing assertion: waiting for the workers to start)
-        workers = _children(p.pid)
+        workers = children(p.pid)
     assert len(workers) >= 2, "the workers never started"
     p.send_signal(signal.SIGTERM)
     out, err = p.communicate(timeout=30)
@@ -249,7 +234,7 @@ def test_a_stopped_simulate_writes_the_games_that_finished(tmp_path, sig, worker
         if done and max(done) > 0:
             break
     assert p.poll() is None and done and max(done) > 0, seen
-    workers_seen = _children(p.pid)
+    workers_seen = children(p.pid)
     p.send_signal(getattr(signal, sig))
     seen += _read_to_end(master)   # (the terminal ends when cgl and every worker have closed it)
     os.close(master)

@@ -167,3 +167,45 @@ def test_w113_a_target_no_read_names(make_rules):
                                           '`target(c, "gift")`']
     assert not [d for d in lint(make_rules(TWO)) if d.code in ("W113", "E004", "E008", "E009")]
 
+
+def test_unicorns_fuck_marry_kill_a_victim_no_longer_legal_is_ignored():
+    """UU-CARD-FUCK-MARRY-KILL, UU-TARGET (decision 27): its three targets are named before
+    the Neigh window; the unicorn named, no longer in another player's stable when the
+    effect happens, is not destroyed and no other is chosen, while the discard and the
+    card given still happen. (No card of the deck moves a stable card during a Neigh
+    window, so the test moves it by hand there.)"""
+    from cgl.interpreter.play.game import Game
+    from cgl.interpreter.play.scenario import setup_position
+    from conftest import load_cached
+    game = Game(load_cached("unicorns"), 3, 0, check_invariants=True)
+    start = setup_position(game, "test_targets", {
+        "turn": "P1", "rest": "nursery",
+        "zones": {"stable P1": [], "stable P2": ["VANILLACORN"], "stable P3": ["STONER UNICORN"],
+                  "deck": ["THE SAFEWORD IS NEIGH"], "hand P1": ["FUCK, MARRY, KILL.", "SINGLE UNICORN"],
+                  "hand P2": ["HELL NEIGH", "NEIGH, BITCH"], "hand P3": []}})
+    eng, st = game.engine, game.state
+    d = game.start(start_turn=start)
+    d = game.answer(next(i for i, lab in enumerate(d.labels) if lab == "Play FUCK, MARRY, KILL."))
+    for prompt, pick in (("Who discards a card?", "P2"), ("Who receives the card you give?", "P3"),
+                         ("FUCK, MARRY, KILL.: destroy which unicorn?", "VANILLACORN")):
+        assert d.prompt == prompt and d.player == 0
+        d = game.answer(d.labels.index(pick))
+    assert d.player == 1 and d.prompt.startswith("Neigh FUCK, MARRY, KILL.")     # the window, after all three
+    vanilla = st.zones["stable:1"][0]
+    st.zones["stable:1"] = []
+    st.zones["stable:0"] = [vanilla]                   # now P1's own: no longer a legal victim
+    st.where[vanilla] = "stable:0"
+    eng.forget_all()
+    d = game.answer(False)
+    while d is not None and d.player == 1:             # P2 discards one of its two cards
+        assert "destroy" not in d.prompt
+        d = game.answer(0)
+    if d is not None and d.prompt == "FUCK, MARRY, KILL.: give which card?":
+        d = game.answer(d.labels.index("SINGLE UNICORN"))
+    name = {c.id: c.name for c in eng.cards}
+
+    def zone(key):
+        return [name[i] for i in st.zones.get(key, [])]
+    assert zone("stable:0") == ["VANILLACORN"] and zone("stable:2") == ["STONER UNICORN"]   # nothing destroyed
+    assert "SINGLE UNICORN" in zone("hand:2") and len(zone("hand:1")) == 1               # given; P2 discarded one
+    assert "FUCK, MARRY, KILL." in zone("pile")

@@ -158,6 +158,14 @@ def test_an_unknown_target_name_is_an_error(make_rules):
 
 
 @pytest.mark.one_engine
+def test_a_target_is_named_by_a_text(make_rules):
+    from cgl.interpreter.check.lint import lint_ruleset as lint
+    rs = make_rules(TWO.replace('let q = target(c, "rob")', 'let q = target(c, 3)'))
+    found = [d for d in lint(rs) if d.code == "E008"]
+    assert [d.message for d in found] == ["`target` needs a text, and this is a number"]
+
+
+@pytest.mark.one_engine
 def test_w113_a_target_no_read_names(make_rules):
     from cgl.interpreter.check.lint import lint_ruleset as lint
     rs = make_rules(TWO.replace('target(c, \\"gift\\")', 'target(c, \\"rob\\")').replace(

@@ -187,18 +187,18 @@ def test_a_log_of_a_changed_card_file_names_the_file(tmp_path):
 # ---------------------------------------------------------------- what a log line names
 
 def test_the_give_a_card_decision_is_shown_only_to_the_giver():
-    """Unstable Unicorns, 4 players, seed 1002, random bots: at step 216 P2 gives UNICORN
-    VIBRATOR from their hand to P3; the card moves privately, and so must the line of the
+    """Unstable Unicorns, 4 players, seed 1002, random bots: at step 217 P2 gives HORNY
+    FLYING UNICORN from their hand (FUCK, MARRY, KILL.: the receiver, P3, was named as a
+    target before the Neigh window); the card moves privately, and so must the line of the
     decision that names it (P3 learns the card from its move into their hand)."""
     game = _play(load_cached("unicorns"), 4, 1002, "random")
-    e = game.state.log[216]
-    assert e["text"] == "P2 chooses P3 (Give UNICORN VIBRATOR to whom?)"
+    e = game.state.log[217]
+    assert e["text"] == "P2 chooses HORNY FLYING UNICORN (FUCK, MARRY, KILL.: give which card?)"
     assert e["to"] == [1]
-    moved = [x for x in game.state.log[217:240] if x.get("card") == "UNICORN VIBRATOR"][0]
+    moved = [x for x in game.state.log[218:240] if x.get("card") == "HORNY FLYING UNICORN"][0]
     assert moved["to"] == [1, 2]     # the move itself: seen by the giver and the receiver
     for seat in range(4):            # the views agree: only the giver's shows the line
-        assert any(x["step"] == 216 for x in game.engine.view(seat, 0)["log"]) == (seat == 1)
-
+        assert any(x["step"] == 217 for x in game.engine.view(seat, 0)["log"]) == (seat == 1)
 
 def _play(rs, players, seed, agent, listener=None):
     game = Game(rs, players, seed)

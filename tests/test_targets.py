@@ -100,3 +100,120 @@ def test_choose_targets_of_needs_a_card(make_rules):
     rs = make_rules(RULES + "\nprocedure bad() { choose targets of current by current { pass } }\n")
     found = [d for d in lint(rs) if d.code == "E008"]
     assert any("names the targets of a card" in d.message for d in found)
+
+
+# A card with two targets: each declaration that applies is named, in declaration order,
+# before the others react; `target(c, "NAME")` reads one by its declaration's name.
+TWO = RULES.replace(
+    '"Rob whom?"\n', '"Rob whom?"\n    target gift if rank > 0: g in others(player) "Give it to whom?"\n').replace(
+    "for q in others(actor) { may by q \"Stop {c.name} aimed at {target(c)}?\" { move c to pile } }",
+    "for q in others(actor) { may by q \"Stop {c.name} ({target(c, \\\"rob\\\")} to {target(c, \\\"gift\\\")})?\" "
+    "{ move c to pile } }").replace(
+    '      say "after: {target(c)}"', '      say "after: {target(c, \\"gift\\")}"').replace(
+    "        let q = target(c)\n        if q != none { move first(hand(q)) to hand(p) } else { say \"no target any more\" }",
+    "        let q = target(c, \"rob\")\n"
+    "        if q != none and target(c, \"gift\") != none { move first(hand(q)) to hand(target(c, \"gift\")) }\n"
+    "        if q = none { say \"no target any more\" }")
+
+
+def test_several_targets_named_in_order_and_read_by_name(make_rules):
+    from cgl.interpreter.play.game import Game
+    rs = make_rules(TWO)
+    game = Game(rs, 3, 0, check_invariants=True)
+    d = game.start()
+    d = game.answer(next(i for i, lab in enumerate(d.labels) if lab.startswith("Play")))
+    assert d.prompt == "Rob whom?"                  # the first declaration …
+    d = game.answer(1)                              # … P3
+    assert d.prompt == "Give it to whom?"           # … then the second, both before the others react
+    d = game.answer(0)                              # … P2
+    assert d.kind == "may" and d.prompt.endswith("(P3 to P2)?")
+    before = {p: len(game.engine.state.zones.get(f"hand#{p}", ())) for p in range(3)}
+    d = game.answer(False)
+    d = game.answer(False)
+    text = "\n".join(e["text"] for e in game.engine.state.log)
+    assert "after: none" in text and text.count("Rob whom?") == 1 and text.count("Give it to whom?") == 1
+    assert game.engine.state.targets == {}
+    del before
+
+
+def test_target_without_a_name_is_an_error_when_the_card_has_several(make_rules):
+    from cgl.interpreter.play.game import Game
+    rs = make_rules(TWO.replace('target(c, \\"rob\\")', "target(c)"))
+    game = Game(rs, 3, 0, check_invariants=True)
+    d = game.start()
+    d = game.answer(next(i for i, lab in enumerate(d.labels) if lab.startswith("Play")))
+    d = game.answer(1)
+    with pytest.raises(Exception, match=r'has 2 targets \("rob", "gift"\): say which'):
+        game.answer(0)
+
+
+@pytest.mark.one_engine
+def test_an_unknown_target_name_is_an_error(make_rules):
+    from cgl.interpreter.base.diagnostics import CglError
+    with pytest.raises(CglError) as err:
+        make_rules(TWO.replace('target(c, "gift")', 'target(c, "gfit")'))
+    found = [d for d in err.value.diagnostics if d.code == "E004"]
+    assert found and "unknown target `gfit`" in found[0].message and found[0].hint == "did you mean `gift`?"
+    assert found[0].span.line > 0 and (found[0].span.column, found[0].span.end_column) == (32, 38)   # "gfit"
+
+
+@pytest.mark.one_engine
+def test_a_target_is_named_by_a_text(make_rules):
+    from cgl.interpreter.check.lint import lint_ruleset as lint
+    rs = make_rules(TWO.replace('let q = target(c, "rob")', 'let q = target(c, 3)'))
+    found = [d for d in lint(rs) if d.code == "E008"]
+    assert [d.message for d in found] == ["`target` needs a text, and this is a number"]
+
+
+@pytest.mark.one_engine
+def test_w113_a_target_no_read_names(make_rules):
+    from cgl.interpreter.check.lint import lint_ruleset as lint
+    rs = make_rules(TWO.replace('target(c, \\"gift\\")', 'target(c, \\"rob\\")').replace(
+        'target(c, "gift")', 'target(c, "rob")'))
+    found = [d for d in lint(rs) if d.code == "W113"]
+    assert [d.message for d in found] == ['target `gift` is never read: no `target(c)` in the rules, and no '
+                                          '`target(c, "gift")`']
+    assert not [d for d in lint(make_rules(TWO)) if d.code in ("W113", "E004", "E008", "E009")]
+
+
+def test_unicorns_fuck_marry_kill_a_victim_no_longer_legal_is_ignored():
+    """UU-CARD-FUCK-MARRY-KILL, UU-TARGET (decision 27): its three targets are named before
+    the Neigh window; the unicorn named, no longer in another player's stable when the
+    effect happens, is not destroyed and no other is chosen, while the discard and the
+    card given still happen. (No card of the deck moves a stable card during a Neigh
+    window, so the test moves it by hand there.)"""
+    from cgl.interpreter.play.game import Game
+    from cgl.interpreter.play.scenario import setup_position
+    from conftest import load_cached
+    game = Game(load_cached("unicorns"), 3, 0, check_invariants=True)
+    start = setup_position(game, "test_targets", {
+        "turn": "P1", "rest": "nursery",
+        "zones": {"stable P1": [], "stable P2": ["VANILLACORN"], "stable P3": ["STONER UNICORN"],
+                  "deck": ["THE SAFEWORD IS NEIGH"], "hand P1": ["FUCK, MARRY, KILL.", "SINGLE UNICORN"],
+                  "hand P2": ["HELL NEIGH", "NEIGH, BITCH"], "hand P3": []}})
+    eng, st = game.engine, game.state
+    d = game.start(start_turn=start)
+    d = game.answer(next(i for i, lab in enumerate(d.labels) if lab == "Play FUCK, MARRY, KILL."))
+    for prompt, pick in (("Who discards a card?", "P2"), ("Who receives the card you give?", "P3"),
+                         ("FUCK, MARRY, KILL.: destroy which unicorn?", "VANILLACORN")):
+        assert d.prompt == prompt and d.player == 0
+        d = game.answer(d.labels.index(pick))
+    assert d.player == 1 and d.prompt.startswith("Neigh FUCK, MARRY, KILL.")     # the window, after all three
+    vanilla = st.zones["stable:1"][0]
+    st.zones["stable:1"] = []
+    st.zones["stable:0"] = [vanilla]                   # now P1's own: no longer a legal victim
+    st.where[vanilla] = "stable:0"
+    eng.forget_all()
+    d = game.answer(False)
+    while d is not None and d.player == 1:             # P2 discards one of its two cards
+        assert "destroy" not in d.prompt
+        d = game.answer(0)
+    if d is not None and d.prompt == "FUCK, MARRY, KILL.: give which card?":
+        d = game.answer(d.labels.index("SINGLE UNICORN"))
+    name = {c.id: c.name for c in eng.cards}
+
+    def zone(key):
+        return [name[i] for i in st.zones.get(key, [])]
+    assert zone("stable:0") == ["VANILLACORN"] and zone("stable:2") == ["STONER UNICORN"]   # nothing destroyed
+    assert "SINGLE UNICORN" in zone("hand:2") and len(zone("hand:1")) == 1               # given; P2 discarded one
+    assert "FUCK, MARRY, KILL." in zone("pile")

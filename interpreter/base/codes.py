@@ -45,7 +45,8 @@ _CODES = [
          "A name, function, property, zone, procedure, phase or event that nothing defines (an "
          "event is defined by the engine, `draw`, `discard`, `deal`, `move`, `start of …`, `end of "
          "…`, or by an `emit` of the ruleset); a `rule … forbid TAG` whose tag is no action, reaction or "
-         "`choose … as TAG` (it would forbid nothing), or a `forbid enter|leave` of an unknown zone. The "
+         "`choose … as TAG` (it would forbid nothing), a `forbid enter|leave` of an unknown zone, or a "
+         "`target(CARD, \"NAME\")` whose NAME no `target` declaration has. The "
          "help line suggests the closest defined name.",
          'if count(hnd(player)) > 0 { draw 1 }',
          'if count(hand(player)) > 0 { draw 1 }'),
@@ -213,8 +214,9 @@ _CODES = [
          "A `target` declaration (section 4.11b) names the target of a card's effect only inside "
          "`choose targets of CARD by P { … }`, and the effect reads it with `target(CARD)`: a "
          "declaration with no `choose targets of` in the rules is never named, one whose target no "
-         "`target(…)` reads is named for nothing, and a `target(…)` read in rules that declare no "
-         "target, or never name one, is always `none`.",
+         "`target(…)` reads is named for nothing (when every read names its declaration, "
+         "`target(CARD, \"NAME\")`, one that no read names), and a `target(…)` read in rules that "
+         "declare no target, or never name one, is always `none`.",
          'target rob if name = "Thief": q in others(player)\n'
          'procedure effect(p, c) { move random(hand(first(others(p)))) to hand(p) }',
          'target rob if name = "Thief": q in others(player)\n'

@@ -604,12 +604,19 @@ def target_never_named_or_read(ctx):
     `target(…)`), and a `target(…)` that can only read `none` (section 4.11b)."""
     rs = ctx.rs
     named = reads = None
+    unnamed_read = False    # a `target(c)`, which may read any declaration's target
+    by_name = set()         # the declarations a `target(c, "NAME")` reads
     for item in rs.items:
         for n in _walk(item):
             if isinstance(n, A.ChooseTargets):
                 named = named or n
             elif isinstance(n, A.Call) and n.name == "target" and "target" not in rs.defs:
                 reads = reads or n
+                which = n.args[1] if len(n.args) == 2 else None
+                if which is None or not isinstance(which, A.Text) or which.constant is None:
+                    unnamed_read = True
+                else:
+                    by_name.add(which.constant)
     for t in rs.targets:
         if not ctx.mine(t):
             continue
@@ -620,6 +627,10 @@ def target_never_named_or_read(ctx):
         elif reads is None:
             yield Diagnostic("W113", f"target `{t.name}` is never read: no `target(…)` in the rules", t.span,
                              hint="the effect reads its target with `target(c)` inside `choose targets of c`")
+        elif not unnamed_read and t.name not in by_name:
+            yield Diagnostic("W113", f"target `{t.name}` is never read: no `target(c)` in the rules, and no "
+                             f"`target(c, \"{t.name}\")`", t.span,
+                             hint=f"read it in the effect with `target(c, \"{t.name}\")`")
     if reads is not None and (not rs.targets or named is None) and ctx.mine(reads):
         why = "declares no target" if not rs.targets else "never names one (no `choose targets of`)"
         yield Diagnostic("W113", f"`target(…)` is always `none`: the rules {why}", reads.span,

@@ -134,6 +134,8 @@ class NameChecker:
                     if not lo <= len(e.args) <= hi:
                         self.report(Diagnostic("E009", f"`{e.name}` takes {lo if lo == hi else f'{lo} to {hi}'} "
                                                   f"argument{'s' if hi > 1 else ''}, not {len(e.args)}", e.span))
+                    elif e.name == "target" and len(e.args) == 2:
+                        self.target_name(e.args[1])
                 elif e.name in self.rs.defs or e.name in self.rs.table_decls or e.name in self.rs.patterns:
                     decl = self.rs.defs.get(e.name) or self.rs.table_decls.get(e.name) or self.rs.patterns.get(e.name)
                     if len(decl.params) != len(e.args):
@@ -182,6 +184,17 @@ class NameChecker:
             if t is A.ListLit:
                 for i in e.items:
                     self.expr(i, scope)
+
+    def target_name(self, arg):
+        """`target(c, "NAME")`: NAME is a `target` declaration's (section 4.11b)."""
+        name = arg.constant if isinstance(arg, A.Text) else None
+        declared = [t.name for t in self.rs.targets]
+        if name is not None and name not in declared:
+            hint = did_you_mean(name, declared) or (
+                f"the targets declared: {', '.join(declared)}" if declared else
+                "declare it: `target NAME if COND: x in LIST`")
+            self.report(Diagnostic("E004", f"unknown target `{name}`: no `target {name} …` declaration",
+                                   arg.span, hint=hint))
 
     # ------------------------------------------------------------ statements
     def block(self, b, scope):

@@ -354,7 +354,7 @@ _DESCRIBE = {"int": "a number", "bool": "true/false", "str": "a text", "str?": "
              "groups": "a list", "list": "a list"}
 _UNORDERED = frozenset(("zone", "card", "player", "bool", "match?", "group", "event")) | LISTY
 _ARG_KINDS = {"player": ("player",), "card": ("card",), "int": ("int",), "list": tuple(LISTY | {"zone"}),
-              "countable": tuple(LISTY | {"zone", "str", "str?"})}
+              "countable": tuple(LISTY | {"zone", "str", "str?"}), "str": ("str", "str?")}
 
 
 def describe(ty) -> str:
@@ -664,7 +664,7 @@ class Checks:
 
 
 _KIND_TEXT = {"player": "a player", "card": "a card", "int": "a number", "list": "a list or a zone",
-              "countable": "a list or a zone"}
+              "countable": "a list or a zone", "str": "a text"}
 
 
 def _rebound(node) -> set:

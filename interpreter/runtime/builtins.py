@@ -285,10 +285,12 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
         "true when no continuous rule (`forbid leave`/`forbid enter`, section 3.19) would refuse moving the "
         "card to the zone now: offer only what can happen",
         lambda eng, e, a: eng.may_move(a[0], a[1], e), "bool", reads_game=True, args=("card", "any")),
-    _fn("target", 1, 1, "target(CARD)",
-        "the target named for the card's effect by an open `choose targets of` (section 4.11b); `none` when "
-        "none is, or when it is no longer legal", lambda eng, e, a: eng.target_of(a[0], e), reads_game=True,
-        args=("card",)),
+    _fn("target", 1, 2, "target(CARD[, NAME])",
+        "the target named for the card's effect by an open `choose targets of` (section 4.11b), by its "
+        "`target` declaration's name in quotes when the card has several (an error if it has several and "
+        "none is named); `none` when none is, or when it is no longer legal",
+        lambda eng, e, a: eng.target_of(a[0], e, a[1] if len(a) > 1 else None), reads_game=True,
+        args=("card", "str")),
     _fn("exists", 1, 1, "exists(X)", "true when the list or zone is not empty",
         lambda eng, e, a: _count(eng, e, a) > 0, "bool", on_list="(len({0}) > 0)", args=("countable",),
         loop="count", on_count="({0} > 0)"),

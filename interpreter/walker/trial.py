@@ -209,18 +209,31 @@ class Targets:
             if left:
                 st.targets[card.id] = left
 
-    def target_of(self, card, node=None):
-        """`target(c)`: the first target named for card c by an open `choose targets of`;
-        `none` when none is, or when it is no longer legal (no longer in its declaration's
-        domain, evaluated now for the same card and chooser)."""
+    def target_of(self, card, node=None, name=None):
+        """`target(c)`, `target(c, NAME)`: the target named for card c by an open `choose
+        targets of` (by declaration `NAME`; with no name, its one target: an error when it
+        has several); `none` when none is, or when it is no longer legal (no longer in its
+        declaration's domain, evaluated now for the same card and chooser)."""
         if not hasattr(card, "props"):
             if card is None:
                 return None
             raise self.fail(node, f"`target` needs a card, not {_show(card)}")
+        if name is not None and not any(t.name == name for t in self.rs.targets):
+            raise self.fail(node, f"no `target` declaration is named {_show(name)}")
         have = self.state.targets.get(card.id)
         if not have:
             return None
-        name, value, seat = have[0]
+        if name is None:
+            if len(have) > 1:
+                names = ", ".join(f'"{h[0]}"' for h in have)
+                raise self.fail(node, f"{card.name} has {len(have)} targets ({names}): say which, "
+                                      f"`target(c, \"{have[0][0]}\")`")
+            entry = have[0]
+        else:
+            entry = next((h for h in have if h[0] == name), None)
+            if entry is None:
+                return None
+        name, value, seat = entry
         t = next(t for t in self.rs.targets if t.name == name)
         env = Env({"card": card, "player": self.players[seat], "it": card})
         domain = self.ev(t.domain, env)

@@ -65,6 +65,9 @@ def test_only_the_deciding_seat_sees_the_options():
             break
         for seat in range(3):
             dec = game.view(seat)["decision"]
+            if d.private and seat != d.player:
+                assert dec is None    # an optional trigger's question (MGT's natures)
+                continue
             assert dec["player"] == f"P{d.player + 1}"
             assert ("options" in dec) == (seat == d.player)
 
@@ -177,3 +180,45 @@ def test_the_cards_revealed_read_from_the_log_as_it_grows():
             assert got == game.view(1)["revealed"] == game.view(0)["revealed"]
             shown += bool(got)
     assert shown >= 3
+
+
+# P1 draws one card that P2 may not see; what it fires is P1's alone (a `private` variable).
+OMENS = """
+option top: text = "A1"
+zone stash: shared, hidden
+private var marks per player = 0
+setup { move first(deck where name = top) to stash }
+match { rounds 1 }
+round { until turn_no >= 2 }
+turn { phase p { if current = seat(1) { draw 1 from stash } else { choose c in [1, 2] { pass } } } }
+on draw as omen ordered by player { set player.marks += 1 }
+on draw if suit = "red" as red_omen ordered by player { set player.marks += 1 }
+on draw if suit = "blue" as blue_omen ordered by player { set player.marks += 1 }
+on draw if rank = 2 as chance may "Take the chance?" { set player.marks += 1 }
+"""
+
+
+def _p2_sees(make_rules, top, answers):
+    """P2's views while the game is played (each one once, as a table shows them as they
+    change) with P1's first card `top`, and its whole log at the end."""
+    game = Game(make_rules(OMENS, options={"top": top}), 2, 0)
+    seen, d = [], game.start()
+    while d is not None:
+        v = game.view(1, since=0)
+        # (a log entry's `step`, its place in the whole log, still counts the lines P2 may
+        # not read: a gap it cannot read across is left to the view's next version)
+        v["log"] = [{k: x for k, x in e.items() if k != "step"} for e in v["log"]]
+        if not seen or seen[-1] != v:
+            seen.append(v)
+        d = game.answer(answers.pop(0) if d.kind != "may" else True)
+    return seen + [[e["text"] for e in game.view(1, since=0)["log"]]]
+
+
+def test_a_trigger_question_tells_no_other_seat_what_fired_it(make_rules):
+    """P1 orders its own triggers, which fire on a card P2 may not see: A1 (red) fires
+    `omen` and `red_omen`, B1 (blue) `omen` and `blue_omen`; A2 and B2 also ask a `may`
+    trigger. P2 may not tell the games apart: not by the question while P1 answers, nor by
+    the line its answer writes (it named `red_omen` to every seat), nor by the view's
+    pending decision (A1 asks no `may`, A2 does)."""
+    assert _p2_sees(make_rules, "A1", [1, 0]) == _p2_sees(make_rules, "B1", [1, 0])
+    assert _p2_sees(make_rules, "A1", [1, 0]) == _p2_sees(make_rules, "A2", [1, 0])

@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 
 from cgl.cli import table as T
+from cgl.interpreter.base.diagnostics import CglError
 from cgl.interpreter.play.game import Game, make_agent
 
 from conftest import load_cached
@@ -222,3 +223,58 @@ def test_a_trigger_question_tells_no_other_seat_what_fired_it(make_rules):
     pending decision (A1 asks no `may`, A2 does)."""
     assert _p2_sees(make_rules, "A1", [1, 0]) == _p2_sees(make_rules, "B1", [1, 0])
     assert _p2_sees(make_rules, "A1", [1, 0]) == _p2_sees(make_rules, "A2", [1, 0])
+
+
+def _what_seat_reads(game, d, seat, agents, limit):
+    """What `seat` reads as the game goes on from decision `d`: each log line it may read
+    (its `step`, its place in the whole log, left out), and the view it decides on at each
+    of its own decisions; the game played by `agents` (stopped by a rules error: a world
+    imagined for one seat may break what another seat's private memory assumes)."""
+    out, mark = [], 0
+    for _ in range(limit):
+        v = game.view(seat, since=mark)
+        mark = len(game.state.log)
+        out += [("line", {k: x for k, x in e.items() if k != "step"}) for e in v["log"]]
+        if d is None:
+            return out + [("end", None)]
+        if d.player == seat:
+            out.append(("view", {k: x for k, x in v.items() if k != "log"}))
+        try:
+            d = game.answer(agents[d.player].decide(d))
+        except CglError as e:
+            return out + [("error", str(e))]
+    return out
+
+
+def _a_question(item, seat) -> bool:
+    """Whether `item` is another player's question as `seat` reads it: its answer's line."""
+    return item[0] == "line" and item[1]["type"] == "decision" and item[1].get("player") != seat + 1
+
+
+@pytest.mark.parametrize("name,players", GAMES, ids=[g[0] for g in GAMES])
+def test_leak_oracle_no_question_is_the_first_to_tell_two_worlds_apart(name, players):
+    """Questions asked of others, replayed: at the first decision, deal anew what seat S
+    cannot see (`determinised`), and play on the game and that world alike. What S reads
+    may come to differ (another player's hidden card is played, a public effect of it is
+    seen), but never first by another player's question: a question whose line S reads
+    where the other world has none (or none there) tells S what it may not know, as the
+    order of triggers fired by P1's hidden draw told everyone which card it was."""
+    compared = 0
+    for seed, seat in [(seed, seat) for seed in range(3) for seat in range(4)]:
+        game = Game(load_cached(name), players, seed, forkable=True)
+        d = game.start()
+        if d is None or seat >= game.players:
+            continue
+        world = game.determinised(seat, random.Random(seed), record=True)
+        mine, theirs = ([_what_seat_reads(g, dd, seat, [make_agent("random", s, seed) for s in range(g.players)], 40)
+                         for g, dd in ((game, d), (world, world.pending))])
+        compared += 1
+        x, y = next(((x, y) for x, y in zip(mine, theirs) if x != y), (None, None))
+        if x is None:
+            continue
+        # (two lines of one player's question, answered apart: its answer is its to give)
+        same_question = _a_question(x, seat) and _a_question(y, seat) and x[1]["player"] == y[1]["player"]
+        assert same_question or not (_a_question(x, seat) or _a_question(y, seat)), (
+            f"{name}, seed {seed}: P{seat + 1} tells the worlds apart first by a question: {x} / {y}")
+    if not compared:
+        pytest.skip(f"{name} asks no decision")

@@ -41,12 +41,17 @@ class _Table:
 def frames(game: Game, answers: list, only: Optional[int] = None) -> dict:
     """The replay data of `game` (made, not started) played with `answers`: at each decision
     and at the end, every seat's view and the designer's, by number into shared tables
-    (`only`: that seat's view alone, for a player's copy)."""
+    (`only`: that seat's view alone, for a player's copy, which holds the prompt and answer
+    of that seat's own questions only, and no frame for a question it was not shown)."""
     zones, views, cards, catalog = _Table(), _Table(), _Table(), {}
     seats = [f"P{i + 1}" for i in range(game.players)]
     out = []
 
     def keep(d, answer_label):
+        if only is not None and d is not None and d.player != only:
+            if d.private:
+                return    # a question this seat was not shown (its being asked tells what fired it)
+            answer_label = None   # another's question: the seat reads its line, if any, in the log
         per = {}
         for seat in [*range(game.players), None] if only is None else [only]:
             v = game.view(seat, since=len(game.state.log), everything=seat is None)
@@ -58,7 +63,8 @@ def frames(game: Game, answers: list, only: Optional[int] = None) -> dict:
         st = game.state
         out.append({"n": len(out), "step": len(st.log), "round": st.round_no, "turn": st.turn_no,
                     "decider": None if d is None else seats[d.player],
-                    "prompt": None if d is None else d.prompt, "answer": answer_label, "views": per})
+                    "prompt": None if d is None or only not in (None, d.player) else d.prompt,
+                    "answer": answer_label, "views": per})
 
     d = game.start()
     for a in answers:

@@ -56,3 +56,34 @@ def test_replay_html_refuses_to_write_over_its_log_and_needs_html_for_output(tmp
     assert r.exit_code == 2 and "E002" in r.output
     r = CliRunner().invoke(main, ["replay", str(log), "-o", str(tmp_path / "x.html")])
     assert r.exit_code == 2 and "--html" in r.output
+
+
+HIDDEN_PICK = """
+zone stash: shared, hidden
+match { rounds 1 }
+round { start { deal 2 to hand } until turn_no >= 2 }
+turn { phase p { choose c in hand(current) "Which card goes to the stash?" { move c to stash } } }
+on move to stash as first_stash ordered by player { pass }
+on move to stash if rank >= 1 as second_stash ordered by player { pass }
+"""
+
+
+def test_a_seats_copy_holds_only_its_own_questions_answers(make_rules):
+    """A seat's copy (`cgl serve`'s `/replay/GAME/TOKEN`) carries no other player's prompt
+    or answer (P2 put a card of its hidden hand into a hidden zone: its name was in P1's
+    copy), and no frame for a question P1 was never shown (P2's order of its triggers)."""
+    from cgl.cli.replay_html import frames
+    from cgl.interpreter.play.game import Game
+    rs = make_rules(HIDDEN_PICK)
+    game, answers = Game(rs, 2, 1), []
+    d = game.start()
+    while d is not None:
+        answers.append(0)
+        d = game.answer(0)
+    asked = [(f["decider"], f["prompt"]) for f in frames(Game(rs, 2, 1), answers)["frames"]]
+    mine = frames(Game(rs, 2, 1), answers, only=0)
+    assert ("P2", "These happen at once (move): which first?") in asked   # (the game asks it)
+    assert [f["decider"] for f in mine["frames"]] == [d for d, p in asked if d != "P2" or not p.startswith("These")]
+    for f in mine["frames"]:
+        if f["decider"] != "P1":
+            assert f["prompt"] is None and f["answer"] is None, f

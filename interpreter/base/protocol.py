@@ -88,6 +88,11 @@ class Decision:
     _scores: Optional[Callable] = None
     _view: Optional[Callable] = None
     _sampler: Optional[Callable] = None   # set by a forkable Game: `sample`
+    # asked out of the other seats' sight: a trigger's own question (the order of its
+    # player's triggers that happen at once, an optional trigger's yes or no), whose being
+    # asked tells what fired it; the other seats see neither it nor its answer's line
+    # (`seat_view`, `Statements._log_choice`; docs/language.md section 8)
+    private: bool = False
 
     @property
     def labels(self) -> list:

@@ -57,7 +57,7 @@ class Events:
             if tr.optional:
                 seat = self._asker(tr.ask_by, env)
                 prompt = self.ev(tr.prompt, env) if tr.prompt else f"Use {tr.name}?"
-                if not (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)):
+                if not (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name, private=True)):
                     continue
             if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
                 chain = " -> ".join(self.state.event_chain[-12:])
@@ -110,7 +110,7 @@ class Events:
             if tr.optional:
                 seat = self._asker(tr.ask_by, env)
                 prompt = self.ev(tr.prompt, env) if tr.prompt else f"Use {tr.name}?"
-                yes = yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)
+                yes = yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name, private=True)
                 if not yes:
                     continue
             yield from self._fire("trigger", tr.name, tr.body, env)
@@ -140,7 +140,7 @@ class Events:
                 names = [decl(items[i]).name for i in idxs]
                 ask = _OrderAsk("trigger", decl(items[idxs[0]]).span)
                 prompt = f"These happen at once ({ev.kind}): which first?"
-                chosen = yield from self.s_order(ask, names, self.players[seat], prompt)
+                chosen = yield from self.s_order(ask, names, self.players[seat], prompt, private=True)
                 idxs_by_name = {decl(items[i]).name: i for i in idxs}
                 for place, name in zip(idxs, chosen):
                     places[place] = items[idxs_by_name[name]]
@@ -154,13 +154,15 @@ class Events:
         prompt = self.ev(s.prompt, env) if s.prompt is not None else None
         return (yield from self.s_order(s, items, self.as_player(self.ev(s.by, env), s.by), prompt))
 
-    def s_order(self, s, items: list, chooser, prompt):
+    def s_order(self, s, items: list, chooser, prompt, private: bool = False):
         """`for x in LIST ordered by P ["prompt"]`: the items happen at once, and P puts them
         in the order they run (Magic's APNAP: the player orders their own simultaneous
         triggers), all before the first runs: which comes first, then which next, one
         question for each place but the last. Asked whenever two or more items are left,
         whether or not their order matters: that depends on the game's state and the
-        choices still to come, which no rule can foresee without playing each order."""
+        choices still to come, which no rule can foresee without playing each order.
+        `private`: the questions are the chooser's alone (`Decision.private`: triggers, whose
+        names tell what fired them)."""
         if len(items) < 2:
             return items
         ask = _OrderAsk(s.name, s.span)
@@ -168,6 +170,7 @@ class Events:
         left, order = list(items), []
         while len(left) > 1:
             d = self.c_ask(ask, left, chooser, text, None)
+            d.private = private
             picked = self.c_took(ask, d, (yield d))
             order.append(picked)
             i = next(i for i, o in enumerate(left) if o is picked)

@@ -14,7 +14,8 @@ What a seat may know is decided here, in one place, from what the ruleset declar
   `private` to its own player, `internal` to no one at the table);
 - a card's own variables, the same way (only `public` ones are shown on the table);
 - a log entry when it is addressed to everyone or to the seat;
-- a decision's options only to the seat that decides, and a card among them only when
+- a decision's options only to the seat that decides (and a trigger's own question,
+  `Decision.private`, not at all to the others), and a card among them only when
   the seat may see its face (`Views.knows_card`: its zone, or a `reveal` to the seat);
   otherwise the option's label, which names no card (a blind pick, `Views.options_for`).
 
@@ -216,6 +217,8 @@ class _Builder:
     def decision(self, d) -> Optional[dict]:
         if d is None:
             return None
+        if d.private and d.player != self.seat and not self.everything:
+            return None  # a trigger's own question: that it is asked tells what fired it
         out = {"player": f"P{d.player + 1}", "kind": d.kind}
         if d.player != self.seat and not self.everything:
             return out   # others see who decides, not what they may choose

@@ -583,7 +583,7 @@ class Statements:
             if self.record or self.listeners:
                 chooser = self.players[d.player]
                 self.log("decision", f"{chooser} declines: {d.prompt}",
-                         visible_to=[chooser.seat] if d.secret else self.decision_audience(chooser.seat, d.prompt),
+                         visible_to=[chooser.seat] if d.secret or d.private else self.decision_audience(chooser.seat, d.prompt),
                          player=chooser.seat + 1, answer=None)
             self.short()
             return OTHERWISE
@@ -604,7 +604,7 @@ class Statements:
         # (who may read the line: by the cards it names, not by what tells copies apart)
         named = [self.show_option(options[i]) if hasattr(options[i], "props")
                  and self.knows_card(options[i], chooser.seat) else chosen_labels[k] for k, i in enumerate(picked)]
-        private = d.secret or self._private_choice(options)
+        private = d.secret or d.private or self._private_choice(options)
         self.log("decision", f"{chooser} chooses {', '.join(chosen_labels)} ({prompt})",
                  visible_to=[chooser.seat] if private else self.decision_audience(chooser.seat, prompt, *named),
                  player=chooser.seat + 1, answer=chosen_labels)
@@ -665,15 +665,16 @@ class Statements:
             raise AnswerError(f"choose {d.lo if d.lo == d.hi else f'{d.lo} to {d.hi}'}, not {len(picked)}")
         return sorted(picked)
 
-    def ask_yes_no(self, seat: int, prompt: str, span, tag=None):
+    def ask_yes_no(self, seat: int, prompt: str, span, tag=None, private: bool = False):
         """Ask `seat` yes or no (a generator): the answer. In two halves, which the generated
-        code calls itself: `yes_no`, then `yes_no_took` with the answer."""
-        d = self.yes_no(seat, prompt, span, tag)
+        code calls itself: `yes_no`, then `yes_no_took` with the answer. `private`: an
+        optional trigger's question, out of the other seats' sight (`Decision.private`)."""
+        d = self.yes_no(seat, prompt, span, tag, private)
         return self.yes_no_took(d, (yield d))
 
-    def yes_no(self, seat: int, prompt: str, span, tag=None) -> Decision:
+    def yes_no(self, seat: int, prompt: str, span, tag=None, private: bool = False) -> Decision:
         return Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag,
-                        self.state.secret_depth > 0, span, None, self._viewer(seat))
+                        self.state.secret_depth > 0, span, None, self._viewer(seat), None, private)
 
     def yes_no_took(self, d: Decision, answer) -> bool:
         if not isinstance(answer, bool):

@@ -742,6 +742,10 @@ class Expressions:
         ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
         if ta == "card" and self.zone_named(e.right, sc):
             test = f"({self.state(fn, 'where')}[{a}.id] == {e.right.id!r})"
+        elif ta is None and isinstance(a, Var) and self.zone_named(e.right, sc):
+            # (a card most often: where it lies, read at once; anything else as `_in` reads it)
+            test = (f"({self.state(fn, 'where')}[{a}.id] == {e.right.id!r} if {a}.__class__ is Card "
+                    f"else _in(eng, {a}, {self.x(e.right, sc, fn)}, {self.k(e)}))")
         elif tb in self.LISTY and ta == "str":
             test = f"({a} in {self.x(e.right, sc, fn)})"
         elif tb in self.LISTY and isinstance(a, Var):

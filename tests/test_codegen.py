@@ -476,3 +476,36 @@ def _same_games_on_both_engines(rs, monkeypatch, seeds: int, players: int = 2):
     assert cx is not None
     assert out[0] == out[1]
     return cx, out[1]
+
+
+def test_a_custom_events_card_eligibility_has_a_variant_for_a_card_compiled(make_rules, monkeypatch):
+    """A custom event's `card` may hold any value, so a reaction's eligibility that reads it
+    is written for any value, and again for a card (the runner picks by the value it gets,
+    `runners._runner`): the same games as the tree walker's when `card` is a card, a text,
+    a list or none."""
+    rs = make_rules("""
+        derive tag = if suit = "red" then "r" else "o"
+        var took = 0
+        reaction grab after offered {
+          responders others_after(player)
+          eligible card in pile and count(hand(responder) where tag = card.tag) >= 1
+          ask "Take {card}?"
+          once
+          do { set took += 1  say "{responder} takes it" }
+        }
+        setup { deal 2 to hand }
+        turn { phase a {
+          if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
+          draw 1
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no % 4 = 0 { emit offered(player: current, card: top(pile)) }
+          elif turn_no % 4 = 1 { emit offered(player: current, card: "A1") }
+          elif turn_no % 4 = 2 { emit offered(player: current, card: none) }
+          else { emit offered(player: current, card: first(pile)) }
+          if turn_no >= 12 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6, players=3)
+    assert [c.eligible_card_src is not None for c in cx.reactions.values()] == [True]
+    texts = [e["text"] for g in map(json.loads, games) for e in g[0]]
+    assert any("takes it" in t for t in texts)

@@ -25,7 +25,9 @@ CGL locals are Python locals, resolved once, when the source is generated:
   order (`draw 1` and `discard c` by plain calls that move the card at once); triggers
   and reactions are functions of the event itself, and each kind of event gets one
   generated runner of what waits for it (`_runner`), with the conditions and the
-  reaction windows written in; a loop over a zone's cards that reads only their ids and
+  reaction windows written in (a custom event's `card` may be any value: an eligibility
+  that reads it is written for any value and again for a card, and the runner picks by
+  the value the event carries); a loop over a zone's cards that reads only their ids and
   derived properties runs over the ids;
 - rule conditions (`rule … forbid … if`) stay with the tree walker, which evaluates them
   in the environment where the check happens, and so does an `act` beside a local that

@@ -358,13 +358,20 @@ class Expressions:
         """Python for the list of ids the state keeps for a zone expression, bottom first (a
         shared zone or a player's zone; not to be changed); None for anything else."""
         if self.zone_named(e, sc):
-            return f"{self.state(fn, 'zones')}.get({e.id!r}, ())"
+            return self.zone_at(fn, repr(e.id), not self.rs.zones[e.id].per_card)
         if self.player_zone_call(e):
             keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
             if self.ty(e.args[0], sc) == "player":
-                return f"{self.state(fn, 'zones')}.get({keys}[{who}.seat], ())"
+                return self.zone_at(fn, f"{keys}[{who}.seat]", True)
             return f"_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])})"
         return None
+
+    def zone_at(self, fn, key: str, made: bool) -> str:
+        """Python for the state's list of the zone under `key` (Python); `made`: the state
+        holds a list for it from the game's start (a shared zone, a player's zone of a
+        seat in play: `Engine._initial_state`), else it may have none yet (a card's zone)."""
+        zones = self.state(fn, "zones")
+        return f"{zones}[{key}]" if made else f"{zones}.get({key}, ())"
 
     def zone_named(self, e, sc) -> bool:
         """`stock`: a name that means a declared zone (not a local, such as a def's parameter,
@@ -633,10 +640,10 @@ class Expressions:
         if self.player_zone_call(arg):
             who = self.x(arg.args[0], sc, fn)
             if self.ty(arg.args[0], sc) == "player":
-                return f"len({self.state(fn, 'zones')}.get({self.zone_keys(arg.name)}[{who}.seat], ()))"
+                return f"len({self.zone_at(fn, f'{self.zone_keys(arg.name)}[{who}.seat]', True)})"
             return f"_pz_count(eng, {self.zone_keys(arg.name)}, {who}, {self.k(arg.args[0])})"
         if self.zone_named(arg, sc):
-            return f"len({self.state(fn, 'zones')}.get({arg.id!r}, ()))"
+            return f"len({self.zone_at(fn, repr(arg.id), not self.rs.zones[arg.id].per_card)})"
         return None
 
     def _inlinable(self, e, sc) -> bool:
@@ -742,6 +749,10 @@ class Expressions:
         ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
         if ta == "card" and self.zone_named(e.right, sc):
             test = f"({self.state(fn, 'where')}[{a}.id] == {e.right.id!r})"
+        elif ta is None and isinstance(a, Var) and self.zone_named(e.right, sc):
+            # (a card most often: where it lies, read at once; anything else as `_in` reads it)
+            test = (f"({self.state(fn, 'where')}[{a}.id] == {e.right.id!r} if {a}.__class__ is Card "
+                    f"else _in(eng, {a}, {self.x(e.right, sc, fn)}, {self.k(e)}))")
         elif tb in self.LISTY and ta == "str":
             test = f"({a} in {self.x(e.right, sc, fn)})"
         elif tb in self.LISTY and isinstance(a, Var):

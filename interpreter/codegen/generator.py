@@ -137,14 +137,16 @@ class CodeGen(Expressions, Statements):
     # Triggers and reactions: their pieces take the event itself (and the responder), and
     # bind what the tree walker's event environment binds: event, card, player, it, and
     # the fields of a custom event (which may rename any of them).
-    def event_entry(self, f, sc, custom, fields, responder, kind_of_event=None) -> list:
+    def event_entry(self, f, sc, custom, fields, responder, kind_of_event=None, card_typed=False) -> list:
         """Bind the event's names in `sc`; their entry lines, as (line, binding or None, reads
-        the custom fields `_F`), for the caller to write in (`entry_lines`)."""
+        the custom fields `_F`), for the caller to write in (`entry_lines`). With
+        `card_typed`, `card` is taken to be a card (for code run only when it is one)."""
         names = tuple(B.EVENT_BINDINGS)
         lines = [("_F = ev.fields", None, False)] if custom else []
         defaults = {name: "ev" if attr is None else f"ev.{attr}" for name, attr in B.EVENT_BINDINGS.items()}
         card_event = not custom and kind_of_event in _CARD_EVENTS
-        tys = {"event": "event", "card": "card" if card_event else None, "it": "card" if card_event else None,
+        tys = {"event": "event", "card": "card" if card_event or card_typed else None,
+               "it": "card" if card_event else None,
                "player": "player" if not custom else None}
         for name in names:
             b = sc.names[name] = _Binding("e_" + name, False, f, tys[name])
@@ -169,15 +171,17 @@ class CodeGen(Expressions, Statements):
             kept.insert(0, ("_F", "_F = ev.fields"))
         return kept
 
-    def event_fn(self, kind, node, custom, fields, responder=False, env_adapter=True, event=None) -> Optional[str]:
-        """A trigger's or reaction's condition, prompt or body as a function of the event."""
+    def event_fn(self, kind, node, custom, fields, responder=False, env_adapter=True, event=None,
+                 card_typed=False) -> Optional[str]:
+        """A trigger's or reaction's condition, prompt or body as a function of the event
+        (with `card_typed`, the variant for a custom event whose `card` is a card)."""
         if node is None:
             return None
         fname = self.fresh("E")
         f = _Fn.function(self, fname, ["ev", "e_responder"] if responder else ["ev"])
         f.pure = kind != "body"
         sc = Scope(fn=f)
-        entries = self.event_entry(f, sc, custom, fields, responder, event)
+        entries = self.event_entry(f, sc, custom, fields, responder, event, card_typed)
         if kind == "body":
             self.block(f, node, sc)
         else:  # errors point at the expression, as `Engine.ev` has them
@@ -251,6 +255,13 @@ class CodeGen(Expressions, Statements):
             pieces.update({k: self.event_fn("body" if k == "body" else "expr", getattr(r, k), custom, fields, resp,
                                             event=r.event.kind)
                            for k in ("eligible", "ask", "body")})
+            if custom and r.eligible is not None and any(
+                    isinstance(n, A.Name) and n.id == "card" for n in A.walk(r.eligible)):
+                # a custom event's `card` may be any value, so the eligibility is written for
+                # any; its runner uses this variant when the event's `card` is a card (the
+                # usual case), as fast as a card event's (`runners._runner`)
+                pieces["eligible_card"] = self.event_fn("expr", r.eligible, custom, fields, resp, env_adapter=False,
+                                                        event=r.event.kind, card_typed=True)
             self.reactions[id(r)] = pieces
         for t in rs.targets:    # (Engine.s_choose_targets and target_of evaluate them with `ev`)
             self.entry_expr(t.cond, sure=["card", "player", "it"])

@@ -60,7 +60,16 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
             lines.append(f"        for e_responder in eng._responders(_rQ{i}, ev):")
         if c.eligible is not None:
             pre, ok = test(c.eligible_src, f"_rE{i}(eng, ev, e_responder)")
-            lines += ["        " + ln for ln in pre]
+            typed = c.eligible_card_src if ok == "_ok" and "e_card" in entry else None
+            pre_card, ok_card = test(typed, None) if typed is not None else ([], None)
+            if ok_card == "_ok":
+                # a custom event's `card`: when it is a card, the eligibility written for one
+                lines.append("            if e_card.__class__ is Card:")
+                lines += ["            " + ln for ln in pre_card]
+                lines.append("            else:")
+                lines += ["            " + ln for ln in pre]
+            else:
+                lines += ["        " + ln for ln in pre]
             lines.append(f"            if not {ok}: continue")
         lines += [f"            if _ruled and not eng.allowed(_rRN{i}, eng._event_env(ev).child({{'responder': e_responder}})):",
                   "                continue",

@@ -141,7 +141,7 @@ def _group_by(eng, items, key):
     groups: dict = {}
     for x in items:
         k = key(x)
-        hk = _hashable(k)
+        hk = _hashable(k) if isinstance(k, list) else k   # (`_hashable`, its call saved for the usual key)
         if hk not in groups:
             groups[hk] = (k, [])
         groups[hk][1].append(x)

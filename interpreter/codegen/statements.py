@@ -330,9 +330,12 @@ class Statements:
 
     @staticmethod
     def small_constant(e) -> bool:
-        """A literal within the limits of values (`none`, a text, a number up to 10^18)."""
+        """A literal within the limits of values (`none`, a text, a number up to 10^18, the
+        empty list)."""
         if isinstance(e, A.Int):
             return -MAX_NUMBER <= e.value <= MAX_NUMBER
+        if isinstance(e, A.ListLit):
+            return not e.items
         return isinstance(e, A.Const) and (e.value is None or isinstance(e.value, (bool, str)))
 
     def s_Set(self, fn, s, sc, ks):

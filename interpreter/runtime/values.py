@@ -187,6 +187,8 @@ def _attr(eng, o, name, node):
 def _add(eng, a, b, node):
     if type(a) is int and type(b) is int:
         return a + b
+    if a.__class__ is list and b.__class__ is list:   # (the commonest lists: as below, without as_list)
+        return _cat(eng, a, b, node)
     if isinstance(a, (ZoneRef, list)) or isinstance(b, (ZoneRef, list)):
         return _cat(eng, eng.as_list(a, node.left), eng.as_list(b, node.right), node)
     if isinstance(a, str) or isinstance(b, str):

@@ -10,13 +10,14 @@ from ..check.resolver import facts
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope, TypeChecker
 from .expressions import Expressions
+from .held import Held
 from .runtime import _CARD_EVENTS
 from .statements import Statements
 from .writer import Var, _Fn
 
 # ---------------------------------------------------------------- the generator
 
-class CodeGen(Expressions, Statements):
+class CodeGen(Expressions, Held, Statements):
     """Generates and compiles the Python module of one ruleset."""
 
     def __init__(self, rs, budget: bool = False):

@@ -1,6 +1,8 @@
 """Instructions per MGT v0.2 round, interpreter against the yardstick, counted by valgrind.
 
     python benchmarks/instructions.py [--games N]
+    python benchmarks/instructions.py --workload unicorns [--games N]   # per Unstable Unicorns game
+    python benchmarks/instructions.py --workload mcts [--games N]       # per search-bot iteration
 
 Wall-clock figures on a shared machine move with the load (throughput.py prints the load
 average); instruction counts do not: valgrind's callgrind counts the instructions the
@@ -12,6 +14,12 @@ players) and the hand-written yardstick (mgt_yardstick.py). The ratio of the two
 "within 3x" target measured without noise; it differs from the time ratio because the
 two programs do not run equally many instructions per cycle. Needs valgrind (Debian's
 package); about a minute per 3 games. Figures only: nothing here fails.
+
+Other workloads, counted the same way (a run that plays, less a run that only loads and
+warms up): `unicorns`, Unstable Unicorns with 4 random players, no log, seeds 0 to N-1
+(per game); `mcts`, the search bot (mcts:200) at the decisions `mcts.py` times (MGT
+v0.2, 4 players, greedy play from seed 1, decisions 40, 47, …; N of them), per
+iteration: the base run plays the same game to the same point without searching.
 """
 from __future__ import annotations
 
@@ -23,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Optional
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -49,8 +58,49 @@ for _ in range(int(sys.argv[1])):
 """
 
 
-def count(script: str, games: int) -> int:
-    """Instructions callgrind counts for `python script games`."""
+UNICORNS = """
+import sys
+from cgl.interpreter.play.game import play
+from cgl.interpreter.check.loader import load
+rs = load("unicorns")
+play(rs, 4, -1, agents=["random"] * 4, record=False)
+for seed in range(int(sys.argv[1])):
+    play(rs, 4, seed, agents=["random"] * 4, record=False)
+"""
+
+# the decisions of benchmarks/mcts.py (its defaults), searched only when sys.argv[1] > 0
+MCTS = """
+import sys
+from cgl.interpreter.play.agents import make_agent
+from cgl.interpreter.play.game import Game
+from cgl.interpreter.check.loader import load
+rs = load("mgt")
+n = int(sys.argv[1]) or 6
+game = Game(rs, 4, 1, forkable=True, record=False)
+greedy = [make_agent("greedy", s, 1) for s in range(game.players)]
+warm = make_agent("mcts:20", 0, 0)
+d = game.start()
+k = timed = iterations = 0
+while d is not None and timed < n:
+    if k >= 40 and (k - 40) % 7 == 0 and len(set(map(str, d.labels))) > 1:
+        if timed == 0:
+            warm.decide(d)
+        if int(sys.argv[1]):
+            bot = make_agent("mcts:200", d.player, 1 + k)
+            bot.decide(d)
+            iterations += bot.iterations
+        timed += 1
+    d = game.answer(greedy[d.player].decide(d))
+    k += 1
+print("iterations", iterations)
+"""
+
+WORKLOADS = {"mgt": (INTERPRETER, "round", 3), "unicorns": (UNICORNS, "game", 1), "mcts": (MCTS, "iteration", None)}
+
+
+def count(script: str, games: int, printed: Optional[list] = None) -> int:
+    """Instructions callgrind counts for `python script games` (what it prints appended to
+    `printed`)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "run.py"
         path.write_text(script)
@@ -60,15 +110,27 @@ def count(script: str, games: int) -> int:
         found = re.search(r"Collected : (\d+)", out.stderr)
         if out.returncode != 0 or not found:
             raise SystemExit(f"valgrind failed:\n{out.stderr[-2000:]}")
+        if printed is not None:
+            printed.append(out.stdout)
         return int(found.group(1))
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Instructions per MGT v0.2 round: interpreter and yardstick.")
-    ap.add_argument("--games", type=int, default=3, help="games (of 3 rounds) per side (default 3)")
+    ap.add_argument("--games", type=int, default=3, help="games (of 3 rounds) per side (default 3); with "
+                                                          "--workload mcts, decisions searched")
+    ap.add_argument("--workload", choices=sorted(WORKLOADS), default="mgt",
+                    help="mgt (against the yardstick, default), unicorns (per game), mcts (per search iteration)")
     args = ap.parse_args(argv)
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
+    if args.workload != "mgt":
+        script, unit, per = WORKLOADS[args.workload]
+        printed: list = []
+        base, played = count(script, 0), count(script, args.games, printed)
+        units = per * args.games if per else int(printed[-1].split()[-1])
+        print(f"{args.workload}: {(played - base) / units / 1e6:.3f} M instructions per {unit} ({units} {unit}s)")
+        return
     rounds = 3 * args.games
     per_round = {}
     for name, script in (("interpreter", INTERPRETER), ("yardstick", YARDSTICK)):

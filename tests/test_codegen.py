@@ -509,3 +509,37 @@ def test_a_custom_events_card_eligibility_has_a_variant_for_a_card_compiled(make
     assert [c.eligible_card_src is not None for c in cx.reactions.values()] == [True]
     texts = [e["text"] for g in map(json.loads, games) for e in g[0]]
     assert any("takes it" in t for t in texts)
+
+
+def test_a_loops_zone_is_listed_once_per_expression_compiled(make_rules, monkeypatch):
+    """A `where` or comprehension over a zone inside another loop of the same expression
+    lists the zone's cards once, the first time round (MGT's `usefulness`), when what it
+    reads cannot change as the loops go round: a declared zone, `hand(p)` of a player bound
+    outside the loops, a sum of those; not `hand(q)` of the outer loop's `q`. Empty zones,
+    a loop that never runs and a def written in place keep the tree walker's values."""
+    rs = make_rules("""
+        var seen = []
+        def near(p, c) = count(hand(p) + pile where suit = c.suit)
+        def above(p) = [count(hand(p) where rank > x) for x in [1, 2, 3]]
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          let p = current
+          set seen = seen + ["{[near(p, c) for c in hand(p)]} {above(p)} {[near(p, c) for c in pile]}"]
+          set seen = seen + ["{[[count(hand(q) where rank >= x) for x in [1, 3]] for q in players]}"]
+          set seen = seen + ["{[count(pile where rank = c.rank) for c in hand(p) if c.rank > 5]}"]
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        out.append([(g.state.globals["seen"], g.result.steps)
+                    for g in (play(rs, 2, seed, agents=["random", "random"]) for seed in range(4))])
+    assert out[0] == out[1]
+    per_player = [json.loads(line) for game, _ in out[1] for line in game[1::3]]
+    assert any(a != b for a, b in per_player)   # each player's hand counted as its own
+    source = compiled_for(rs).source
+    # listed once: `hand(p) + pile` in `near` (twice), `hand(p)` in `above`, `pile`; not `hand(q)`
+    assert source.count(" is not None else None)") == 4

@@ -217,3 +217,38 @@ def test_unicorns_fuck_marry_kill_a_victim_no_longer_legal_is_ignored():
     assert zone("stable:0") == ["VANILLACORN"] and zone("stable:2") == ["STONER UNICORN"]   # nothing destroyed
     assert "SINGLE UNICORN" in zone("hand:2") and len(zone("hand:1")) == 1               # given; P2 discarded one
     assert "FUCK, MARRY, KILL." in zone("pile")
+
+
+def test_targets_the_card_data_rules_out_are_not_asked(make_rules):
+    """A target whose condition the card data alone makes false for a card (`rank > 2`
+    for a card of rank 1) is left out of that card's targets before the game asks it; a
+    condition that reads the game (a card variable, the chooser) is still asked each time,
+    with what it reads then."""
+    from cgl.interpreter.play.game import Game
+    from cgl.interpreter.check.resolver import facts
+    rs = make_rules(RULES.replace('target rob if rank > 0:', '''var marked per card = false
+    target high if rank > 2: q in others(player) "High: whom?"
+    target red if suit = "red" and marked: q in others(player) "Marked red: whom?"
+    target rob if rank > 0:''').replace("      move c to table\n", "      set c.marked = true\n      move c to table\n")
+                    .replace("start { deal 2 to hand }", "start { shuffle deck  deal 2 to hand }"))
+    red_asked = high_left_out = False
+    for seed, first in ((seed, first) for seed in range(6) for first in (True, False)):
+        game = Game(rs, 3, seed, check_invariants=True)
+        d = game.start()
+        plays = [i for i, lab in enumerate(d.labels) if lab.startswith("Play")]
+        play = plays[0] if first else plays[-1]
+        card = game.engine.cards[game.engine.state.zones["hand:0"][-1 - play]]   # (options: the hand, top first)
+        d = game.answer(play)
+        asked = []
+        while d is not None and d.kind != "may":
+            asked.append(d.prompt)
+            d = game.answer(0)
+        names = [t.name for t in facts(rs).targets_of[card.id]]
+        assert ("high" in names) == (card.props["rank"] > 2) and ("red" in names) == (card.props["suit"] == "red")
+        assert "rob" in names
+        expected = [p for t, p in (("high", "High: whom?"), ("red", "Marked red: whom?"), ("rob", "Rob whom?"))
+                    if t in names]
+        assert asked == expected   # a red card is marked before its targets are named: asked
+        red_asked |= "Marked red: whom?" in asked
+        high_left_out |= "high" not in names
+    assert red_asked and high_left_out

@@ -210,6 +210,9 @@ class Facts:
     # The procedures that may run a required part (`require { … }`), themselves or through
     # the procedures they call: what `possible` reads (walker/trial.py).
     requiring: frozenset = frozenset()
+    # card id -> the `target` declarations whose condition the card data alone does not
+    # rule out (`Targets.targets_for`, walker/trial.py): made on first use of each card
+    targets_of: dict = attrs.field(factory=dict)
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)

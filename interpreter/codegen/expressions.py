@@ -701,11 +701,12 @@ class Expressions:
         v = self.fresh("c")
         inner = sc.child()
         inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
-        src = self.iterable(e.source, sc, fn)
+        held = self.held_source(e.source, sc, fn)
+        src = held[0] if held else self.iterable(e.source, sc, fn)
         with fn.looping(v):
             body = self.x(e.expr, inner, fn)
             cond = f" if {self.x(e.cond, inner, fn)}" if e.cond is not None else ""
-        return f"[{body} for {v} in {src}{cond}]"
+        return self.over_held(held, f"[{body} for {v} in {src}{cond}]")
 
     def x_BinOp(self, e, sc, fn):
         ta, tb = self.ty(e.left, sc), self.ty(e.right, sc)
@@ -793,11 +794,12 @@ class Expressions:
         return v, inner
 
     def x_Where(self, e, sc, fn):
-        src = self.iterable(e.source, sc, fn)
+        held = self.held_source(e.source, sc, fn)
+        src = held[0] if held else self.iterable(e.source, sc, fn)
         v, inner = self._it_scope(e, sc, fn)
         with fn.looping(v):
             cond = self.x(e.cond, inner, fn)
-        return f"[{v} for {v} in {src} if {cond}]"
+        return self.over_held(held, f"[{v} for {v} in {src} if {cond}]")
 
     def lambda_of(self, v, e, sc, fn) -> str:
         """`lambda v: e` (nothing remembered across it: `:=` would bind in the lambda)."""

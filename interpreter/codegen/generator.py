@@ -10,13 +10,14 @@ from ..check.resolver import facts
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope, TypeChecker
 from .expressions import Expressions
+from .held import Held
 from .runtime import _CARD_EVENTS
 from .statements import Statements
 from .writer import Var, _Fn
 
 # ---------------------------------------------------------------- the generator
 
-class CodeGen(Expressions, Statements):
+class CodeGen(Expressions, Held, Statements):
     """Generates and compiles the Python module of one ruleset."""
 
     def __init__(self, rs, budget: bool = False):
@@ -115,20 +116,21 @@ class CodeGen(Expressions, Statements):
         self.blocks[id(blk)] = fname
         return fname
 
-    def env_entry(self, f, sc, sure, maybe):
+    def env_entry(self, f, sc, sure, maybe, types=None):
         for name in list(sure) + [m for m in maybe if m not in sure]:
             v = "e_" + name
-            sc.names[name] = _Binding(v, name not in sure, f)
+            sc.names[name] = _Binding(v, name not in sure, f, (types or {}).get(name))
             f.emit(f"{v} = _entry(env, {name!r})")
 
-    def entry_expr(self, e, sure=(), maybe=()) -> Optional[str]:
-        """Compile an expression the engine evaluates with `ev(e, env)`."""
+    def entry_expr(self, e, sure=(), maybe=(), types=None) -> Optional[str]:
+        """Compile an expression the engine evaluates with `ev(e, env)`; `types`: the static
+        types of the names it is sure to be given, where the engine always binds that type."""
         if e is None:
             return None
         fname = self.fresh("X")
         f = _Fn.function(self, fname, ["env"])
         sc = Scope(fn=f)
-        self.env_entry(f, sc, sure, maybe)
+        self.env_entry(f, sc, sure, maybe, types)
         f.emit(f"return {self.x(e, sc, f)}")
         self.defs += f.source() + [""]
         self.exprs[id(e)] = fname
@@ -273,10 +275,12 @@ class CodeGen(Expressions, Statements):
             self.entry_expr(chk.domain)
             self.entry_expr(chk.cond, sure=[chk.var] if chk.var else [])
             self.body(chk.body, sure=[chk.var] if chk.var else [])
+        # an estimate's and a show's variable is a player (Engine.estimates and seatview.shown
+        # bind each of the players; the type checker types it so too)
         if rs.estimate is not None:   # (Engine.estimates evaluates it with `ev`)
-            self.entry_expr(rs.estimate.value, sure=[rs.estimate.var])
+            self.entry_expr(rs.estimate.value, sure=[rs.estimate.var], types={rs.estimate.var: "player"})
         for show in rs.shows:        # (the seat view evaluates them with `ev`)
-            self.entry_expr(show.value, sure=[show.var])
+            self.entry_expr(show.value, sure=[show.var], types={show.var: "player"})
         for r in rs.rules:
             if r.zone is not None:   # a zone rule's condition, of a card event (Engine.refusing_rule)
                 self.zone_rules[id(r)] = self.event_fn("expr", r.cond, False, fields, event="move")

@@ -36,6 +36,7 @@ from functools import partial
 from .compiler import Env
 from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
 from ..check.resolver import facts
+from ..check.statics import UNKNOWN, Statics
 from ..runtime.state import ZoneRef
 from ..runtime.values import _show, _truth
 
@@ -175,7 +176,7 @@ class Targets:
         have = st.targets.get(card.id, ())
         named = {t[0] for t in have}
         new = []
-        for t in self.rs.targets:
+        for t in self.targets_for(card):
             if t.name in named:
                 continue
             env = Env({"card": card, "player": chooser, "it": card})
@@ -194,6 +195,20 @@ class Targets:
         if new:
             st.targets = {**st.targets, card.id: have + tuple(new)}
         return len(new)
+
+    def targets_for(self, card) -> tuple:
+        """The `target` declarations, in order, less those whose condition is false for
+        `card` whatever the game (`if kind = upgrade`, `if name = "BABY TRAP" and …`: its
+        value from the card data alone, `check/statics.py`, the engines' own meaning): a
+        card's effect asks only the few that can concern it (Unstable Unicorns has 19)."""
+        known = facts(self.rs).targets_of
+        found = known.get(card.id)
+        if found is None:
+            static = Statics(self.rs)
+            found = known[card.id] = tuple(
+                t for t in self.rs.targets
+                if t.cond is None or (v := static.value(t.cond, {"card": card, "it": card})) is UNKNOWN or _truth(v))
+        return found
 
     def target_scores(self, t, ask, env):
         """The function giving the `prefer` values of target `t`'s options (the compiled

@@ -210,7 +210,7 @@ def test_one_copy_among_cards_of_one_name_is_named_by_its_number(tmp_path):
                                   "  cards:\n    C1#1: {mark: 7}\n  globals: {chosen: {card: C1#3}}\n"
                                   "expect:\n  zones:\n    hand P1: [C1#2, C1#1]\n    under C1#3: [A1#2]\n"
                                   "    under C1#1: []\n    deck: {contains: [C1#3, A1#1], excludes: [C1#2]}\n"
-                                  "  cards:\n    C1#1: {mark: 7}\n    C1#2: {mark: 0}\n"
+                                  "  cards:\n    C1#1: {mark: 7}\n    C1#2: {mark: 0}\n  globals: {chosen: C1#3}\n"
                                   "  log: ['chosen #4 under 1 mark 0', '#3 has 0 under it, mark 0', '#2 has 0 under it, mark 7']\n")
     [item] = scenario.read(path)
     outcome = scenario.run(path, item)
@@ -221,6 +221,11 @@ def test_one_copy_among_cards_of_one_name_is_named_by_its_number(tmp_path):
     [item] = scenario.read(path)
     outcome = scenario.run(path, item)
     assert not outcome.passed and outcome.failures == ["zone hand P1: expected ['C1#3'], found ['C1']"]
+    # a variable expected to hold one copy holds that card, not another of its name
+    path = _copies_case(tmp_path, "setup:\n  globals: {chosen: {card: A1#1}}\nexpect:\n  globals: {chosen: A1#2}\n")
+    [item] = scenario.read(path)
+    outcome = scenario.run(path, item)
+    assert not outcome.passed and outcome.failures == ["chosen: expected A1#2, found A1#1"]
 
 
 @pytest.mark.parametrize("body, line, col, message", [

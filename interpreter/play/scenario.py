@@ -379,7 +379,8 @@ def _card(engine, path, spec, data=None, key=None):
 
 
 def _want(engine, path, v, data=None, key=None):
-    """An expected value: players as for `_value`; a card by its name (`King` or `{card: King}`)."""
+    """An expected value: players as for `_value`; a card by its name (`King` or `{card: King}`),
+    or one copy by its number (`King#3`: that card itself, see `_agrees`)."""
     if isinstance(v, list):
         return [_want(engine, path, x, data, key) for x in v]
     if isinstance(v, dict):
@@ -387,19 +388,30 @@ def _want(engine, path, v, data=None, key=None):
         if extra or v.get("card") is None:
             raise _bad(path, v if isinstance(v, MarkedDict) else data, extra[0] if extra else key,
                        "an expected card is compared by its name: write `NAME` or `{card: NAME}`")
-        return str(v["card"])
+        v = v["card"]
+        _, copy = _named(engine, path, data, key, v, True)
+        return copy if copy is not None else str(v)
+    if isinstance(v, str):
+        _, copy = _named(engine, path, data, key, v, True)
+        if copy is not None:
+            return copy
     return _value(engine, v)
 
 
-def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
-    """Put the cards and variables where the scenario says; returns the seat to start."""
-    eng = game.engine
-    st = eng.state
+def _agrees(have, want) -> bool:
+    """Whether a variable's value is the expected one: a copy named by its number is that
+    very card; anything else is compared as plain data (a card by its name)."""
+    if hasattr(want, "props"):
+        return have is want
+    if isinstance(want, list):
+        return isinstance(have, list) and len(have) == len(want) and all(map(_agrees, have, want))
+    return plain(have) == plain(want)
+
+
+def _lay_out(eng, path, zones) -> tuple:
+    """The cards of a scenario's `zones:`: (zone key -> card ids bottom first, the ids placed)."""
     by_name = _by_name(eng)
     placed: set = set()
-    zones = setup.get("zones") or {}
-    for key in st.zones:
-        st.zones[key] = []
     layout = {}
     # A copy named by its number (`Gold Mine#2`) goes where it is named; the other names take
     # the first copies left, in the card data's order, as the zones are listed.
@@ -430,6 +442,18 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
             placed.add(pool[0].id)
             ids.append(pool[0].id)
         layout[zkey] = list(reversed(ids))  # stored bottom first
+    return layout, placed
+
+
+def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
+    """Put the cards and variables where the scenario says; returns the seat to start."""
+    eng = game.engine
+    st = eng.state
+    by_name = _by_name(eng)
+    zones = setup.get("zones") or {}
+    for key in st.zones:
+        st.zones[key] = []
+    layout, placed = _lay_out(eng, path, zones)
     rest_label = setup.get("rest")
     if rest_label is not None:
         rest_key = _zone_key(eng, path, setup, rest_label)
@@ -690,42 +714,58 @@ def _out_of_round_failures(eng, path: str, expect: dict) -> list:
             f"found {[f'P{h + 1}' for h in have] or 'nobody'}"]
 
 
-def check_expectations(game: Game, path: str, expect: dict, transcript: list) -> list:
-    eng = game.engine
+def _zone_failures(eng, path: str, zones: dict) -> list:
+    """What differs from a scenario's `expect.zones`."""
     st = eng.state
-    out = []
     names = [c.name for c in eng.cards]
-    for label, want in (expect.get("zones") or {}).items():
-        zones = expect.get("zones")
+    out = []
+
+    def fits(cid, w, label):   # a card and an expected name: `Gold Mine` (any copy) or `Gold Mine#2` (that one)
+        nm, copy = _named(eng, path, zones, label, w)
+        return eng.cards[cid] is copy if copy is not None else names[cid] == nm
+    for label, want in zones.items():
         key = _zone_key(eng, path, zones, label)
         ids = list(reversed(st.zones.get(key, [])))   # (a card's zone is made on first use)
         have = [names[i] for i in ids]
-
-        def fits(cid, w):   # a card and an expected name: `Gold Mine` (any copy) or `Gold Mine#2` (that one)
-            nm, copy = _named(eng, path, zones, label, w)
-            return eng.cards[cid] is copy if copy is not None else names[cid] == nm
         if isinstance(want, list):
-            if len(ids) != len(want) or not all(fits(i, w) for i, w in zip(ids, want)):
+            if len(ids) != len(want) or not all(fits(i, w, label) for i, w in zip(ids, want)):
                 out.append(f"zone {label}: expected {want}, found {have}")
         elif isinstance(want, dict):
             for w in want.get("contains", []) or []:
-                if not any(fits(i, w) for i in ids):
+                if not any(fits(i, w, label) for i in ids):
                     out.append(f"zone {label}: expected to contain {w}, found {have}")
             for w in want.get("excludes", []) or []:
-                if any(fits(i, w) for i in ids):
+                if any(fits(i, w, label) for i in ids):
                     out.append(f"zone {label}: expected not to contain {w}")
             if "count" in want and len(have) != want["count"]:
                 out.append(f"zone {label}: expected {want['count']} cards, found {len(have)}")
-            if "top" in want and (not ids or not fits(ids[0], want["top"])):
+            if "top" in want and (not ids or not fits(ids[0], want["top"], label)):
                 out.append(f"zone {label}: expected {want['top']} on top, found {have[:1]}")
+    return out
+
+
+def _shown(eng, v):
+    """A value as a failure shows it: a card by the name a scenario gives it (`Gold Mine#2`)."""
+    if hasattr(v, "props"):
+        return copy_name(eng, v)
+    if isinstance(v, list):
+        return [_shown(eng, x) for x in v]
+    return plain(v)
+
+
+def check_expectations(game: Game, path: str, expect: dict, transcript: list) -> list:
+    eng = game.engine
+    st = eng.state
+    names = [c.name for c in eng.cards]
+    out = _zone_failures(eng, path, expect.get("zones") or {})
     for label, values in (expect.get("players") or {}).items():
         seat = _seat(path, expect.get("players"), label, label, eng.n)
         for k, v in (values or {}).items():
             if k not in eng.player_var_names:
                 raise _bad(path, values, k, f"no player variable `{k}`", hint=did_you_mean(str(k), eng.player_var_names))
-            have = plain(st.player_vars[seat].get(k, "<no such variable>"))
-            if have != plain(_want(eng, path, v, values, k)):
-                out.append(f"{label}.{k}: expected {v}, found {have}")
+            have = st.player_vars[seat].get(k, "<no such variable>")
+            if not _agrees(have, _want(eng, path, v, values, k)):
+                out.append(f"{label}.{k}: expected {v}, found {_shown(eng, have)}")
     for name, values in (expect.get("cards") or {}).items():
         nm, copy = _named(eng, path, expect.get("cards"), name, name)
         cards = [copy] if copy is not None else [c for c in eng.cards if c.name == nm]
@@ -734,15 +774,15 @@ def check_expectations(game: Game, path: str, expect: dict, transcript: list) ->
         for k, v in (values or {}).items():
             if k not in eng.card_var_names:
                 raise _bad(path, values, k, f"no card variable `{k}`", hint=did_you_mean(str(k), eng.card_var_names))
-            have = plain(st.card_vars[cards[0].id].get(k)) if cards else None
-            if have != plain(_want(eng, path, v, values, k)):
-                out.append(f"{name}.{k}: expected {v}, found {have}")
+            have = st.card_vars[cards[0].id].get(k) if cards else None
+            if not _agrees(have, _want(eng, path, v, values, k)):
+                out.append(f"{name}.{k}: expected {v}, found {_shown(eng, have)}")
     for k, v in (expect.get("globals") or {}).items():
         if k not in st.globals:
             raise _bad(path, expect.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))
-        have = plain(st.globals.get(k))
-        if have != plain(_want(eng, path, v, expect.get("globals"), k)):
-            out.append(f"{k}: expected {v}, found {have}")
+        have = st.globals.get(k)
+        if not _agrees(have, _want(eng, path, v, expect.get("globals"), k)):
+            out.append(f"{k}: expected {v}, found {_shown(eng, have)}")
     for line in expect.get("log") or []:
         if not any(str(line) in t for t in transcript):
             out.append(f"log: expected a line containing \"{line}\"")

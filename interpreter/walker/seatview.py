@@ -175,7 +175,7 @@ class _Builder:
         if host is not None:
             if not ids:
                 return None   # most cards have nothing under them
-            ref = ZoneRef(name, None, host)
+            ref = ZoneRef(name, owner, host)   # (a zone per card per player has its player)
             owner = eng.zone_owner(ref)
         else:
             ref = ZoneRef(name, owner, None)
@@ -225,9 +225,9 @@ class _Builder:
 
 
 def zone_label(eng, z: ZoneRef) -> str:
-    """How a zone is named at the table: `pile`, `hand P2`, `under Gold Mine`."""
+    """How a zone is named at the table: `pile`, `hand P2`, `under Gold Mine`, `squad Gold Mine P1`."""
     if z.card is not None:
-        return f"{z.name} {eng.cards[z.card].name}"
+        return f"{z.name} {eng.cards[z.card].name}" + ("" if z.owner is None else f" P{z.owner + 1}")
     return z.name if z.owner is None else f"{z.name} P{z.owner + 1}"
 
 

@@ -685,7 +685,9 @@ def stat_keys(rs) -> dict:
             "reaction": {r.name for r in rs.reactions}, "rule": {r.name for r in rs.rules},
             "check": {c.name for c in rs.checks}, "event": set(rs.emits), "action": {a.name for a in rs.actions},
             **{prefix.rstrip(":"): {c.name for c in rs.cards} for kind, prefix in CARD_STATS.items() if kind != "flow"},
-            CARD_STATS["flow"].rstrip(":"): {f"{a}>{b}" for a in rs.zones for b in rs.zones if a != b}}
+            # (a move between two zones of one name is counted too: hand(P1) to hand(P2), side to side)
+            CARD_STATS["flow"].rstrip(":"): {f"{a}>{b}" for a in rs.zones for b in rs.zones
+                                             if a != b or rs.zones[a].per_player or rs.zones[a].per_card}}
 
 
 def _check_stat_key(rs, path, data, key) -> None:

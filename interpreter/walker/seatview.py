@@ -225,9 +225,12 @@ class _Builder:
 
 
 def zone_label(eng, z: ZoneRef) -> str:
-    """How a zone is named at the table: `pile`, `hand P2`, `under Gold Mine`, `squad Gold Mine P1`."""
+    """How a zone is named at the table: `pile`, `hand P2`, `under Gold Mine`; a side of a card
+    (`per card per player`) with the card as the table shows it, `squad Gold Mine of P2 P1`."""
     if z.card is not None:
-        return f"{z.name} {eng.cards[z.card].name}" + ("" if z.owner is None else f" P{z.owner + 1}")
+        if z.owner is not None:
+            return f"{z.name} {eng.show_card(eng.cards[z.card])} P{z.owner + 1}"
+        return f"{z.name} {eng.cards[z.card].name}"
     return z.name if z.owner is None else f"{z.name} P{z.owner + 1}"
 
 

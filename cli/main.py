@@ -799,8 +799,10 @@ def info(ruleset):
         for o in rs.options.values():
             rng = f" ({o.lo}..{o.hi})" if o.lo is not None else ""
             click.echo(f"  {o.name} = {rs.option_values[o.name]}  [{o.type}{rng}]  {o.doc or ''}")
-    click.echo("Zones: " + ", ".join(f"{z.name} ({'per player' if z.per_player else 'shared'}, {z.visibility})"
-                                      for z in rs.zones.values()))
+    def whose(z):
+        return (("per card per player" if z.per_player else "per card") if z.per_card
+                else "per player" if z.per_player else "shared")
+    click.echo("Zones: " + ", ".join(f"{z.name} ({whose(z)}, {z.visibility})" for z in rs.zones.values()))
     from cgl.interpreter.codegen import compiled_for
     from cgl.interpreter.check.resolver import facts
     if _game_module.DEFAULT_ENGINE == "tree":

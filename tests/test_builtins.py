@@ -56,6 +56,7 @@ def test_every_built_in_runs_on_both_engines(make_rules, monkeypatch, engine):
           say "random {random([9])} others {count(others(current))} after {count(others_after(current))}"
           say "next {next_after(current)} seat {seat(3)} abs {abs(-4)} unique {unique([1, 1, 2])}"
           say "owner {owner(c)} zone {zone_of(c)} exists {exists(deck)} text {text(12)}"
+          say "flatten {count(flatten([hand(current), [c], deck]))} host {host(c)}"
           say "players {count(players)} all {count(all_players)} current {current} cards {count(all_cards)}"
           say "n {player_count} round {round_no} turn {turn_no} phase {phase}"
         } }
@@ -64,7 +65,7 @@ def test_every_built_in_runs_on_both_engines(make_rules, monkeypatch, engine):
     said = " | ".join(e["text"] for e in game.state.log if e.get("type") == "say")
     for piece in ("count 2", "sum 3", "max 5", "min 2", "first 7", "last 8", "top 2", "bottom 1", "random 9",
                   "others 1", "after 1", "next P2", "seat P1", "abs 4", "unique [1, 2]", "owner P1",
-                  "zone hand", "exists true", "text 12", "players 2", "all 2", "current P1", "cards 8",
+                  "zone hand", "exists true", "flatten 7", "host none", "text 12", "players 2", "all 2", "current P1", "cards 8",
                   "n 2", "round 1", "turn 1", "phase p"):
         assert piece in said, (piece, said)
 

@@ -960,6 +960,94 @@ def test_a_card_under_a_card_belongs_to_whoever_holds_its_host(make_rules, engin
 
 
 @pytest.mark.both_engines
+def test_a_zone_per_card_per_player_is_a_side_of_a_shared_card(make_rules, engine):
+    """`zone side: per card per player`: each card has one zone per player, `side(c, p)`.
+    A card in it belongs to that player (whoever holds the host), `host` is the card whose
+    zone holds it, a move between two sides is a real move (its event, its log line), the
+    seat view lists each side apart, and a hidden side is seen by its own player only."""
+    rs = make_rules("""
+        zone line: shared, public
+        zone side: per card per player, owner
+        var moved = 0
+        match { rounds 1 }
+        round { start { deal 3 to hand  move first(deck) to line } until turn_no >= 1 }
+        turn { phase p {
+          let front = first(line)
+          let a = first(hand(seat(1)))
+          let b = first(hand(seat(2)))
+          move a to side(front, seat(1))
+          move b to side(front, seat(2))
+          say "sides: {count(side(front, seat(1)))} {count(side(front, seat(2)))}, owners {owner(a)} {owner(b)}"
+          say "host: {host(a) = front} {host(b) = front} {host(front)} {host(first(hand(seat(1))))}"
+          move a to side(front, seat(2))
+          say "moved: {owner(a)} {count(side(front, seat(1)))} {count(side(front, seat(2)))} {moved}"
+          say "zone: {zone_of(a)} {side(front, seat(2))}"
+        } }
+        on move to side as count_moves { set moved += 1 }
+    """)
+    g, _ = run_script(rs, [], players=2)
+    t = texts(g)
+    assert "sides: 1 1, owners P1 P2" in t
+    assert "host: true true none none" in t
+    assert "moved: P2 0 2 3" in t
+    front = g.engine.cards[g.state.zones["line"][0]]
+    assert f"zone: side side({front.name}, P2)" in t
+    assert sorted(k for k in g.state.zones if k.startswith("side@")) == [f"side@{front.id}:0", f"side@{front.id}:1"]
+    on_side = [g.engine.cards[i].name for i in reversed(g.state.zones[f"side@{front.id}:1"])]
+    assert len(on_side) == 2 and g.state.zones[f"side@{front.id}:0"] == []
+    v1, v2 = g.engine.view(0), g.engine.view(1)
+    [seen1] = [z for z in v1["zones"] if z["zone"] == "side"]
+    [seen2] = [z for z in v2["zones"] if z["zone"] == "side"]
+    assert seen1["label"] == seen2["label"] == f"side {front.name} P2" and seen1["owner"] == "P2"
+    assert seen1["on"] == front.name
+    assert seen1["cards"] is None and [c["name"] for c in seen2["cards"]] == on_side
+
+
+@pytest.mark.one_engine
+def test_a_zone_per_card_per_player_needs_the_card_and_the_player(make_rules):
+    from cgl.interpreter.check.lint import lint_ruleset
+    with pytest.raises(CglError) as e:
+        make_rules("""
+            zone side: per card per player, public
+            turn { phase p { move first(hand(current)) to side(first(deck)) } }
+        """)
+    d = e.value.diagnostics[0]
+    assert d.code == "E009" and "`side` is a zone of each card and player: it takes 2 arguments" in d.message
+    rs = make_rules("""
+        zone side: per card per player, public
+        turn { phase p {
+          move first(hand(current)) to side(current, current)
+          move first(hand(current)) to side(first(deck), "P1")
+        } }
+    """)
+    found = [(d.code, d.message) for d in lint_ruleset(rs)]
+    assert any(c == "E008" and "a zone of each card, and this is a player" in m for c, m in found), found
+    assert any(c == "E008" and "`side(c, p)` is a zone of each card and player, and this is a text" in m
+               for c, m in found), found
+
+
+@pytest.mark.both_engines
+def test_a_zone_per_card_per_player_without_its_player_stops_the_game(make_rules, engine):
+    rs = make_rules("""
+        zone side: per card per player, public
+        def f(x) = x
+        turn { phase p { move first(hand(current)) to side(first(deck), f(first(deck))) } }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+    """)
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    assert "`side(c, p)` takes a player after the card, got a card" in e.value.diagnostics[0].message
+
+
+@pytest.mark.one_engine
+def test_a_zone_is_per_card_per_player_or_one_other_whose(make_rules):
+    with pytest.raises(CglError) as e:
+        make_rules("zone side: per card per player, per card\n")
+    d = e.value.diagnostics[0]
+    assert d.code == "E018" and "`per card per player` and `per card`" in d.message
+
+
+@pytest.mark.both_engines
 def test_a_card_property_named_owner_is_read_before_the_built_in_one(make_rules, engine):
     """A card's data may name a property `owner`: `c.owner` and `owner(c)` read it, not
     the player whose zone the card lies in."""

@@ -971,3 +971,17 @@ async def test_a_real_client_is_answered_whatever_the_workspace_holds(client: La
     assert any(s.name.startswith("zone") or "deck" in s.name for s in symbols)
     for uri in (cards_uri, big_uri, doc.uri):
         client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(uri=uri)))
+
+
+def test_signature_help_and_players_in_reach_of_a_zone_per_card_per_player():
+    """`side(CARD, PLAYER)`: the signature names both, and its second argument is where a
+    player is expected (the players in reach are offered there)."""
+    import pathlib
+    from cgl.interpreter.check.loader import load
+    from cgl.interpreter.tools import actions
+    rs = load(str(pathlib.Path(__file__).resolve().parent.parent / "examples" / "fronts.cgl"), {})
+    label, params, doc = actions.signature(rs, "side")
+    assert label == "side(CARD, PLAYER)" and params == ["CARD", "PLAYER"] and "side" in doc
+    assert actions.signature(rs, "hand")[0] == "hand(PLAYER)"
+    assert actions.expects_player(rs, "    move c to side(f, ") == "player"
+    assert actions.expects_player(rs, "    move c to side(") is None

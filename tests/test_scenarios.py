@@ -187,6 +187,63 @@ def test_card_valued_globals_and_card_variables_hold_the_very_copy_named(tmp_pat
     assert "chosen C1 #2 rank 3, partner A1" in outcome.transcript
 
 
+COPIES_RULES = ('game "G" { players 2 }\ncards from "deck.yaml" { name: text  rank: int }\n'
+                'zone deck: shared, ordered, hidden, as deck\nzone hand: per player, owner, as hand\n'
+                'zone under: per card, public\nvar mark per card = 0\nvar chosen = none\n'
+                'round { until turn_no >= 1 }\n'
+                'turn { phase p { say "chosen #{chosen.id} under {count(under(chosen))} mark {chosen.mark}"\n'
+                '  for c in hand(current) { say "#{c.id} has {count(under(c))} under it, mark {c.mark}" } } }\n')
+
+
+def _copies_case(tmp_path, body: str) -> str:
+    (tmp_path / "deck.yaml").write_text("cards:\n  - {name: A1, rank: 1, count: 2}\n  - {name: C1, rank: 3, count: 3}\n")
+    (tmp_path / "r.cgl").write_text(COPIES_RULES)
+    (tmp_path / "s.yaml").write_text("scenario: x\nruleset: r.cgl\nplayers: 2\n" + body)
+    return str(tmp_path / "s.yaml")
+
+
+def test_one_copy_among_cards_of_one_name_is_named_by_its_number(tmp_path):
+    """`C1#3` is the third C1 of the card data (card ids 2, 3, 4: #3 is id 4), in a zone's
+    list, a zone of each card, a card's variables and a card value, in setup and expect;
+    an unnumbered C1 takes the first copy no number names."""
+    path = _copies_case(tmp_path, "setup:\n  zones:\n    hand P1: [C1, C1#1]\n    under C1#3: [A1#2]\n"
+                                  "  cards:\n    C1#1: {mark: 7}\n  globals: {chosen: {card: C1#3}}\n"
+                                  "expect:\n  zones:\n    hand P1: [C1#2, C1#1]\n    under C1#3: [A1#2]\n"
+                                  "    under C1#1: []\n    deck: {contains: [C1#3, A1#1], excludes: [C1#2]}\n"
+                                  "  cards:\n    C1#1: {mark: 7}\n    C1#2: {mark: 0}\n  globals: {chosen: C1#3}\n"
+                                  "  log: ['chosen #4 under 1 mark 0', '#3 has 0 under it, mark 0', '#2 has 0 under it, mark 7']\n")
+    [item] = scenario.read(path)
+    outcome = scenario.run(path, item)
+    assert outcome.passed, outcome.report() + "\n" + "\n".join(outcome.transcript)
+    # an expectation naming the other copy fails
+    path = _copies_case(tmp_path, "setup:\n  zones:\n    hand P1: [C1#2]\n  globals: {chosen: {card: A1#1}}\n"
+                                  "expect:\n  zones:\n    hand P1: [C1#3]\n")
+    [item] = scenario.read(path)
+    outcome = scenario.run(path, item)
+    assert not outcome.passed and outcome.failures == ["zone hand P1: expected ['C1#3'], found ['C1']"]
+    # a variable expected to hold one copy holds that card, not another of its name
+    path = _copies_case(tmp_path, "setup:\n  globals: {chosen: {card: A1#1}}\nexpect:\n  globals: {chosen: A1#2}\n")
+    [item] = scenario.read(path)
+    outcome = scenario.run(path, item)
+    assert not outcome.passed and outcome.failures == ["chosen: expected A1#2, found A1#1"]
+
+
+@pytest.mark.parametrize("body, line, col, message", [
+    ("setup:\n  zones:\n    hand P1: [C1#4]\n", 6, 5, "`C1#4`: there are 3 cards named `C1`, #1 to #3"),
+    ("setup:\n  zones:\n    under C1#0: []\n", 6, 5, "`C1#0`: there are 3 cards named `C1`, #1 to #3"),
+    ("setup:\n  cards:\n    A1#3: {mark: 1}\n", 6, 5, "`A1#3`: there are 2 cards named `A1`, #1 to #2"),
+    ("setup:\n  globals: {chosen: {card: C1#9}}\n", 5, 28, "there are 3 cards named `C1`"),
+    ("setup:\n  zones:\n    hand P1: [C1#2]\n    hand P2: [C1#2]\n", 7, 5, "`C1#2` is placed twice (also in `hand P1`)"),
+    ("expect:\n  cards:\n    C1#5: {mark: 1}\n", 6, 5, "`C1#5`: there are 3 cards named `C1`"),
+])
+def test_a_copy_number_out_of_range_is_a_located_error(tmp_path, body, line, col, message):
+    path = _copies_case(tmp_path, body)
+    [item] = scenario.read(path)
+    d = _error(lambda: scenario.run(path, item))
+    assert d.code == "E013" and message in d.message, d.message
+    assert (d.span.line, d.span.column) == (line, col)
+
+
 @pytest.mark.one_engine
 def test_the_cli_reports_a_wrong_plan_with_its_line_and_fails(tmp_path):
     from click.testing import CliRunner

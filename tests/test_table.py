@@ -138,7 +138,8 @@ def test_identical_options_are_one():
 
 def test_cards_in_play_show_where_they_stand_and_their_damage():
     out = "\n".join(kozyablo_menus())
-    assert re.search(r"field P\d \(\d+\):\n    at .+ of P\d: ", out)
+    # each player's side of a sector, the sector as the table names it ("Gold Mine of P2")
+    assert re.search(r"squad \w[\w ]* of P\d P\d: ", out)
     assert re.search(r"\[damage \d\]", out)
 
 

@@ -566,8 +566,9 @@ class Derive(Decl):
 @attrs.frozen
 class Zone(Decl):
     """`zone hand: per player, owner, as hand`; `zone under: per card, public` gives every
-    card a zone of its own, `under(c)` (attachments: a Joker under a card, creatures in a
-    sector card)."""
+    card a zone of its own, `under(c)` (attachments: a Joker under a card); `zone squad: per
+    card per player` every card one zone per player, `squad(c, p)`, whose owner is that player
+    (each player's side of a sector card both fight over)."""
     name: str
     per_player: bool
     ordered: bool

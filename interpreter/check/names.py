@@ -136,6 +136,12 @@ class NameChecker:
                                                   f"argument{'s' if hi > 1 else ''}, not {len(e.args)}", e.span))
                     elif e.name == "target" and len(e.args) == 2:
                         self.target_name(e.args[1])
+                elif e.name in self.rs.zones and self.rs.zones[e.name].per_card and self.rs.zones[e.name].per_player:
+                    if len(e.args) != 2:   # `squad(c, p)`: a zone of each card and player
+                        self.report(Diagnostic("E009", f"`{e.name}` is a zone of each card and player: it takes "
+                                                  f"2 arguments, the card and the player (`{e.name}(c, p)`), "
+                                                  f"not {len(e.args)}", e.span,
+                                               related=(f"`{e.name}` is declared at {self.rs.zones[e.name].span}",)))
                 elif e.name in self.rs.defs or e.name in self.rs.table_decls or e.name in self.rs.patterns:
                     decl = self.rs.defs.get(e.name) or self.rs.table_decls.get(e.name) or self.rs.patterns.get(e.name)
                     if len(decl.params) != len(e.args):
@@ -257,9 +263,9 @@ class NameChecker:
             self.expr(s.count, scope)
             self.expr(s.source, scope)
             z = self.rs.zones.get(s.zone)
-            if z is None or not z.per_player:
+            if z is None or not z.per_player or z.per_card:
                 self.fail(f"`deal` needs a per-player zone, and `{s.zone}` is not one", s.span, s.zone,
-                          [n for n, z in self.rs.zones.items() if z.per_player])
+                          [n for n, z in self.rs.zones.items() if z.per_player and not z.per_card])
             self.block(s.then, scope)
         elif t is A.Emit:
             for _, e in s.fields:

@@ -325,6 +325,14 @@ class Statics:
         c = args[0]
         if not hasattr(c, "props"):
             raise self.context.fail(e.args[0], f"`{e.name}(…)` takes a card, got {_kind(c)}")
+        if self.rs.zones[e.name].per_player:   # `per card per player`: `squad(c, p)`
+            if len(args) != 2:
+                raise self.context.fail(e, f"`{e.name}` is a zone of each card and player: say whose, "
+                                           f"`{e.name}(c, p)`")
+            if not isinstance(args[1], Player):
+                raise self.context.fail(e.args[1], f"`{e.name}(c, p)` takes a player after the card, got "
+                                                   f"{_kind(args[1])}")
+            return ZoneRef(e.name, args[1].seat, c.id, c.name)
         return ZoneRef(e.name, None, c.id, c.name)
 
     def call_player_zone(self, e, args):

@@ -521,6 +521,12 @@ class Checks:
             t = self.ty(e.args[0], sc)
             if t is not None and t != want and t != "none":
                 self.report(e.args[0], f"`{e.name}(…)` is a zone of each {want}, and this is {describe(t)}")
+            if meaning == "card_zone" and self.rs.zones[e.name].per_player and len(e.args) > 1:
+                t = self.ty(e.args[1], sc)   # `squad(c, p)`: a zone of each card and player
+                if t is not None and t != "player" and t != "none":
+                    self.report(e.args[1], f"`{e.name}(c, p)` is a zone of each card and player, and this is "
+                                           f"{describe(t)}", hint=f"name the player after the card: "
+                                                                  f"`{e.name}(c, owner(c))`")
         elif meaning == "builtin":
             f = B.FUNCTIONS[e.name]
             for arg, kind in zip(e.args, f.args):
@@ -632,7 +638,7 @@ class Checks:
             if u is not None and u.kind == "global" and u.meaning == "zone":
                 decl = self.rs.zones[e.id]
                 if decl.per_player or decl.per_card:
-                    whose = "player" if decl.per_player else "card"
+                    whose = "card" if decl.per_card else "player"
                     self.report(e, f"`cut` cuts one zone, and `{e.id}` is a zone of each {whose}",
                                 hint=f"name whose: `cut {e.id}({'current' if whose == 'player' else 'c'})`")
                     return

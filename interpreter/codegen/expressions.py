@@ -607,6 +607,11 @@ class Expressions:
     def call_card_zone(self, e, args, sc, fn):
         if not args:
             raise Unsupported("zone of a card without a card")
+        if self.rs.zones[e.name].per_player:   # `per card per player`: `squad(c, p)`
+            if len(args) != 2:
+                raise Unsupported("zone of a card and player without both")
+            return (f"_zone_of_card(eng, {e.name!r}, {args[0]}, {self.k(e.args[0])}, {args[1]}, "
+                    f"{self.k(e.args[1])})")
         return f"_zone_of_card(eng, {e.name!r}, {args[0]}, {self.k(e.args[0])})"
 
     def call_player_zone(self, e, args, sc, fn):

@@ -234,10 +234,14 @@ def _pz_count(eng, keys, p, node):
     return len(_pz_ids(eng, keys, p, node))
 
 
-def _zone_of_card(eng, name, c, node):
+def _zone_of_card(eng, name, c, node, p=None, pnode=None):
     if not hasattr(c, "props"):
         raise eng.fail(node, f"`{name}(…)` takes a card, got {_kind(c)}")
-    return ZoneRef(name, None, c.id, c.name)
+    if pnode is None:
+        return ZoneRef(name, None, c.id, c.name)
+    if p.__class__ is not Player:   # `per card per player`: `squad(c, p)`
+        raise eng.fail(pnode, f"`{name}(c, p)` takes a player after the card, got {_kind(p)}")
+    return ZoneRef(name, p.seat, c.id, c.name)
 
 
 def _seat_of(eng, p, node):

@@ -39,10 +39,11 @@ class _ZoneAttr:
     words: str
     field: tuple
     span: object
+    also: tuple = ()   # a second field it sets (`per card per player`: per_card and per_player)
 
 
 _ZONE_GROUPS = {
-    "whose": "a zone is shared, one per player or one per card",
+    "whose": "a zone is shared, one per player, one per card or one per card and player",
     "order": "a zone's cards keep an order or not",
     "sight": "one attribute says who sees a zone's cards",
     "role": "a zone has one role",
@@ -463,6 +464,9 @@ class _Build(Transformer):
     def zone_per_card(self, meta, c):
         return _ZoneAttr("whose", "per card", ("per_card", True), self.sp(meta))
 
+    def zone_per_card_player(self, meta, c):
+        return _ZoneAttr("whose", "per card per player", ("per_card", True), self.sp(meta), ("per_player", True))
+
     def zone_ordered(self, meta, c):
         return _ZoneAttr("order", "ordered", ("ordered", True), self.sp(meta))
 
@@ -495,7 +499,7 @@ class _Build(Transformer):
                     + (" (`owner`: each player sees the cards of their own zone; `hidden`: nobody sees "
                        "them, only how many; `public`: everyone sees them)" if a.group == "sight" else ""),
                     related=(f"`{first.words}` is said at {first.span}",)))
-        attrs_ = dict(a.field for a in c[1:])
+        attrs_ = dict(f for a in c[1:] for f in (a.field,) + ((a.also,) if a.also else ()))
         return A.Zone(str(c[0]), attrs_.get("per_player", False), attrs_.get("ordered", True),
                       attrs_.get("visibility", "public"), attrs_.get("role"), attrs_.get("per_card", False),
                       span=self.sp(meta))

@@ -47,6 +47,8 @@ _FROM = {"turn start": "turn", "round start": "round", "game start": "game", "ma
 _UNTIL = {"round end": "round", "game end": "game", "match end": "game"}
 # How a scenario names one card as a variable's value: `{card: King, in: pot, at: 1}`.
 _CARD_KEYS = ("card", "in", "at")
+# One copy among cards of one name: `Gold Mine#2`, the second in the card data's order.
+_COPY = re.compile(r"^(.*\S)\s*#(\d+)$")
 
 
 @attrs.define
@@ -235,9 +237,49 @@ def _seat(path, data, key, text, n) -> int:
     raise _bad(path, data, key, f"`{text}` is not a player of this scenario (P1 to P{n})")
 
 
+def _by_name(engine) -> dict:
+    """Card name -> its copies, in the card data's order (the order `NAME#N` counts)."""
+    out = engine.__dict__.get("_scenario_copies")
+    if out is None:
+        out = {}
+        for c in engine.cards:
+            out.setdefault(c.name, []).append(c)
+        engine.__dict__["_scenario_copies"] = out
+    return out
+
+
+def copy_name(engine, card) -> str:
+    """How a scenario names this one card: its name, or `NAME#N` when several cards have it."""
+    copies = _by_name(engine)[card.name]
+    return card.name if len(copies) == 1 else f"{card.name}#{copies.index(card) + 1}"
+
+
+def _named(engine, path, data, key, text, value=False):
+    """(the card name, the one copy named or None) of a scenario's card name: `Gold Mine` (any
+    copy) or `Gold Mine#2` (the second card of that name in the card data's order). A copy
+    number out of range is an E013 at `key` of `data`; an unknown name is left to the caller."""
+    text = str(text).strip()
+    copies = _by_name(engine)
+    if text in copies:
+        return text, None
+    m = _COPY.match(text)
+    if m is None or m.group(1) not in copies:
+        return text, None
+    name, n = m.group(1), int(m.group(2))
+    found = copies[name]
+    if not 1 <= n <= len(found):
+        raise _bad(path, data, key, f"`{text}`: there {'is one card' if len(found) == 1 else f'are {len(found)} cards'}"
+                   f" named `{name}`, " + ("so no copy number is needed" if len(found) == 1 else
+                                           f"#1 to #{len(found)} in the card data's order"),
+                   hint=f"write `{name}`" + ("" if len(found) == 1 else f" or `{name}#1` … `{name}#{len(found)}`"),
+                   value=value)
+    return name, found[n - 1]
+
+
 def _zone_key(engine, path, data, label, key=None) -> str:
-    """The state's key of the zone a scenario names (`pile`, `hand P1`, `under Drache`); an
-    error points at `key` of `data` (default: the label itself, a key of `data`)."""
+    """The state's key of the zone a scenario names (`pile`, `hand P1`, `under Drache`,
+    `under Gold Mine#2`, `squad Gold Mine#2 P1`); an error points at `key` of `data`
+    (default: the label itself, a key of `data`)."""
     rs = engine.rs
     at, on_value = (label, False) if key is None else (key, True)
     parts = str(label).split()
@@ -246,12 +288,20 @@ def _zone_key(engine, path, data, label, key=None) -> str:
     if z is None:
         raise _bad(path, data, at, f"unknown zone `{name}`", hint=did_you_mean(name, rs.zones), value=on_value)
     if z.per_card:
-        host = " ".join(parts[1:])
-        card = next((c for c in engine.cards if c.name == host), None)
+        rest, seat = parts[1:], None
+        if z.per_player:   # `per card per player`: the card, then the player
+            if len(rest) < 2:
+                raise _bad(path, data, at, f"`{name}` belongs to each card and player: write `{name} CARD NAME P1`",
+                           value=on_value)
+            seat = _seat(path, data, at, rest[-1], engine.n)
+            rest = rest[:-1]
+        host, copy = _named(engine, path, data, at, " ".join(rest), on_value)
+        card = copy or next((c for c in engine.cards if c.name == host), None)
         if card is None:
-            raise _bad(path, data, at, f"`{name}` belongs to each card: write `{name} CARD NAME`",
+            write = f"{name} CARD NAME" + (" P1" if z.per_player else "")
+            raise _bad(path, data, at, f"`{name}` belongs to each card: write `{write}`",
                        hint=did_you_mean(host, [c.name for c in engine.cards]) if host else None, value=on_value)
-        return f"{name}@{card.id}"
+        return f"{name}@{card.id}" + ("" if seat is None else f":{seat}")
     if z.per_player:
         if len(parts) != 2:
             raise _bad(path, data, at, f"`{name}` belongs to each player: write `{name} P1`", value=on_value)
@@ -289,8 +339,8 @@ def _card(engine, path, spec, data=None, key=None):
     if name is None or isinstance(name, (bool, list, dict)):
         raise _bad(path, where, key if where is data else "card",
                    "a card as a value is written `{card: NAME}` (`{card: NAME, in: ZONE}` to say which copy)")
-    name = str(name)
-    copies = [c for c in engine.cards if c.name == name]
+    name, copy = _named(engine, path, spec, "card", name, True)
+    copies = [copy] if copy is not None else [c for c in engine.cards if c.name == name]
     if not copies:
         raise _bad(path, spec, "card", f"no card is named `{name}`",
                    hint=did_you_mean(name, [c.name for c in engine.cards]), value=True)
@@ -303,7 +353,8 @@ def _card(engine, path, spec, data=None, key=None):
             raise _bad(path, spec, "at", "`at` counts from the top of a zone: name the zone with `in: ZONE`")
         if len(copies) > 1:
             raise _bad(path, spec, "card", f"{len(copies)} cards are named `{name}`: say which with "
-                       f"`{{card: {name}, in: ZONE}}`", value=True)
+                       f"`{{card: {name}, in: ZONE}}` or `{{card: {name}#N}}` (the Nth in the card data's order)",
+                       value=True)
         return copies[0]
     label = spec["in"]
     if not isinstance(label, (str, int)) or isinstance(label, bool):
@@ -314,13 +365,13 @@ def _card(engine, path, spec, data=None, key=None):
         if at > len(ids):
             raise _bad(path, spec, "at", f"`{label}` holds {len(ids)} card(s): nothing lies at {at}", value=True)
         found = engine.cards[ids[at - 1]]
-        if found.name != name:
-            raise _bad(path, spec, "at", f"the card at {at} in `{label}` is `{found.name}`, not `{name}`",
-                       value=True)
+        if found not in copies:
+            raise _bad(path, spec, "at", f"the card at {at} in `{label}` is `{found.name}`, not "
+                       f"`{spec['card']}`", value=True)
         return found
-    here = [pos for pos, cid in enumerate(ids, 1) if engine.cards[cid].name == name]
+    here = [pos for pos, cid in enumerate(ids, 1) if engine.cards[cid] in copies]
     if not here:
-        raise _bad(path, spec, "in", f"no `{name}` lies in `{label}`", value=True)
+        raise _bad(path, spec, "in", f"no `{spec['card']}` lies in `{label}`", value=True)
     if len(here) > 1:
         raise _bad(path, spec, "in", f"{len(here)} cards named `{name}` lie in `{label}` (at "
                    f"{', '.join(map(str, here))} from the top): say which with `at: N`", value=True)
@@ -328,7 +379,8 @@ def _card(engine, path, spec, data=None, key=None):
 
 
 def _want(engine, path, v, data=None, key=None):
-    """An expected value: players as for `_value`; a card by its name (`King` or `{card: King}`)."""
+    """An expected value: players as for `_value`; a card by its name (`King` or `{card: King}`),
+    or one copy by its number (`King#3`: that card itself, see `_agrees`)."""
     if isinstance(v, list):
         return [_want(engine, path, x, data, key) for x in v]
     if isinstance(v, dict):
@@ -336,36 +388,72 @@ def _want(engine, path, v, data=None, key=None):
         if extra or v.get("card") is None:
             raise _bad(path, v if isinstance(v, MarkedDict) else data, extra[0] if extra else key,
                        "an expected card is compared by its name: write `NAME` or `{card: NAME}`")
-        return str(v["card"])
+        v = v["card"]
+        _, copy = _named(engine, path, data, key, v, True)
+        return copy if copy is not None else str(v)
+    if isinstance(v, str):
+        _, copy = _named(engine, path, data, key, v, True)
+        if copy is not None:
+            return copy
     return _value(engine, v)
+
+
+def _agrees(have, want) -> bool:
+    """Whether a variable's value is the expected one: a copy named by its number is that
+    very card; anything else is compared as plain data (a card by its name)."""
+    if hasattr(want, "props"):
+        return have is want
+    if isinstance(want, list):
+        return isinstance(have, list) and len(have) == len(want) and all(map(_agrees, have, want))
+    return plain(have) == plain(want)
+
+
+def _lay_out(eng, path, zones) -> tuple:
+    """The cards of a scenario's `zones:`: (zone key -> card ids bottom first, the ids placed)."""
+    by_name = _by_name(eng)
+    placed: set = set()
+    layout = {}
+    # A copy named by its number (`Gold Mine#2`) goes where it is named; the other names take
+    # the first copies left, in the card data's order, as the zones are listed.
+    named: dict = {}
+    for label, names in zones.items():
+        if not isinstance(names, list):
+            raise _bad(path, zones, label, "list the cards of a zone: `[Name, Name]`, top first")
+        for nm in names:
+            _, copy = _named(eng, path, zones, label, nm)
+            if copy is not None:
+                if copy.id in named:
+                    raise _bad(path, zones, label, f"`{nm}` is placed twice (also in `{named[copy.id]}`)")
+                named[copy.id] = label
+    for label, names in zones.items():
+        zkey = _zone_key(eng, path, zones, label)
+        ids = []
+        for nm in names:
+            nm, copy = _named(eng, path, zones, label, nm)
+            if copy is not None:
+                placed.add(copy.id)
+                ids.append(copy.id)
+                continue
+            pool = [c for c in by_name.get(nm, []) if c.id not in placed and c.id not in named]
+            if not pool:
+                if nm in by_name:
+                    raise _bad(path, zones, label, f"no copy of `{nm}` is left to place here")
+                raise _bad(path, zones, label, f"no card is named `{nm}`", hint=did_you_mean(nm, by_name))
+            placed.add(pool[0].id)
+            ids.append(pool[0].id)
+        layout[zkey] = list(reversed(ids))  # stored bottom first
+    return layout, placed
 
 
 def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
     """Put the cards and variables where the scenario says; returns the seat to start."""
     eng = game.engine
     st = eng.state
-    by_name: dict = {}
-    for c in eng.cards:
-        by_name.setdefault(c.name, []).append(c)
-    placed: set = set()
+    by_name = _by_name(eng)
     zones = setup.get("zones") or {}
     for key in st.zones:
         st.zones[key] = []
-    layout = {}
-    for label, names in zones.items():
-        zkey = _zone_key(eng, path, zones, label)
-        if not isinstance(names, list):
-            raise _bad(path, zones, label, "list the cards of a zone: `[Name, Name]`, top first")
-        ids = []
-        for nm in names:
-            pool = [c for c in by_name.get(str(nm), []) if c.id not in placed]
-            if not pool:
-                if str(nm) in by_name:
-                    raise _bad(path, zones, label, f"no copy of `{nm}` is left to place here")
-                raise _bad(path, zones, label, f"no card is named `{nm}`", hint=did_you_mean(str(nm), by_name))
-            placed.add(pool[0].id)
-            ids.append(pool[0].id)
-        layout[zkey] = list(reversed(ids))  # stored bottom first
+    layout, placed = _lay_out(eng, path, zones)
     rest_label = setup.get("rest")
     if rest_label is not None:
         rest_key = _zone_key(eng, path, setup, rest_label)
@@ -387,7 +475,8 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
                 raise _bad(path, values, k, f"no player variable `{k}`", hint=did_you_mean(str(k), eng.player_var_names))
             st.player_vars[seat][k] = _value(eng, v, path, values, k)
     for name, values in (setup.get("cards") or {}).items():
-        cards = by_name.get(str(name))
+        nm, copy = _named(eng, path, setup.get("cards"), name, name)
+        cards = [copy] if copy is not None else by_name.get(nm)
         if not cards:
             raise _bad(path, setup.get("cards"), name, f"no card is named `{name}`", hint=did_you_mean(str(name), by_name))
         for k, v in (values or {}).items():
@@ -596,7 +685,9 @@ def stat_keys(rs) -> dict:
             "reaction": {r.name for r in rs.reactions}, "rule": {r.name for r in rs.rules},
             "check": {c.name for c in rs.checks}, "event": set(rs.emits), "action": {a.name for a in rs.actions},
             **{prefix.rstrip(":"): {c.name for c in rs.cards} for kind, prefix in CARD_STATS.items() if kind != "flow"},
-            CARD_STATS["flow"].rstrip(":"): {f"{a}>{b}" for a in rs.zones for b in rs.zones if a != b}}
+            # (a move between two zones of one name is counted too: hand(P1) to hand(P2), side to side)
+            CARD_STATS["flow"].rstrip(":"): {f"{a}>{b}" for a in rs.zones for b in rs.zones
+                                             if a != b or rs.zones[a].per_player or rs.zones[a].per_card}}
 
 
 def _check_stat_key(rs, path, data, key) -> None:
@@ -625,52 +716,75 @@ def _out_of_round_failures(eng, path: str, expect: dict) -> list:
             f"found {[f'P{h + 1}' for h in have] or 'nobody'}"]
 
 
-def check_expectations(game: Game, path: str, expect: dict, transcript: list) -> list:
-    eng = game.engine
+def _zone_failures(eng, path: str, zones: dict) -> list:
+    """What differs from a scenario's `expect.zones`."""
     st = eng.state
-    out = []
     names = [c.name for c in eng.cards]
-    for label, want in (expect.get("zones") or {}).items():
-        key = _zone_key(eng, path, expect.get("zones"), label)
-        have = [names[i] for i in reversed(st.zones.get(key, []))]   # a card's zone is made on first use
+    out = []
+
+    def fits(cid, w, label):   # a card and an expected name: `Gold Mine` (any copy) or `Gold Mine#2` (that one)
+        nm, copy = _named(eng, path, zones, label, w)
+        return eng.cards[cid] is copy if copy is not None else names[cid] == nm
+    for label, want in zones.items():
+        key = _zone_key(eng, path, zones, label)
+        ids = list(reversed(st.zones.get(key, [])))   # (a card's zone is made on first use)
+        have = [names[i] for i in ids]
         if isinstance(want, list):
-            if have != [str(w) for w in want]:
+            if len(ids) != len(want) or not all(fits(i, w, label) for i, w in zip(ids, want)):
                 out.append(f"zone {label}: expected {want}, found {have}")
         elif isinstance(want, dict):
             for w in want.get("contains", []) or []:
-                if str(w) not in have:
+                if not any(fits(i, w, label) for i in ids):
                     out.append(f"zone {label}: expected to contain {w}, found {have}")
             for w in want.get("excludes", []) or []:
-                if str(w) in have:
+                if any(fits(i, w, label) for i in ids):
                     out.append(f"zone {label}: expected not to contain {w}")
             if "count" in want and len(have) != want["count"]:
                 out.append(f"zone {label}: expected {want['count']} cards, found {len(have)}")
-            if "top" in want and (not have or have[0] != str(want["top"])):
+            if "top" in want and (not ids or not fits(ids[0], want["top"], label)):
                 out.append(f"zone {label}: expected {want['top']} on top, found {have[:1]}")
+    return out
+
+
+def _shown(eng, v):
+    """A value as a failure shows it: a card by the name a scenario gives it (`Gold Mine#2`)."""
+    if hasattr(v, "props"):
+        return copy_name(eng, v)
+    if isinstance(v, list):
+        return [_shown(eng, x) for x in v]
+    return plain(v)
+
+
+def check_expectations(game: Game, path: str, expect: dict, transcript: list) -> list:
+    eng = game.engine
+    st = eng.state
+    names = [c.name for c in eng.cards]
+    out = _zone_failures(eng, path, expect.get("zones") or {})
     for label, values in (expect.get("players") or {}).items():
         seat = _seat(path, expect.get("players"), label, label, eng.n)
         for k, v in (values or {}).items():
             if k not in eng.player_var_names:
                 raise _bad(path, values, k, f"no player variable `{k}`", hint=did_you_mean(str(k), eng.player_var_names))
-            have = plain(st.player_vars[seat].get(k, "<no such variable>"))
-            if have != plain(_want(eng, path, v, values, k)):
-                out.append(f"{label}.{k}: expected {v}, found {have}")
+            have = st.player_vars[seat].get(k, "<no such variable>")
+            if not _agrees(have, _want(eng, path, v, values, k)):
+                out.append(f"{label}.{k}: expected {v}, found {_shown(eng, have)}")
     for name, values in (expect.get("cards") or {}).items():
-        cards = [c for c in eng.cards if c.name == str(name)]
+        nm, copy = _named(eng, path, expect.get("cards"), name, name)
+        cards = [copy] if copy is not None else [c for c in eng.cards if c.name == nm]
         if not cards:
             raise _bad(path, expect.get("cards"), name, f"no card is named `{name}`", hint=did_you_mean(str(name), names))
         for k, v in (values or {}).items():
             if k not in eng.card_var_names:
                 raise _bad(path, values, k, f"no card variable `{k}`", hint=did_you_mean(str(k), eng.card_var_names))
-            have = plain(st.card_vars[cards[0].id].get(k)) if cards else None
-            if have != plain(_want(eng, path, v, values, k)):
-                out.append(f"{name}.{k}: expected {v}, found {have}")
+            have = st.card_vars[cards[0].id].get(k) if cards else None
+            if not _agrees(have, _want(eng, path, v, values, k)):
+                out.append(f"{name}.{k}: expected {v}, found {_shown(eng, have)}")
     for k, v in (expect.get("globals") or {}).items():
         if k not in st.globals:
             raise _bad(path, expect.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))
-        have = plain(st.globals.get(k))
-        if have != plain(_want(eng, path, v, expect.get("globals"), k)):
-            out.append(f"{k}: expected {v}, found {have}")
+        have = st.globals.get(k)
+        if not _agrees(have, _want(eng, path, v, expect.get("globals"), k)):
+            out.append(f"{k}: expected {v}, found {_shown(eng, have)}")
     for line in expect.get("log") or []:
         if not any(str(line) in t for t in transcript):
             out.append(f"log: expected a line containing \"{line}\"")

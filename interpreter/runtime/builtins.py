@@ -88,6 +88,16 @@ def _sum(eng, e, a):
     return sum(_num(x, e, eng) for x in eng.as_list(a[0], e))
 
 
+def _flatten(eng, e, a):
+    out = []
+    for x in eng.as_list(a[0], e):
+        if not isinstance(x, (list, ZoneRef)):
+            raise eng.fail(e, f"`flatten` joins a list of lists or zones, and one item is {_kind(x)}",
+                           hint="write `flatten([hand(p) for p in players])`")
+        out += eng.as_list(x, e)
+    return out
+
+
 def _extreme(eng, e, a, pick):
     items = eng.as_list(a[0], e)
     if not items:
@@ -207,8 +217,10 @@ def owner_of(eng, c):
         return True, eng._key_owners[key]
     except KeyError:
         found = eng._card_attr(c, "owner")
-    if key is not None and eng.zone_ref(key).card is None:
-        eng._key_owners[key] = found[1]
+    if key is not None:
+        ref = eng.zone_ref(key)
+        if ref.card is None or ref.owner is not None:   # (a zone per card per player is its player's)
+            eng._key_owners[key] = found[1]
     return found
 
 
@@ -220,6 +232,17 @@ def zone_name_of(eng, c):
 
 def _zone_of(eng, e, a):
     return eng.zone_of_card(a[0]).name
+
+
+def _host(eng, e, a):
+    c = a[0]
+    if c is None:
+        return None
+    if not hasattr(c, "props"):
+        raise eng.fail(e.args[0], f"`host` takes a card, got {_kind(c)}")
+    key = eng.state.where[c.id]
+    ref = None if key is None else eng.zone_ref(key)
+    return None if ref is None or ref.card is None else eng.cards[ref.card]
 
 
 def _deck_of(eng, e, a):
@@ -245,6 +268,9 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("count", 1, 1, "count(X)", "how many elements: cards of a zone, items of a list, characters of a text",
         _count, "int", on_list="len({0})", args=("countable",), loop="count"),
     _fn("sum", 1, 1, "sum(LIST)", "the sum of numbers", _sum, "int", args=("list",)),
+    _fn("flatten", 1, 1, "flatten(LIST)",
+        "one list of the items of a list of lists or zones, in order: `flatten([squad(s, p) for s in sites])`, "
+        "every card of p's sides", _flatten, reads_game=True, args=("list",)),
     _fn("max", 1, 1, "max(LIST)", "the largest (`none` if empty)", _max, args=("list",)),
     _fn("min", 1, 1, "min(LIST)", "the smallest (`none` if empty)", _min, args=("list",)),
     _fn("first", 1, 1, "first(X)", "the first element (`none` if empty); for a zone its top card", _first,
@@ -281,6 +307,9 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (
         reads_game=True, reads_place=True),
     _fn("zone_of", 1, 1, "zone_of(CARD)", "the name of the zone holding the card", _zone_of, "str",
         reads_game=True, args=("card",), reads_place=True, on_card="_ZONE_NAMES[{where}[{0}.id]]"),
+    _fn("host", 1, 1, "host(CARD)",
+        "the card whose zone holds the card (a zone `per card`, or `per card per player`: the sector a "
+        "creature stands in); `none` in any other zone", _host, "card", reads_game=True, args=("card",), reads_place=True),
     _fn("can_move", 2, 2, "can_move(CARD, ZONE)",
         "true when no continuous rule (`forbid leave`/`forbid enter`, section 3.19) would refuse moving the "
         "card to the zone now: offer only what can happen",
@@ -357,7 +386,7 @@ ATTRS: dict[str, tuple[str, str]] = {
 #: Built-in functions, values and card attributes whose value depends on where any card
 #: lies, not only on the zones their arguments name (`resolver.what_checks_read` cannot
 #: narrow down what a state check reads through them).
-READS_ANY_ZONE = frozenset({"owner", "zone_of", "random", "can_move", "all_cards", "zone"})
+READS_ANY_ZONE = frozenset({"owner", "zone_of", "host", "random", "can_move", "all_cards", "zone"})
 
 #: The events the engine raises itself (a ruleset's own are raised by `emit NAME(…)`):
 #: kind -> what raises it.
@@ -393,7 +422,7 @@ def reads_game(name: str) -> bool:
 # ---------------------------------------------------------------- the reference's tables
 
 _TYPE_WORDS = {"int": "a number", "bool": "true/false", "str": "a text", "player": "a player", "cards": "a list of cards",
-               "players": "a list of players", "list": "a list", "str?": "a text, or none",
+               "players": "a list of players", "list": "a list", "str?": "a text, or none", "card": "a card, or none",
                None: "depends on the argument"}
 
 

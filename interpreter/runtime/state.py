@@ -253,35 +253,36 @@ class Player:
 
 @attrs.frozen
 class ZoneRef:
-    """A zone as a value: `stock`, `hand(p)`, `under(c)`."""
+    """A zone as a value: `stock`, `hand(p)`, `under(c)`, `squad(c, p)`."""
 
     name: str
-    owner: Optional[int]                 # seat, for per-player zones
+    owner: Optional[int]                 # seat, for per-player zones (and per card per player)
     card: Optional[int] = None           # card id, for per-card zones
     host: str = attrs.field(default="", eq=False)   # that card's name, for reading
-    # where the state keeps its cards ("stock", "hand:0", "under@12"), worked out once
+    # where the state keeps its cards ("stock", "hand:0", "under@12", "squad@12:0"), worked out once
     key: str = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self):
-        if self.card is not None:
-            key = f"{self.name}@{self.card}"
-        else:
-            key = self.name if self.owner is None else f"{self.name}:{self.owner}"
+        key = self.name if self.card is None else f"{self.name}@{self.card}"
+        if self.owner is not None:
+            key += f":{self.owner}"
         object.__setattr__(self, "key", key)
 
     def __str__(self) -> str:
         if self.card is not None:
-            return f"{self.name}({self.host or '#' + str(self.card)})"
+            host = self.host or '#' + str(self.card)
+            return f"{self.name}({host})" if self.owner is None else f"{self.name}({host}, P{self.owner + 1})"
         return self.name if self.owner is None else f"{self.name}(P{self.owner + 1})"
 
 
 def parse_zone_key(key: str):
     """(name, owner seat or None, card id or None) of a zone key."""
-    if "@" in key:
-        name, _, card = key.partition("@")
-        return name, None, int(card)
     name, _, owner = key.partition(":")
-    return name, (int(owner) if owner else None), None
+    card = None
+    if "@" in name:
+        name, _, host = name.partition("@")
+        card = int(host)
+    return name, (int(owner) if owner else None), card
 
 
 @attrs.frozen

@@ -138,6 +138,8 @@ def signature(rs, name: str) -> Optional[tuple]:
         params = list(decl.params or ())
         what = "procedure" if isinstance(decl, A.Procedure) else meaning
         return f"{name}({', '.join(params)})", params, f"{what}. {doc_comment(decl.span)}".strip()
+    if meaning == "card_zone" and rs.zones[name].per_player:   # `per card per player`
+        return f"{name}(CARD, PLAYER)", ["CARD", "PLAYER"], f"the zone `{name}` of a card and a player: that player's side"
     if meaning in ("card_zone", "player_zone"):
         who = "CARD" if meaning == "card_zone" else "PLAYER"
         return f"{name}({who})", [who], f"the zone `{name}` of a {who.lower()}"
@@ -210,6 +212,8 @@ def expects_player(rs, before: str) -> Optional[str]:
     name, index = call
     if rs is not None and index == 0 and call_meaning(rs, name) == "player_zone":
         return "player"
+    if rs is not None and index == 1 and call_meaning(rs, name) == "card_zone" and rs.zones[name].per_player:
+        return "player"   # `squad(c, |)`: the players in reach
     f = B.FUNCTIONS.get(name)
     builtin = f is not None and (rs is None or call_meaning(rs, name) == "builtin")
     return "player" if builtin and index < len(f.args) and f.args[index] == "player" else None

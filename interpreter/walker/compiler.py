@@ -298,6 +298,21 @@ class Compiler:
                 raise eng.fail(e, f"`{name}` is a zone of each card: say which, `{name}(c)`")
             return no_card
         which = args[0]
+        if self.rs.zones[name].per_player:   # `per card per player`: `squad(c, p)`
+            if len(args) != 2:
+                def no_player(eng, env):
+                    raise eng.fail(e, f"`{name}` is a zone of each card and player: say whose, `{name}(c, p)`")
+                return no_player
+            who = args[1]
+
+            def side_of_a_card(eng, env):
+                c, p = which(eng, env), who(eng, env)
+                if not hasattr(c, "props"):
+                    raise eng.fail(e.args[0], f"`{name}(…)` takes a card, got {_kind(c)}")
+                if not isinstance(p, Player):
+                    raise eng.fail(e.args[1], f"`{name}(c, p)` takes a player after the card, got {_kind(p)}")
+                return ZoneRef(name, p.seat, c.id, c.name)
+            return side_of_a_card
 
         def zone_of_a_card(eng, env):
             c = which(eng, env)

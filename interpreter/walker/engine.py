@@ -68,7 +68,8 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self.derives_reading = facts.derives_reading
         self.card_derives = [n for n, k in self.derive_kinds.items() if k in ("card", "place")]
         self.place_derives = [n for n, k in self.derive_kinds.items() if k == "place"]   # forgotten on moves
-        self._card_zones = [z.name for z in rs.zones.values() if z.per_card]   # a zone under each card
+        # a zone under each card (whose owner is the card's: not a zone per card per player)
+        self._card_zones = [z.name for z in rs.zones.values() if z.per_card and not z.per_player]
         # False: no transcript is kept (`cgl simulate`); the game is the same, its log empty
         self.record = True
         # the game's budget of steps: statements run and turns played (None: no limit)
@@ -89,7 +90,8 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         if self._checks and facts.check_zones is not None:
             self._watched = frozenset(k for name in facts.check_zones
                                       for k in ([f"{name}:{p}" for p in range(players)]
-                                                if rs.zones[name].per_player else [name]))
+                                                if rs.zones[name].per_player and not rs.zones[name].per_card
+                                                else [name]))
         self._index_rules()   # `rule …: forbid …` (continuous.py)
         self._visibility = {name: z.visibility for name, z in rs.zones.items()}
         self._role_zones: dict = {}
@@ -133,10 +135,12 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         rs = self.rs
         zones = {}
         for z in rs.zones.values():
+            if z.per_card:   # a card's own zone is made when a card first goes into it
+                continue
             if z.per_player:
                 for p in range(self.n):
                     zones[f"{z.name}:{p}"] = []
-            elif not z.per_card:  # a card's own zone is made when a card first goes into it
+            else:
                 zones[z.name] = []
         deck = rs.zone_with_role("deck") or next(
             (z for z in rs.zones.values() if not z.per_player and not z.per_card), None)
@@ -235,16 +239,17 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         if ref is None:
             name, owner, host = parse_zone_key(key)
             if host is not None:
-                ref = ZoneRef(name, None, host, self.cards[host].name)
+                ref = ZoneRef(name, owner, host, self.cards[host].name)
             else:
                 ref = ZoneRef(name, owner)
             self._zone_refs[key] = ref  # zone values never change: one per key
         return ref
 
     def zone_owner(self, z: ZoneRef) -> Optional[int]:
-        """The seat a zone belongs to: its player, or the owner of the card it is under."""
+        """The seat a zone belongs to: its player (of a zone per card per player too), or the
+        owner of the card it is under."""
         seen = 0
-        while z.card is not None and seen < 50:  # a card under a card under …
+        while z.card is not None and z.owner is None and seen < 50:  # a card under a card under …
             z = self.zone_of_card(self.cards[z.card])
             seen += 1
         return z.owner

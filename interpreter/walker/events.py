@@ -225,8 +225,15 @@ class Events:
         """How a card's move reads: naming the card, or veiled ("a card")."""
         what = self.show_card(ev.card) if named else "a card"
         if ev.kind == "move":
-            return f"{what} moves from {ev.source} to {ev.dest}"
+            return f"{what} moves from {self._zone_text(ev.source)} to {self._zone_text(ev.dest)}"
         return f"{ev.player} {_VERB[ev.kind]} {what}"
+
+    def _zone_text(self, z) -> str:
+        """A zone in a move's log line: `hand(P1)`; a side of a card as the card is shown at the
+        table, `squad(Gold Mine of P2, P1)`, so the sides of two copies read apart."""
+        if z is None or z.card is None or z.owner is None:
+            return str(z)
+        return f"{z.name}({self.show_card(self.cards[z.card])}, P{z.owner + 1})"
 
     def open_window(self, r: A.Reaction, env: Env):
         """A reaction window: each responder in priority order may respond."""

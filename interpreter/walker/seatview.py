@@ -176,7 +176,7 @@ class _Builder:
         if host is not None:
             if not ids:
                 return None   # most cards have nothing under them
-            ref = ZoneRef(name, None, host)
+            ref = ZoneRef(name, owner, host)   # (a zone per card per player has its player)
             owner = eng.zone_owner(ref)
         else:
             ref = ZoneRef(name, owner, None)
@@ -228,8 +228,11 @@ class _Builder:
 
 
 def zone_label(eng, z: ZoneRef) -> str:
-    """How a zone is named at the table: `pile`, `hand P2`, `under Gold Mine`."""
+    """How a zone is named at the table: `pile`, `hand P2`, `under Gold Mine`; a side of a card
+    (`per card per player`) with the card as the table shows it, `squad Gold Mine of P2 P1`."""
     if z.card is not None:
+        if z.owner is not None:
+            return f"{z.name} {eng.show_card(eng.cards[z.card])} P{z.owner + 1}"
         return f"{z.name} {eng.cards[z.card].name}"
     return z.name if z.owner is None else f"{z.name} P{z.owner + 1}"
 

@@ -97,6 +97,9 @@ class Statements:
         cards = self.cards_of(cards, s.cards)
         dest = self.as_zone(dest, s.dest)
         zdecl = self.rs.zones[dest.name]
+        if zdecl.per_card and zdecl.per_player and (dest.owner is None or dest.card is None):
+            raise self.fail(s.dest, f"`{dest.name}` is a zone of each card and player: say which and whose, "
+                                    f"`{dest.name}(c, p)`")
         if dest.owner is None and zdecl.per_player:
             raise self.fail(s.dest, f"`{dest.name}` is a zone of each player: say whose, `{dest.name}(p)`")
         if dest.card is None and zdecl.per_card:
@@ -400,7 +403,7 @@ class Statements:
         z = self.as_zone(z, s.zone)
         decl = self.rs.zones[z.name]
         if decl.per_player and z.owner is None or decl.per_card and z.card is None:
-            whose = "player" if decl.per_player else "card"
+            whose = "card" if decl.per_card else "player"
             raise self.fail(s.zone, f"`cut` cuts one zone, and `{z.name}` is a zone of each {whose}",
                             hint=f"name whose: `cut {z.name}({'current' if whose == 'player' else 'c'})`")
         if not decl.ordered:

@@ -129,6 +129,32 @@ def test_possible_asks_the_first_required_part_met(make_rules):
     assert sorted(asked[0].labels) == ["Play B1", "Play C1", "Play C1", "Rest"]
 
 
+def test_possible_asks_every_required_part_met(make_rules):
+    # An effect may require several things of its player ("DESTROY a unicorn. Each player
+    # must DISCARD a card": the destroy, and later their own discard): every required part a
+    # way through meets must be done in full, not only the first; what lies between them
+    # (another player's share, ignored when impossible) does not count.
+    rs = make_rules("""
+        procedure effect(p, c) {
+          require { move first(deck) to pile }
+          for q in others(p) { choose d in hand(q) by q "Discard" { discard d } }
+          require {
+            repeat (if c.suit = "red" then 2 else 1) { choose d in hand(p) where it != c by p "Discard" { discard d } }
+          }
+        }
+        action play(c in hand(actor)) "Play {c.name}" when possible(effect(actor, c)) { effect(actor, c) }
+        action rest "Rest" { pass }
+        match { rounds 1 }
+        round { start { move all_cards where name in ["A1", "B1"] to hand(current)
+                        move all_cards where name not in ["A1", "B1", "C1"] to pile } until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """)
+    g, asked = run_script(rs, [1])
+    # the other hand is empty (its discard is ignored); A1 must discard two other cards of
+    # its player's hand, which holds one: impossible, though its first part can be done
+    assert asked[0].labels == ["Play B1", "Rest"]
+
+
 def test_a_trial_through_a_required_part_leaves_no_trace(make_rules):
     body = """
         var seen = 0

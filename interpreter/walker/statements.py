@@ -57,7 +57,8 @@ class Statements:
     # or declined). Shortfalls count at the depth of the trigger chain where the part runs
     # (`require_depth`), so what a trigger it sets off fails is not its own; a part inside
     # another at the same depth passes its shortfalls on. `then` runs only after a part
-    # done in full; a trial (`possible`) ends at the end of its procedure's first part.
+    # done in full; a trial (`possible`) ends at the first of its procedure's parts that
+    # falls short, and notes each done in full (`_trial_met`).
     def x_require(self, s, env):
         token = self.require_begin()
         try:
@@ -82,7 +83,9 @@ class Statements:
         if token[0] != level:   # no part around it at this depth: its shortfalls were its own
             st.shortfall = token[1]
             if st.trying and self._trial_level == level:
-                raise _TrialRequired(done)
+                if not done:
+                    raise _TrialRequired(False)
+                self._trial_met = True
         return done
 
     def short(self):

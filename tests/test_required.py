@@ -200,3 +200,31 @@ def test_each_way_through_reads_the_games_derived_values(make_rules):
     g, asked = run_script(rs, [0])
     assert len(asked[0].labels) == 2 and asked[0].labels[1] == "Rest"
     assert "marked 0" in texts(g)
+
+
+@pytest.mark.one_engine
+def test_a_trial_stops_only_at_a_part_no_other_can_follow(make_rules):
+    # `possible` reads every part a way through meets, so a way through may stop early only
+    # after a part no other can follow (Facts.last_parts): not one followed by another, in
+    # a loop, or in a procedure called where one may follow
+    from cgl.interpreter.base import ast as A
+    from cgl.interpreter.check.resolver import facts
+    rs = make_rules("""
+        procedure one(p) { require { draw 1 to hand(p) } }
+        procedure two(p) { require { draw 1 to hand(p) }  say "between"  require { draw 2 to hand(p) } }
+        procedure looped(p) { repeat 2 { require { draw 1 to hand(p) } } }
+        procedure outer(p) { one(p)  require { draw 1 to hand(p) } }
+        procedure alone(p) { if p = current { require { draw 1 to hand(p) } } else { require { draw 2 to hand(p) } } }
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { pass } }
+    """)
+    last = facts(rs).last_parts
+
+    def parts(name):
+        return sorted((n.span.line, id(n) in last) for n in A.walk(rs.procedures[name].body) if isinstance(n, A.Require))
+    assert [x for _, x in parts("one")] == [False]       # called by `outer` before its own part
+    assert [x for _, x in parts("two")] == [False, True]
+    assert [x for _, x in parts("looped")] == [False]
+    assert [x for _, x in parts("outer")] == [True]
+    assert [x for _, x in parts("alone")] == [True, True]   # two branches: one runs, nothing after

@@ -13,11 +13,12 @@ untouched: its state (random source and scripted dice included) is never tried o
 copies of it (`State.trial_copy`, which shares with it what a trial does not change), and
 the caches are as before the trial.
 A procedure that may run a required part (`require { … }`, itself or through the
-procedures it calls: `Facts.requiring`) is asked about that part instead: a way through
-goes on past moves, on its own zones' lists, to its end, and counts when every required
-part it met was done in full (it ends at the first that falls short: an effect may require
-several things of its player, each a part, with what others must do between them); a way
-through that meets none counts when it changed the game, as above.
+procedures it calls: `Facts.requiring`) is asked about its parts instead: a way through
+goes on past moves, on its own zones' lists, to its end (or to a part no other can follow,
+`Facts.last_parts`), and counts when every required part it met was done in full (it ends
+at the first that falls short: an effect may require several things of its player, each a
+part, with what others must do between them); a way through that meets none counts when
+it changed the game, as above.
 Targets (`Targets`, below): `choose targets of CARD by P { … }` and `target(CARD)`
 (docs/language.md, section 4.11b): what a card's effect targets is declared once (`target
 NAME if COND: X in LIST`); the rules name the targets where they say (before a reaction

@@ -187,17 +187,17 @@ def test_a_log_of_a_changed_card_file_names_the_file(tmp_path):
 # ---------------------------------------------------------------- what a log line names
 
 def test_the_give_a_card_decision_is_shown_only_to_the_giver():
-    """Unstable Unicorns, 4 players, seed 1002, random bots: at step 216 P2 gives UNICORN
-    VIBRATOR from their hand to P3; the card moves privately, and so must the line of the
-    decision that names it (P3 learns the card from its move into their hand)."""
-    game = _play(load_cached("unicorns"), 4, 1002, "random")
-    e = game.state.log[216]
-    assert e["text"] == "P2 chooses P3 (Give UNICORN VIBRATOR to whom?)"
-    assert e["to"] == [1]
-    moved = [x for x in game.state.log[217:240] if x.get("card") == "UNICORN VIBRATOR"][0]
-    assert moved["to"] == [1, 2]     # the move itself: seen by the giver and the receiver
+    """Unstable Unicorns, 4 players, seed 1003, random bots: at step 288 P1 gives TWINKICORN
+    from their hand to P4; the card moves privately, and so must the line of the decision
+    that names it (P4 learns the card from its move into their hand)."""
+    game = _play(load_cached("unicorns"), 4, 1003, "random")
+    e = game.state.log[288]
+    assert e["text"] == "P1 chooses P4 (Give TWINKICORN to whom?)"
+    assert e["to"] == [0]
+    moved = [x for x in game.state.log[289:320] if x.get("card") == "TWINKICORN"][0]
+    assert moved["to"] == [0, 3]     # the move itself: seen by the giver and the receiver
     for seat in range(4):            # the views agree: only the giver's shows the line
-        assert any(x["step"] == 216 for x in game.engine.view(seat, 0)["log"]) == (seat == 1)
+        assert any(x["step"] == 288 for x in game.engine.view(seat, 0)["log"]) == (seat == 0)
 
 
 def _play(rs, players, seed, agent, listener=None):

@@ -129,6 +129,32 @@ def test_possible_asks_the_first_required_part_met(make_rules):
     assert sorted(asked[0].labels) == ["Play B1", "Play C1", "Play C1", "Rest"]
 
 
+def test_possible_asks_every_required_part_met(make_rules):
+    # An effect may require several things of its player ("DESTROY a unicorn. Each player
+    # must DISCARD a card": the destroy, and later their own discard): every required part a
+    # way through meets must be done in full, not only the first; what lies between them
+    # (another player's share, ignored when impossible) does not count.
+    rs = make_rules("""
+        procedure effect(p, c) {
+          require { move first(deck) to pile }
+          for q in others(p) { choose d in hand(q) by q "Discard" { discard d } }
+          require {
+            repeat (if c.suit = "red" then 2 else 1) { choose d in hand(p) where it != c by p "Discard" { discard d } }
+          }
+        }
+        action play(c in hand(actor)) "Play {c.name}" when possible(effect(actor, c)) { effect(actor, c) }
+        action rest "Rest" { pass }
+        match { rounds 1 }
+        round { start { move all_cards where name in ["A1", "B1"] to hand(current)
+                        move all_cards where name not in ["A1", "B1", "C1"] to pile } until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """)
+    g, asked = run_script(rs, [1])
+    # the other hand is empty (its discard is ignored); A1 must discard two other cards of
+    # its player's hand, which holds one: impossible, though its first part can be done
+    assert asked[0].labels == ["Play B1", "Rest"]
+
+
 def test_a_trial_through_a_required_part_leaves_no_trace(make_rules):
     body = """
         var seen = 0
@@ -174,3 +200,31 @@ def test_each_way_through_reads_the_games_derived_values(make_rules):
     g, asked = run_script(rs, [0])
     assert len(asked[0].labels) == 2 and asked[0].labels[1] == "Rest"
     assert "marked 0" in texts(g)
+
+
+@pytest.mark.one_engine
+def test_a_trial_stops_only_at_a_part_no_other_can_follow(make_rules):
+    # `possible` reads every part a way through meets, so a way through may stop early only
+    # after a part no other can follow (Facts.last_parts): not one followed by another, in
+    # a loop, or in a procedure called where one may follow
+    from cgl.interpreter.base import ast as A
+    from cgl.interpreter.check.resolver import facts
+    rs = make_rules("""
+        procedure one(p) { require { draw 1 to hand(p) } }
+        procedure two(p) { require { draw 1 to hand(p) }  say "between"  require { draw 2 to hand(p) } }
+        procedure looped(p) { repeat 2 { require { draw 1 to hand(p) } } }
+        procedure outer(p) { one(p)  require { draw 1 to hand(p) } }
+        procedure alone(p) { if p = current { require { draw 1 to hand(p) } } else { require { draw 2 to hand(p) } } }
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { pass } }
+    """)
+    last = facts(rs).last_parts
+
+    def parts(name):
+        return sorted((n.span.line, id(n) in last) for n in A.walk(rs.procedures[name].body) if isinstance(n, A.Require))
+    assert [x for _, x in parts("one")] == [False]       # called by `outer` before its own part
+    assert [x for _, x in parts("two")] == [False, True]
+    assert [x for _, x in parts("looped")] == [False]
+    assert [x for _, x in parts("outer")] == [True]
+    assert [x for _, x in parts("alone")] == [True, True]   # two branches: one runs, nothing after

@@ -213,6 +213,9 @@ class Facts:
     # card id -> the `target` declarations whose condition the card data alone does not
     # rule out (`Targets.targets_for`, walker/trial.py): made on first use of each card
     targets_of: dict = attrs.field(factory=dict)
+    # id(A.Require node) of the required parts after which no other can run at the same
+    # level, wherever their procedure is called (`last_parts`): a trial stops there.
+    last_parts: frozenset = frozenset()
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)
@@ -255,7 +258,65 @@ def _make_facts(rs) -> Facts:
                  emitted_fields=emitted, derive_kinds=derive_kinds, static_defs=frozenset(static_defs),
                  decl_order={id(d): i for i, d in enumerate(rs.items)},
                  derives_reading=_derives_reading(rs, derive_kinds), check_zones=check_zones,
-                 check_vars=check_vars, requiring=requiring_procedures(rs))
+                 check_vars=check_vars, requiring=(requiring := requiring_procedures(rs)),
+                 last_parts=last_parts(rs, requiring))
+
+
+def last_parts(rs, requiring: frozenset) -> frozenset:
+    """The `require` blocks of procedures after which no other `require` can run in the
+    same procedure or in any procedure that calls it (statically, conservatively: a part
+    in a loop, or followed by a statement that may run one, is not last; nor is a part of
+    a procedure called where one may follow, or called recursively). `possible` reads every
+    part a way through meets; after a last part done in full there is nothing left to ask."""
+    loops = (A.For, A.Repeat, A.While, A.Simultaneously)
+
+    def may_require(node) -> bool:
+        return any(isinstance(n, A.Require) or isinstance(n, A.CallStmt) and n.name in requiring
+                   for n in A.walk(node))
+
+    parts: list = []          # (Require node, owner procedure, nothing may follow it there)
+    sites: dict = {}          # procedure -> [(calling procedure, nothing may follow the call there)]
+
+    def block(b, owner, clean):
+        if b is None:
+            return
+        stmts = b.stmts
+        for i, st in enumerate(stmts):
+            stmt(st, owner, clean and not any(may_require(x) for x in stmts[i + 1:]))
+
+    def stmt(st, owner, clean):
+        if isinstance(st, A.Require):
+            inner = clean and not may_require(st.then)
+            parts.append((st, owner, inner))
+            block(st.body, owner, inner)
+            block(st.then, owner, clean)
+        elif isinstance(st, A.CallStmt):
+            sites.setdefault(st.name, []).append((owner, clean))
+        elif isinstance(st, loops):
+            block(st.body, owner, clean and not may_require(st.body))
+        elif isinstance(st, A.If):
+            for _, b in st.branches:
+                block(b, owner, clean)
+            block(st.otherwise, owner, clean)
+        else:   # alternatives (choose, may, targets: body or else) or a card statement's `then`
+            for f in attrs.fields(type(st)):
+                v = getattr(st, f.name)
+                if isinstance(v, A.Block):
+                    block(v, owner, clean)
+
+    for name, proc in rs.procedures.items():
+        block(proc.body, name, True)
+    tails: dict = {}
+
+    def tail_clean(name, seen=()) -> bool:
+        if name in seen:
+            return False
+        if name not in tails:
+            tails[name] = all(clean and tail_clean(caller, seen + (name,))
+                              for caller, clean in sites.get(name, ()))
+        return tails[name]
+
+    return frozenset(id(r) for r, owner, clean in parts if clean and tail_clean(owner))
 
 
 def requiring_procedures(rs) -> frozenset:

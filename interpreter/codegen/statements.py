@@ -793,12 +793,13 @@ class Statements:
         """As `Engine.x_require`: the block between `require_begin` and `require_end`, whose
         answer runs the `then` block."""
         tok = self.fresh("rq")
+        last = ", True" if id(s) in self.facts.last_parts else ""
         fn.emit(f"{tok} = eng.require_begin()")
         self.block_then(fn, s.body, sc, f"eng.state.require_depth = {tok}[0]")
         if s.then is None:
-            fn.emit(f"eng.require_end({tok})")
+            fn.emit(f"eng.require_end({tok}{last})")
             return
-        fn.emit(f"if eng.require_end({tok}):")
+        fn.emit(f"if eng.require_end({tok}{last}):")
         fn.ind += 1
         self.block(fn, s.then, sc)
         fn.ind -= 1

@@ -57,14 +57,17 @@ class Statements:
     # or declined). Shortfalls count at the depth of the trigger chain where the part runs
     # (`require_depth`), so what a trigger it sets off fails is not its own; a part inside
     # another at the same depth passes its shortfalls on. `then` runs only after a part
-    # done in full; a trial (`possible`) ends at the end of its procedure's first part.
+    # done in full; a trial (`possible`) ends at the first of its procedure's parts that
+    # falls short, or at a last part (`Facts.last_parts`) done in full, and notes each
+    # done in full (`_trial_met`).
     def x_require(self, s, env):
         token = self.require_begin()
         try:
             yield from self.run_block(s.body, env)
         finally:
             self.state.require_depth = token[0]
-        if self.require_end(token) and s.then is not None:
+        last = self.state.trying and id(s) in facts(self.rs).last_parts
+        if self.require_end(token, last) and s.then is not None:
             yield from self.run_block(s.then, env)
 
     def require_begin(self) -> tuple:
@@ -74,15 +77,18 @@ class Statements:
         st.require_depth = len(st.event_chain)
         return token
 
-    def require_end(self, token) -> bool:
-        """A required part ended (its depth already given back): whether it was done in full."""
+    def require_end(self, token, last: bool = False) -> bool:
+        """A required part ended (its depth already given back): whether it was done in full.
+        `last`: no other part can follow it (`Facts.last_parts`)."""
         st = self.state
         done = st.shortfall == token[1]
         level = len(st.event_chain)
         if token[0] != level:   # no part around it at this depth: its shortfalls were its own
             st.shortfall = token[1]
             if st.trying and self._trial_level == level:
-                raise _TrialRequired(done)
+                if not done or last:
+                    raise _TrialRequired(done)
+                self._trial_met = True
         return done
 
     def short(self):

@@ -13,10 +13,12 @@ untouched: its state (random source and scripted dice included) is never tried o
 copies of it (`State.trial_copy`, which shares with it what a trial does not change), and
 the caches are as before the trial.
 A procedure that may run a required part (`require { … }`, itself or through the
-procedures it calls: `Facts.requiring`) is asked about that part instead: a way through
-goes on past moves, on its own zones' lists, to the end of the first required part it
-meets, and counts when that part was done in full; a way through that meets none counts
-when it changed the game, as above.
+procedures it calls: `Facts.requiring`) is asked about its parts instead: a way through
+goes on past moves, on its own zones' lists, to its end (or to a part no other can follow,
+`Facts.last_parts`), and counts when every required part it met was done in full (it ends
+at the first that falls short: an effect may require several things of its player, each a
+part, with what others must do between them); a way through that meets none counts when
+it changed the game, as above.
 Targets (`Targets`, below): `choose targets of CARD by P { … }` and `target(CARD)`
 (docs/language.md, section 4.11b): what a card's effect targets is declared once (`target
 NAME if COND: X in LIST`); the rules name the targets where they say (before a reaction
@@ -47,7 +49,8 @@ MAX_ALTERNATIVES = 8     # other options tried at one decision
 class Trials:
     """`possible` (see the module doc); a trial's state is marked `trying`."""
 
-    _trial_level = -1   # the event chain's length where the procedure tried runs (its required part ends there)
+    _trial_level = -1   # the event chain's length where the procedure tried runs (its required parts end there)
+    _trial_met = False  # a required part of the way through being tried was done in full
 
     def possible(self, e, args) -> bool:
         """`possible(P(args))`: could procedure P, run now with these arguments, change the game?"""
@@ -86,10 +89,11 @@ class Trials:
 
     def _try(self, proc, args, path: tuple, base, through: bool = False):
         """One way through: the answers of `path`, then first options. (whether it changed
-        the game, or did its required part in full when `through`; the paths that answer
-        one later decision otherwise)."""
+        the game, or did every required part it met in full when `through`; the paths that
+        answer one later decision otherwise)."""
         trial = self.state = _trial_copy(base)
         self._trial_level = -1
+        self._trial_met = False
         if through:   # past moves: the trial's own zones' lists
             trial.trial_through = True
             trial.zones = {k: v[:] for k, v in trial.zones.items()}
@@ -115,7 +119,7 @@ class Trials:
             return True, []
         finally:
             gen.close()
-        return _position(trial) != _position(base), more
+        return self._trial_met or _position(trial) != _position(base), more
 
 
 def _answers(d):

@@ -549,7 +549,7 @@ class Statements:
         is made (None: one value, NAME not a list), for both engines:
 
         - each must be a number (E010 at the bound, as `repeat`'s count);
-        - a bound below zero counts as zero (`choose 0..count(hand(p)) - 7`);
+        - a bound below zero counts as zero (`choose 0..(count(hand(p)) - 7)`);
         - HI above the number of options counts as that number (all of them at most);
         - LO above the number of options, or above HI: no count is legal, so nothing is
           asked and the `else` block runs, a shortfall (as too few options always did);

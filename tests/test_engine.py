@@ -127,6 +127,59 @@ def test_triggers_ordered_by_a_player_happen_at_once_and_that_player_orders_them
     assert g.state.stats["trigger:omen_c"] == 1 and "trigger:omen_red" not in g.state.stats
 
 
+def test_ordered_by_prefer_scores_each_item_and_greedy_puts_the_best_first(make_rules):
+    """`for x in LIST ordered by P prefer E`: E scores each item left (NAME and `it`), a hint
+    for the bots; the greedy bot orders them best first. A hint reading a card its player
+    cannot see is refused (E019), located at the hint."""
+    body = """
+        var order = []
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p {
+          for x in [1, 3, 2] ordered by current "Which first?" prefer x * 10 - it { set order = order + [x] }
+        } }
+    """
+    g, asked = run_script(make_rules(body), [0, 0])
+    assert [d.scores() for d in asked] == [[9, 27, 18], [27, 18]]
+    assert g.state.globals["order"] == [1, 3, 2]
+    g = play(make_rules(body), 2, 0, agents=["greedy"])
+    assert g.state.globals["order"] == [3, 2, 1]
+    rs = make_rules(body.replace("x * 10 - it", "x * first(hand(next_after(current))).rank"))
+    d = Game(rs, 2, 0).start()
+    with pytest.raises(CglError) as e:
+        d.scores()
+    assert e.value.diagnostics[0].code == "E019" and e.value.diagnostics[0].span.line == 11
+
+
+def test_triggers_ordered_by_prefer_are_scored_each_by_its_own_hint(make_rules):
+    """`on EVENT … ordered by P prefer E`: each trigger of the group is scored by its own E
+    (read as its condition is, as P's hint; 0 without one); greedy runs the best first."""
+    body = """
+        var order = []
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { draw 1 } }
+        on draw as omen_a ordered by player prefer rank { set order = order + ["a"] }
+        on draw as omen_b ordered by player prefer rank + 10 { set order = order + ["b"] }
+        on draw as omen_c ordered by player { set order = order + ["c"] }
+    """
+    rs = make_rules(body)
+    g, asked = run_script(rs, [0, 0])
+    rank = next(c.props["rank"] for c in rs.cards if c.id == g.state.zones["hand:0"][0])
+    assert [(d.labels, d.scores()) for d in asked] == [(["omen_a", "omen_b", "omen_c"], [rank, rank + 10, 0]),
+                                                       (["omen_b", "omen_c"], [rank + 10, 0])]
+    assert g.state.globals["order"] == ["a", "b", "c"]
+    g = play(make_rules(body), 2, 0, agents=["greedy"])
+    assert g.state.globals["order"] == ["b", "a", "c"]
+    rs = make_rules(body.replace("prefer rank + 10", "prefer count(hand(next_after(player)) where rank > 0)")
+                    .replace("round { until", "round { start { deal 1 to hand } until"))
+    g = Game(rs, 2, 0)
+    d = g.start()
+    with pytest.raises(CglError) as e:
+        d.scores()
+    assert e.value.diagnostics[0].code == "E019" and e.value.diagnostics[0].span.line == 12
+
+
 def test_optional_choice_can_be_declined_and_runs_else(make_rules):
     rs = make_rules("""
         match { rounds 1 }
@@ -147,6 +200,48 @@ def test_multi_choice_binds_a_list(make_rules):
     g, asked = run_script(rs, [[0, 2]])
     assert asked[0].lo == asked[0].hi == 2
     assert len(g.state.zones["pile"]) == 2
+
+
+def test_choose_takes_computed_bounds_evaluated_when_the_choice_is_made(make_rules):
+    """`choose LO..HI` with number expressions: discard down to two, asked for exactly
+    the excess; a bound below zero counts as zero (nothing to pick: the block runs with
+    the empty list, unasked); HI above the options counts as all of them."""
+    rs = make_rules("""
+        var got = []
+        match { rounds 1 }
+        round { start { deal 4 to hand } until turn_no >= 1 }
+        turn { phase p {
+          let excess = count(hand(current)) - 2
+          choose excess..excess cs in hand(current) "Discard down to two" { for c in cs { discard c } }
+          choose (count(hand(current)) - 3)..(count(hand(current)) - 3) cs in hand(current) { set got = got + [count(cs)] }
+          choose 1..(count(deck) + 10) cs in hand(current) "Keep which?" { set got = got + [count(cs)] }
+        } }
+    """)
+    g, asked = run_script(rs, [[0, 3], [0, 1]])
+    assert [(d.lo, d.hi, d.prompt) for d in asked] == [(2, 2, "Discard down to two"), (1, 2, "Keep which?")]
+    assert len(g.state.zones["pile"]) == 2 and len(g.state.zones["hand:0"]) == 2
+    assert g.state.globals["got"] == [0, 2]
+
+
+def test_choose_with_no_count_that_fits_runs_its_else_block(make_rules):
+    """LO above HI, or above the number of options: nothing is asked, the `else` block
+    runs (as with too few options); a bound that is not a number stops the game, located."""
+    body = """
+        var ks = [5, "x"]
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p {
+          choose 1..(count(hand(current)) - 2) cs in hand(current) { say "picked" } else { say "none fits" }
+          choose (count(hand(current)) + 1)..9 cs in hand(current) { say "picked" } else { say "too few" }
+        } }
+    """
+    g, asked = run_script(make_rules(body), [])
+    assert asked == [] and "none fits" in texts(g) and "too few" in texts(g) and "picked" not in texts(g)
+    rs = make_rules(body.replace("} }\n    ", "  choose 1..last(ks) cs in hand(current) { say \"picked\" }\n} }\n", 1))
+    with pytest.raises(CglError) as e:
+        run_script(rs, [])
+    d = e.value.diagnostics[0]
+    assert d.code == "E010" and "expected a number, got a text" in d.message and (d.span.line, d.span.column) == (13, 21)
 
 
 def test_bad_answers_raise_and_leave_the_game_waiting(make_rules):

@@ -169,6 +169,26 @@ def test_else_if_is_written_elif_in_statements_and_expressions():
     """)
 
 
+def test_computed_choice_bounds_and_ordered_by_prefer_round_trip():
+    text = src("""
+        procedure tidy(p) {
+          choose  1 ..( count(hand(p))-1 ) cs in hand(p) { pass }
+          for c in hand(p) ordered by p "First?"   prefer -c.rank { pass }
+        }
+        on draw as omen ordered by player  prefer rank { pass }
+    """)
+    once = format_text(text)
+    assert once == src("""
+        procedure tidy(p) {
+          choose 1..(count(hand(p)) - 1) cs in hand(p) { pass }
+          for c in hand(p) ordered by p "First?" prefer -c.rank { pass }
+        }
+
+        on draw as omen ordered by player prefer rank { pass }
+    """)
+    assert format_text(once) == once and parse(once, "x").items == parse(text, "x").items
+
+
 def test_strings_and_hash_signs_inside_them_are_untouched():
     text = 'setup { say "a  #  b {count(players)}" }\n'
     assert format_text(text) == text

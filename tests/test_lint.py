@@ -41,6 +41,7 @@ LINT_CASES = {
     "W111": ('turn { phase p { knock out others(current) } }\n', 6),
     "W110": ('match { rounds 1  end { give turn to first(players) } }\n', 6),
     "W112": ('turn { phase p { require { say "paid" } then { draw 1 } } }\n', 6),
+    "W114": ('turn { phase p { choose 3..1 cs in hand(current) { pass } } }\n', 6),
     "W113": ('target foe if suit = "red": q in others(player)\n'
              'turn { phase p { choose targets of first(hand(current)) by current { draw 1 } } }\n', 6),
 }
@@ -215,6 +216,22 @@ def test_a_choice_judged_through_a_def_it_calls(tmp_path):
     assert [(d.code, d.span.line) for d in found] == [("W105", 7)]
 
 
+def test_a_choice_count_known_without_playing_is_judged(tmp_path):
+    """`choose LO..HI` with bounds an option gives: an empty range is W114 (a bound below zero
+    counting as zero), a least the literal list cannot meet is W105; computed from the game,
+    neither is judged (the engine runs the `else` block when no count fits)."""
+    body = ("option keep: int = 2\n"
+            "turn { phase p {\n"
+            "  choose keep..1 cs in hand(current) { pass }\n"
+            "  choose (-3)..(keep - 3) cs in hand(current) { pass }\n"
+            "  choose (keep + 1)..5 cs in [1, 2] { pass }\n"
+            "  choose (count(deck) + 9)..1 cs in hand(current) { pass }\n"
+            "  choose 0..(keep - 3) cs in hand(current) { pass }\n"
+            "} }\n")
+    found = lint_file(_write(tmp_path, body))
+    assert [(d.code, d.span.line) for d in found] == [("W114", 8), ("W105", 10)]
+
+
 @pytest.mark.parametrize("body,what", [
     ("internal var step = 0\nturn { phase p { choose o in [1, 2] prefer step + o { pass } } }\n",
      "`step`, which is internal"),
@@ -223,6 +240,10 @@ def test_a_choice_judged_through_a_def_it_calls(tmp_path):
     ("def top = first(deck)\naction take \"Take\" prefer top.rank { pass }\nturn { phase p { act by current } }\n",
      "the cards of `deck`"),
     ("turn { phase p { choose o in [1, 2] prefer count(deck where rank > 2) * o { pass } } }\n",
+     "the cards of `deck`"),
+    ("turn { phase p { for o in [1, 2] ordered by current prefer first(deck).rank * o { pass } } }\n",
+     "the cards of `deck`"),
+    ("on draw as omen ordered by player prefer first(deck).rank { pass }\nturn { phase p { draw 1 } }\n",
      "the cards of `deck`"),
 ])
 def test_a_hint_reading_what_no_player_sees_is_e019(tmp_path, body, what):

@@ -39,6 +39,9 @@ MISTAKES = [
     ('cut 3', "`cut` cuts a zone, and this is a number"),
     ('cut deck at note', "`cut … at` takes a number of cards off the top, and this is a text"),
     ('for c in deck ordered by note { pass }', "`ordered by` names the player who orders the items, and this is a text"),
+    ('choose 1..note cs in hand(current) { pass }', "the bounds of `choose LO..HI` are numbers of options, and HI here "
+                                                     "is a text"),
+    ('choose (count(deck) > 2)..3 cs in hand(current) { pass }', "and LO here is true/false"),
 ]
 
 
@@ -66,6 +69,8 @@ CORRECT = [
     'let t = 1 + note  say "{t}"',           # a number and a text make a text
     'if count(hand(current)) > 0 { pass }',
     'for c in [current] ordered by current "Which first?" { say "{c}" }',   # one item: nothing asked
+    'for c in hand(current) ordered by current prefer c.rank + it.rank { say "{c}" }',
+    'choose 0..(count(hand(current)) - 1) cs in hand(current) { pass }',
     'say "{hand(current) + deck}"',         # zones join
     'set note = note + "y"',
     'if first(deck) = none { pass }',

@@ -293,11 +293,16 @@ class Choose(Stmt):
     """`choose c in hand(current) by current "Discard a card" prefer -worth(c) { discard c }`
 
     `may choose …` may be declined (then the `else` block runs); `choose 2..3 cs in …`
-    binds a list.
+    binds a list. Its bounds may be computed, each a name, a call or an expression in
+    brackets (`choose 1..(count(hand(p)) - 1) cs in hand(p)`), evaluated when the choice is
+    made: a bound below zero counts as zero, HI above the options as all of them, and with
+    no count that fits (LO above HI, or above the options) nothing is asked and the `else`
+    block runs. (`choose 2 cs` is `2..2`, one `Int` twice; with no count, `lo` and `hi` are
+    None and NAME is one value: `Statements.c_ask`.)
     """
     optional: bool
-    lo: Optional[int]
-    hi: Optional[int]
+    lo: Optional[Expr]
+    hi: Optional[Expr]
     name: str
     domain: Expr
     by: Optional[Expr]
@@ -370,12 +375,14 @@ class For(Stmt):
     """`for c in hand(p) where nature = cheerful { discard c forced }`; with `ordered by P
     ["prompt"]` (`for c in stable(current) where begins(c) ordered by current { … }`) the
     items happen at once and P puts them in the order they run, before the first: one
-    question for each place but the last (`Statements.s_order`)."""
+    question for each place but the last (`Statements.s_order`); `prefer E` scores each
+    item for the bots (NAME and `it` are the item; highest first), a hint like a `choose`'s."""
     name: str
     source: Expr
     body: Block
     by: Optional[Expr] = None
     prompt: Optional[Expr] = None
+    prefer: Optional[Expr] = None
 
 
 @attrs.frozen
@@ -734,7 +741,9 @@ class Trigger(Decl):
 
     With `ordered by P` (`on draw if nature = honest as honest ordered by player { … }`) it
     happens at once with the other triggers of the same event that name the same player,
-    and that player orders them (`Events.trigger_order`).
+    and that player orders them (`Events.trigger_order`); `ordered by player prefer E` scores
+    the trigger for the bots ordering them (E read as its condition is, in the orderer's view;
+    highest first; a trigger of the group without one scores 0).
     """
     name: str
     event: EventPat
@@ -745,6 +754,7 @@ class Trigger(Decl):
     body: Block
     instead: bool = False
     order_by: Optional[Expr] = None
+    prefer: Optional[Expr] = None
 
 
 @attrs.frozen

@@ -221,6 +221,13 @@ _CODES = [
          'procedure effect(p, c) { move random(hand(first(others(p)))) to hand(p) }',
          'target rob if name = "Thief": q in others(player)\n'
          'procedure effect(p, c) { choose targets of c by p { move random(hand(target(c))) to hand(p) } }'),
+    Code("W114", "warning", "a choice whose count can never fit",
+         "A `choose LO..HI` whose bounds, known without playing (literals, options, data), leave no "
+         "count to pick: LO above HI, a bound below zero counting as zero. The choice is never made "
+         "and its `else` block always runs. (Bounds known only as the game is played are checked "
+         "then: such a choice runs its `else` block, as with too few options.)",
+         'option keep: int = 2\nchoose keep..1 cs in hand(current) { discard cs }',
+         'option keep: int = 2\nchoose 1..keep cs in hand(current) { discard cs }'),
     Code("W107", "warning", "a local name hides a card property",
          "A `let`, loop, choice or parameter named like a card property: inside `where` and "
          "triggers the bare name then means the local, not the card's property.",

@@ -383,7 +383,9 @@ def choices_without_options(ctx):
         for n in _walk(item):
             if not isinstance(n, A.Choose):
                 continue
-            need = n.lo if n.lo is not None else 1
+            need = 1 if n.lo is None else ctx.statics.value(n.lo)
+            if need is UNKNOWN or not isinstance(need, int) or isinstance(need, bool):
+                need = 0   # (a computed least, known only as the game is played)
             if isinstance(n.domain, A.ListLit) and len(n.domain.items) < need:
                 yield Diagnostic("W105", f"this choice needs {need} option(s) but its list has "
                                  f"{len(n.domain.items)}", n.domain.span)
@@ -393,6 +395,23 @@ def choices_without_options(ctx):
                 if passing is not UNKNOWN and len(passing) < need:
                     yield Diagnostic("W105", "no card passes this filter, so the choice never has an option",
                                      n.domain.span)
+
+
+@rule("W114")
+def choice_counts_never_legal(ctx):
+    """`choose LO..HI` whose bounds, known without playing, leave no count: LO above HI (a
+    bound below zero counting as zero), so the choice is never made and its `else` runs."""
+    for item in _own_items(ctx):
+        for n in _walk(item):
+            if not isinstance(n, A.Choose) or n.lo is None or n.lo is n.hi:
+                continue
+            lo, hi = ctx.statics.value(n.lo), ctx.statics.value(n.hi)
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi)):
+                continue
+            if max(lo, 0) > max(hi, 0):
+                yield Diagnostic("W114", f"this choice asks for at least {lo} and at most {hi}: no count fits, "
+                                 f"so it is never made and its `else` block always runs", n.lo.span,
+                                 hint=f"write the least first: `choose {hi}..{lo}`" if hi >= 0 else None)
 
 
 @rule("W106")
@@ -722,13 +741,14 @@ def _hint_reads(rs, expr, seen: set):
 
 @rule("E019")
 def hints_reading_what_no_seat_sees(ctx):
-    """A `prefer` hint that reads, whoever decides, what its player cannot see: an `internal`
-    variable, or the cards of a `hidden` zone (not just how many). The rest (another
-    player's hand, another's `private` variable) is refused as the game is played."""
+    """A `prefer` hint (of a `choose`, an action, an `ordered by`) that reads, whoever
+    decides, what its player cannot see: an `internal` variable, or the cards of a `hidden`
+    zone (not just how many). The rest (another player's hand, another's `private`
+    variable) is refused as the game is played."""
     rs = ctx.rs
     for item in _own_items(ctx):
         for n in _walk(item):
-            hint = n.prefer if isinstance(n, (A.Choose, A.Action)) else None
+            hint = n.prefer if isinstance(n, (A.Choose, A.Action, A.For, A.Trigger)) else None
             if hint is None:
                 continue
             found = next(_hint_reads(rs, hint, set()), None)

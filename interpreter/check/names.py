@@ -216,6 +216,8 @@ class NameChecker:
             self.expr(s.value, scope)
             scope.bind(s.name, "let", s)
         elif t is A.Choose:
+            self.expr(s.lo, scope)      # (`choose LO..HI`: counted before the pick)
+            self.expr(s.hi, scope)
             self.expr(s.domain, scope)
             self.expr(s.by, scope)
             self.expr(s.prompt, scope)
@@ -227,6 +229,7 @@ class NameChecker:
             self.expr(s.source, scope)
             self.expr(s.by, scope)        # (`ordered by P "prompt"`: asked before the first item)
             self.expr(s.prompt, scope)
+            self.expr(s.prefer, scope.child([s.name, "it"], it_ok=True, how="for", node=s))  # (each item's score)
             self.block(s.body, scope.child([s.name], how="for", node=s))
         elif t is A.CallStmt:
             if s.name not in self.rs.procedures:
@@ -361,6 +364,7 @@ class NameChecker:
             self.expr(tr.ask_by, sc)
             self.expr(tr.prompt, sc)
             self.expr(tr.order_by, sc)
+            self.expr(tr.prefer, sc)      # (`ordered by P prefer E`: read as the condition is)
             self.block(tr.body, sc)
         for r in rs.reactions:
             self._check_event(r.event)

@@ -460,6 +460,8 @@ class Checks:
         self.visit(s.source, sc)
         self.visit(s.by, sc)
         self.visit(s.prompt, sc)
+        if s.prefer is not None:   # (`ordered by P prefer E`: E scores each item, NAME and `it`)
+            self.visit(s.prefer, self._it_child(s.source, self._it_child(s.source, sc, s.name)))
         inner = self._it_child(s.source, sc, s.name)
         if s.name in _rebound(s.body):
             inner.names[s.name].ty = None
@@ -614,6 +616,16 @@ class Checks:
         t = self.ty(s.by, sc)
         if t is not None and t != "player":
             self.report(s.by, f"a player names the targets, and this is {describe(t)}")
+
+    def c_Choose(self, s, sc):
+        if s.lo is None or s.lo is s.hi:   # (`choose 2 cs`: a literal)
+            return
+        for bound, which in ((s.lo, "LO"), (s.hi, "HI")):
+            t = self.ty(bound, sc)
+            if t is not None and t != "int":
+                self.report(bound, f"the bounds of `choose LO..HI` are numbers of options, and {which} here is "
+                                   f"{describe(t)}",
+                            hint="write a number, e.g. `choose 1..count(hand(current)) cs in hand(current)`")
 
     def c_For(self, s, sc):
         t = None if s.by is None else self.ty(s.by, sc)

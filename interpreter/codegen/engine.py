@@ -87,7 +87,8 @@ class CompiledEngine(Engine):
             raise self.runaway()
         run, fired = yield from self.trigger_order(triggers, ev, itemgetter(0),
                                                    lambda p: p[1].cond is None or p[1].cond(self, ev),
-                                                   lambda p: p[1].order_by(self, ev))
+                                                   lambda p: p[1].order_by(self, ev),
+                                                   lambda p: p[1].prefer(self, ev))
         st = self.state
         for tr, c in run:
             if c.cond is not None and id(tr) not in fired and not c.cond(self, ev):

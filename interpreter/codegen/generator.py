@@ -238,9 +238,13 @@ class CodeGen(Expressions, Held, Statements):
             self.entry_expr(e)
         for tr in rs.triggers:
             custom = tr.event.kind == "custom" and not tr.instead
-            self.triggers[id(tr)] = {k: self.event_fn("body" if k == "body" else "expr", getattr(tr, k), custom, fields,
-                                                      event=tr.event.kind)
-                                     for k in ("cond", "prompt", "ask_by", "body", "order_by")}
+            pieces = {k: self.event_fn("body" if k == "body" else "expr", getattr(tr, k), custom, fields,
+                                       event=tr.event.kind)
+                      for k in ("cond", "prompt", "ask_by", "body", "order_by")}
+            with self.hint_mode(True):   # (`ordered by P prefer E`: a hint, its reads watched)
+                pieces["prefer"] = self.event_fn("expr", tr.prefer, custom, fields, event=tr.event.kind,
+                                                 env_adapter=False)
+            self.triggers[id(tr)] = pieces
         for r in rs.reactions:
             custom = r.event.kind == "custom"
             pieces = {k: self.event_fn("expr", getattr(r, k), custom, fields, event=r.event.kind)

@@ -434,7 +434,16 @@ class Statements:
             chooser = self.fresh()
             self.call(fn, s, f"{chooser} = eng.as_player({by}, {self.k(s.by)})", gen=False)
             prompt = self.guard(fn, s.prompt, sc) if s.prompt is not None else "None"
-            self.call(fn, s, f"{items} = yield from eng.s_order({ks}, {items}, {chooser}, {prompt})", gen=False)
+            scores = "None"
+            if s.prefer is not None:   # `prefer E`: each item's score, a hint as a `choose`'s (s_Choose)
+                h = self.fresh("h")
+                hsc = sc.child()
+                hsc.names[s.name] = hsc.names["it"] = _Binding(h, False, fn, self.elem_ty(src_ty))
+                with self.hint_mode(True):
+                    hint = self.lambda_of(h, s.prefer, hsc, fn)
+                scores = f"lambda _o: eng.hint_scores({self.k(s.prefer)}, {hint}, _o)"
+            self.call(fn, s, f"{items} = yield from eng.s_order({ks}, {items}, {chooser}, {prompt}, {scores})",
+                      gen=False)
         inner = sc.child()
         v = self.fresh("v_" + s.name + "_")
         fn.loop += 1
@@ -704,6 +713,21 @@ class Statements:
             self.block(fn, s.otherwise, sc)
             fn.ind -= 1
 
+    def choose_count(self, fn, s, sc) -> str:
+        """`c_ask`'s last argument for `choose LO..HI`: its bounds, evaluated now, LO first
+        (as the tree walker's `x_choose`; each in a temporary, so a die rolls in that order);
+        nothing without a count."""
+        if s.lo is None:
+            return ""
+        if isinstance(s.lo, A.Int) and isinstance(s.hi, A.Int):
+            return f", ({s.lo.value}, {s.hi.value})"
+        bounds = []
+        for e in (s.lo, s.hi):
+            t = self.fresh("n")
+            fn.emit(f"{t} = {self.guard(fn, e, sc)}")
+            bounds.append(t)
+        return f", ({bounds[0]}, {bounds[1]})"
+
     def s_Choose(self, fn, s, sc, ks):
         opts = self.fresh("o")
         cards = None if s.tag else self.cards_src(s.domain, sc, fn, lazy=True)
@@ -726,6 +750,7 @@ class Statements:
             self.call(fn, s, f"{chooser} = eng.as_player({by}, {self.k(s.by)})", gen=False)
         else:
             chooser = "eng.players[st.current]"
+        count = self.choose_count(fn, s, sc)
         prompt = "None"
         if isinstance(s.prompt, A.Text) and s.prompt.constant is not None:
             prompt = repr(s.prompt.constant)   # `c_decide` takes a text as it is
@@ -747,7 +772,7 @@ class Statements:
                 hint = self.lambda_of(h, s.prefer, inner, fn)
             scores = f"lambda _o: eng.hint_scores({self.k(s.prefer)}, {hint}, _o)"
         val = self.fresh("c")
-        self.call(fn, s, [f"{val} = eng.c_ask({ks}, {opts}, {chooser}, {prompt}, {scores})",  # (c_decide's
+        self.call(fn, s, [f"{val} = eng.c_ask({ks}, {opts}, {chooser}, {prompt}, {scores}{count})",  # (c_decide's
                           f"if {val}.__class__ is Decision: {val} = eng.c_took({ks}, {val}, (yield {val}))"])  # halves)
         fn.emit(f"if {val} is OTHERWISE:")
         fn.ind += 1

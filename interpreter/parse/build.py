@@ -292,10 +292,11 @@ class _Build(Transformer):
         return _Tagged("may", True)
 
     def count_range(self, meta, c):
-        return _Tagged("count", (int(c[0]), int(c[1])))
+        return _Tagged("count", (c[0], c[1]))
 
     def count_exact(self, meta, c):
-        return _Tagged("count", (int(c[0]), int(c[0])))
+        n = A.Int(int(c[0]), span=self.sp(meta))
+        return _Tagged("count", (n, n))
 
     def opt_by(self, meta, c):
         return _Tagged("by", c[0])
@@ -348,12 +349,14 @@ class _Build(Transformer):
 
     def for_stmt(self, meta, c):
         if len(c) == 4:
-            by, prompt = c[2]
-            return A.For(str(c[0]), c[1], c[3], by, prompt, span=self.sp(meta))
+            by, prompt, prefer = c[2]
+            return A.For(str(c[0]), c[1], c[3], by, prompt, prefer, span=self.sp(meta))
         return A.For(str(c[0]), c[1], c[2], span=self.sp(meta))
 
     def for_order(self, meta, c):
-        return (c[0], self.text_node(c[1]) if len(c) > 1 else None)
+        prompt = next((self.text_node(x) for x in c[1:] if isinstance(x, Token)), None)
+        prefer = next((x for x in c[1:] if not isinstance(x, Token)), None)
+        return (c[0], prompt, prefer)
 
     def repeat_stmt(self, meta, c):
         return A.Repeat(c[0], c[1], span=self.sp(meta))
@@ -686,10 +689,11 @@ class _Build(Transformer):
         sp = self.sp(meta)
         name = str(name_tok) if name_tok is not None else f"on {event} (line {sp.line})"
         return A.Trigger(name, event, cond, may is not None, may[0] if may else None,
-                         may[1] if may else None, body, _tagged(c, "instead", False), _tagged(c, "order"), span=sp)
+                         may[1] if may else None, body, _tagged(c, "instead", False), *_tagged(c, "order", (None, None)),
+                         span=sp)
 
     def trigger_order(self, meta, c):
-        return _Tagged("order", c[0])
+        return _Tagged("order", (c[0], c[1] if len(c) > 1 else None))
 
     def instead_flag(self, meta, c):
         return _Tagged("instead", True)

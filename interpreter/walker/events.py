@@ -6,6 +6,7 @@ reaction windows, the start and end of scopes; a mixin of
 :class:`~cgl.interpreter.walker.engine.Engine`."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Optional
 
 from ..base import ast as A
@@ -17,14 +18,15 @@ from .compiler import Env, event_env
 
 
 class _OrderAsk:
-    """What `c_ask`/`c_took` read of a `choose` for `s_order`'s questions: one item, no rule."""
-    __slots__ = ("name", "span")
-    lo = hi = prefer = tag = None
+    """What `c_ask`/`c_took` read of a `choose` for `s_order`'s questions: one item, no rule;
+    `prefer`, the hint that scores the items (where an error in it is located)."""
+    __slots__ = ("name", "span", "prefer")
+    lo = hi = tag = None
     optional = False
     prompt = True
 
-    def __init__(self, name, span):
-        self.name, self.span = name, span
+    def __init__(self, name, span, prefer=None):
+        self.name, self.span, self.prefer = name, span, prefer
 
 
 def _same(x):
@@ -103,7 +105,7 @@ class Events:
         if self._ordering:
             triggers, fired = yield from self.trigger_order(
                 triggers, ev, _same, lambda tr: tr.cond is None or _truth(self.ev(tr.cond, env)),
-                lambda tr: self.ev(tr.order_by, env))
+                lambda tr: self.ev(tr.order_by, env), lambda tr: self.hint_ev(tr.prefer, env))
         for tr in triggers:
             if tr.cond is not None and id(tr) not in fired and not _truth(self.ev(tr.cond, env)):
                 continue
@@ -119,15 +121,17 @@ class Events:
                 continue
             yield from self.open_window(r, env)
 
-    def trigger_order(self, items: list, ev: Event, decl, fires, by):
+    def trigger_order(self, items: list, ev: Event, decl, fires, by, prefer):
         """The order the triggers `items` of event `ev` run in, for both engines: the list,
         and the ids of the declarations whose conditions were already found true. A trigger with
         `ordered by P` (`decl(item).order_by`) happens at the event, so its condition is
         asked now (`fires(item)`); those that fire and name the same player (`by(item)`)
         happen at once, and when there are two or more that player orders them, as Magic's
         APNAP (`s_order`: one question for each place but the last, each trigger by its
-        name). They run in the places the group's triggers hold in the written order; the
-        other triggers keep theirs, their conditions asked when their turn comes."""
+        name; `prefer(item)`, a trigger's `ordered by P prefer E`, its score for the bots,
+        evaluated as that player's hint, 0 for one of the group without). They run in the
+        places the group's triggers hold in the written order; the other triggers keep
+        theirs, their conditions asked when their turn comes."""
         groups: dict = {}
         for i, item in enumerate(items):
             tr = decl(item)
@@ -138,10 +142,13 @@ class Events:
         for seat, idxs in groups.items():
             if len(idxs) > 1:
                 names = [decl(items[i]).name for i in idxs]
-                ask = _OrderAsk("trigger", decl(items[idxs[0]]).span)
+                hints = [decl(items[i]).prefer for i in idxs if decl(items[i]).prefer is not None]
+                ask = _OrderAsk("trigger", decl(items[idxs[0]]).span, hints[0] if hints else None)
                 prompt = f"These happen at once ({ev.kind}): which first?"
-                chosen = yield from self.s_order(ask, names, self.players[seat], prompt, private=True)
                 idxs_by_name = {decl(items[i]).name: i for i in idxs}
+                scores = None if not hints else partial(self._trigger_scores, seat, prefer, decl,
+                                                        {n: items[i] for n, i in idxs_by_name.items()})
+                chosen = yield from self.s_order(ask, names, self.players[seat], prompt, scores, private=True)
                 for place, name in zip(idxs, chosen):
                     places[place] = items[idxs_by_name[name]]
             else:
@@ -149,27 +156,41 @@ class Events:
         run = [places.get(i, item) for i, item in enumerate(items) if decl(item).order_by is None or i in places]
         return run, {id(decl(item)) for item in places.values()}
 
-    def x_order(self, s, env, items: list):
-        """`for … ordered by P ["prompt"]` in the tree walker: P and the prompt, then `s_order`."""
-        prompt = self.ev(s.prompt, env) if s.prompt is not None else None
-        return (yield from self.s_order(s, items, self.as_player(self.ev(s.by, env), s.by), prompt))
+    def _trigger_scores(self, seat: int, prefer, decl, by_name: dict, names: list) -> list:
+        """The scores of the triggers named `names` for the seat ordering them: each its own
+        hint (`hint_values`: its reads watched, an error located at it), 0 without one."""
+        out = []
+        for name in names:
+            item = by_name[name]
+            node = decl(item).prefer
+            out.append(0 if node is None else self.hint_values(seat, node, prefer, item))
+        return out
 
-    def s_order(self, s, items: list, chooser, prompt, private: bool = False):
-        """`for x in LIST ordered by P ["prompt"]`: the items happen at once, and P puts them
-        in the order they run (Magic's APNAP: the player orders their own simultaneous
-        triggers), all before the first runs: which comes first, then which next, one
-        question for each place but the last. Asked whenever two or more items are left,
-        whether or not their order matters: that depends on the game's state and the
+    def x_order(self, s, env, items: list):
+        """`for … ordered by P ["prompt"] [prefer E]` in the tree walker: P and the prompt,
+        then `s_order` (E scores each item as a `choose`'s `prefer` does: `choose_hints`)."""
+        prompt = self.ev(s.prompt, env) if s.prompt is not None else None
+        return (yield from self.s_order(s, items, self.as_player(self.ev(s.by, env), s.by), prompt,
+                                        partial(self.choose_hints, s, env) if s.prefer is not None else None))
+
+    def s_order(self, s, items: list, chooser, prompt, scores_fn=None, private: bool = False):
+        """`for x in LIST ordered by P ["prompt"] [prefer E]`: the items happen at once, and P
+        puts them in the order they run (Magic's APNAP: the player orders their own
+        simultaneous triggers), all before the first runs: which comes first, then which
+        next, one question for each place but the last. Asked whenever two or more items are
+        left, whether or not their order matters: that depends on the game's state and the
         choices still to come, which no rule can foresee without playing each order.
+        `scores_fn(items)`, the hint `s.prefer` (each item's score, as that player's own
+        judgement), is asked at each question for the items left: a bot puts the best first.
         `private`: the questions are the chooser's alone (`Decision.private`: triggers, whose
         names tell what fired them)."""
         if len(items) < 2:
             return items
-        ask = _OrderAsk(s.name, s.span)
+        ask = _OrderAsk(s.name, s.span, s.prefer)
         text = prompt if prompt is not None else f"Which {s.name} comes first? (they happen at once)"
         left, order = list(items), []
         while len(left) > 1:
-            d = self.c_ask(ask, left, chooser, text, None)
+            d = self.c_ask(ask, left, chooser, text, scores_fn)
             d.private = private
             picked = self.c_took(ask, d, (yield d))
             order.append(picked)

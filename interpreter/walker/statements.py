@@ -515,9 +515,9 @@ class Statements:
     def x_choose(self, s, env):
         options = self.c_options(s, self.ev(s.domain, env), lambda: env)
         chooser = self.as_player(self.ev(s.by, env), s.by) if s.by else self.players[self.state.current]
-
+        count = None if s.lo is None else (self.ev(s.lo, env), self.ev(s.hi, env))
         value = yield from self.c_decide(s, options, chooser, lambda: self.ev(s.prompt, env),
-                                         partial(self.choose_hints, s, env) if s.prefer is not None else None)
+                                         partial(self.choose_hints, s, env) if s.prefer is not None else None, count)
         if value is OTHERWISE:
             yield from self.run_block(s.otherwise, env)
         elif self.state.deferred is not None:  # inside `simultaneously`: the body waits for the others
@@ -540,30 +540,44 @@ class Statements:
             options = [o for o in options if self.allowed(s.tag, env.child({s.name: o, "it": o, "option": o}))]
         return options
 
-    def c_decide(self, s, options, chooser, prompt_fn, scores_fn):
+    def c_decide(self, s, options, chooser, prompt_fn, scores_fn, count=None):
         """Ask `chooser` (a generator): the value chosen, or OTHERWISE when there are too few
         options or an optional choice is declined. `scores_fn(options)` gives `prefer` values;
-        `prompt_fn()` the prompt (or `prompt_fn` is the prompt, a text). In two halves, which
-        the generated code calls itself (one generator fewer between a decision and its
-        game): `c_ask`, then `c_took` with the answer to the decision it made."""
-        d = self.c_ask(s, options, chooser, prompt_fn, scores_fn)
+        `prompt_fn()` the prompt (or `prompt_fn` is the prompt, a text); `count` the values of
+        the bounds of `choose LO..HI` (None: one value). In two halves, which the generated
+        code calls itself (one generator fewer between a decision and its game): `c_ask`,
+        then `c_took` with the answer to the decision it made."""
+        d = self.c_ask(s, options, chooser, prompt_fn, scores_fn, count)
         if d.__class__ is not Decision:
             return d
         return self.c_took(s, d, (yield d))
 
-    def c_ask(self, s, options, chooser, prompt_fn, scores_fn):
+    def c_ask(self, s, options, chooser, prompt_fn, scores_fn, count=None):
         """The `Decision` to ask; or, when there is nothing to ask, the value chosen (OTHERWISE:
-        too few options)."""
-        lo, hi = s.lo, s.hi
-        one = lo is None and hi is None
-        if one:
+        no legal count). `count`: the bounds of `choose LO..HI`, as evaluated when the choice
+        is made (None: one value, NAME not a list), for both engines:
+
+        - each must be a number (E010 at the bound, as `repeat`'s count);
+        - a bound below zero counts as zero (`choose 0..(count(hand(p)) - 7)`);
+        - HI above the number of options counts as that number (all of them at most);
+        - LO above the number of options, or above HI: no count is legal, so nothing is
+          asked and the `else` block runs, a shortfall (as too few options always did);
+        - HI of zero (or no options at all, LO zero): the empty list, unasked, `may` or not.
+        """
+        if count is None:
             lo = hi = 1
-        elif lo is None:
-            lo = 1
-        elif hi is None:
-            hi = 1
+        else:
+            lo, hi = count
+            if lo.__class__ is not int:
+                lo = _num(lo, s.lo, self)
+            if hi.__class__ is not int:
+                hi = _num(hi, s.hi, self)
+            if lo < 0:
+                lo = 0
+            if hi < 0:
+                hi = 0
         n = len(options)
-        if n < lo:
+        if n < lo or hi < lo:
             self.short()
             return OTHERWISE
         if hi > n:
@@ -572,9 +586,11 @@ class Statements:
             prompt = prompt_fn
         else:
             prompt = prompt_fn() if s.prompt else f"Choose {s.name}"
+        if hi == 0:
+            return []   # nothing can be picked: nothing to ask (nor to decline)
         if n == lo == hi and not s.optional:
             # one legal answer: nothing to ask
-            return options[0] if one else list(options)
+            return options[0] if count is None else list(options)
         seat = chooser.seat
         view = None if self.record else self._views.get(seat)
         # (partials, not lambdas: no closure cells for this function's locals)

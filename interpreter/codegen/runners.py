@@ -65,7 +65,7 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
         lines += [f"            if _ruled and not eng.allowed(_rRN{i}, eng._event_env(ev).child({{'responder': e_responder}})):",
                   "                continue",
                   f"            _d = eng.yes_no(e_responder.seat, "
-                  f"{f'_rA{i}(eng, ev, e_responder)' if c.ask is not None else f'_rS{i}'}, _rR{i}.span, tag=_rRN{i})",
+                  f"{f'_rA{i}(eng, ev, e_responder)' if c.ask is not None else f'_rS{i}'}, _rR{i}.span, tag=_rRN{i}, private=True)",
                   "            if not eng.yes_no_took(_d, (yield _d)): continue"]
         lines += _fire("            ", f"_rRK{i}", f"_rRN{i}", f"_rW{i}(eng, ev, e_responder)")
         if r.once:

@@ -170,7 +170,8 @@ class Events:
         left, order = list(items), []
         while len(left) > 1:
             d = self.c_ask(ask, left, chooser, text, None)
-            d.private = private
+            if private:
+                d.private = True
             picked = self.c_took(ask, d, (yield d))
             order.append(picked)
             i = next(i for i, o in enumerate(left) if o is picked)
@@ -243,7 +244,8 @@ class Events:
             if not self.allowed(r.name, local):
                 continue
             prompt = self.ev(r.ask, local) if r.ask else f"Respond with {r.name}?"
-            yes = yield from self.ask_yes_no(who.seat, prompt, r.span, tag=r.name)
+            # (private: whom a window asks can tell what they hold, `eligible` reads their hand)
+            yes = yield from self.ask_yes_no(who.seat, prompt, r.span, tag=r.name, private=True)
             if not yes:
                 continue
             yield from self._fire("reaction", r.name, r.body, local)

@@ -292,11 +292,17 @@ def visible_log(log: list, seat: Optional[int], since: Optional[int] = None, eve
         out = []
         for e in reversed(log):
             if "to" not in e or seat in e["to"]:
-                out.append(e)
+                out.append(_entry(e))
                 if len(out) == RECENT:
                     break
         return out[::-1]
-    return [e for e in log[start:] if everything or "to" not in e or seat in e["to"]]
+    return [_entry(e) for e in log[start:] if everything or "to" not in e or seat in e["to"]]
+
+
+def _entry(e: dict) -> dict:
+    """A copy of log entry `e` for a view (its reader may change it; the log stays the
+    game's): the entry's values are texts, numbers and lists of them."""
+    return {k: list(v) if v.__class__ is list else v for k, v in e.items()}
 
 
 def seat_view(eng, seat: Optional[int], since: Optional[int] = None, decision=None,

@@ -569,10 +569,11 @@ class Statements:
         seat = chooser.seat
         view = None if self.record else self._views.get(seat)
         # (partials, not lambdas: no closure cells for this function's locals)
+        chain = self.state.event_chain
         return Decision(seat, "choose", prompt, options, partial(self.options_for, seat, options),
                         lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
                         None if scores_fn is None else partial(self.hint_values, seat, s.prefer, scores_fn, options),
-                        view or self._viewer(seat))
+                        view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names)
 
     def c_took(self, s, d: Decision, answer):
         """The value `answer` chooses in decision `d` (which `c_ask` made for `s`), logged;
@@ -673,8 +674,10 @@ class Statements:
         return self.yes_no_took(d, (yield d))
 
     def yes_no(self, seat: int, prompt: str, span, tag=None, private: bool = False) -> Decision:
+        chain = self.state.event_chain
         return Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag,
-                        self.state.secret_depth > 0, span, None, self._viewer(seat), None, private)
+                        self.state.secret_depth > 0, span, None, self._viewer(seat), None,
+                        private or bool(chain) and chain[-1] in self._reaction_names)
 
     def yes_no_took(self, d: Decision, answer) -> bool:
         if not isinstance(answer, bool):

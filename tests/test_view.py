@@ -359,3 +359,36 @@ def test_a_view_is_a_copy_of_the_log_not_the_log_itself():
                 if isinstance(v, list):
                     v.append("changed")
     assert json.dumps(game.state.log, default=str) == before
+
+
+# P1 draws a card P2 may not see; a red one fires `loss`, whose effect (a discard from the
+# deck) every seat reads.
+CAUSE = """
+option top: text = "A1"
+zone stash: shared, hidden
+setup { move first(deck where name = top) to stash }
+match { rounds 1 }
+round { until turn_no >= 2 }
+turn { phase p { if current = seat(1) { draw 1 from stash } else { choose c in [1, 2] { pass } } } }
+on draw if suit = "red" as loss { discard first(deck) }
+on draw if suit = "blue" as gain { discard first(deck) }
+on discard as noted { say "noted" }
+"""
+
+
+def _lines(make_rules, top, seat):
+    game = Game(make_rules(CAUSE, options={"top": top}), 2, 0)
+    d = game.start()
+    while d is not None:
+        d = game.answer(0)
+    return [{k: x for k, x in e.items() if k != "step"} for e in game.view(seat, since=0)["log"]]
+
+
+def test_a_public_line_names_its_cause_only_to_the_seats_that_may_know_it_fired(make_rules):
+    """`loss` fires on P1's red draw and `gain` on a blue one: the discard each makes is
+    public, but "← loss" on it would tell P2 the colour of P1's card. P1 reads the cause; P2
+    reads the line without it; a trigger fired by a public card (the discarded one) is named
+    to everyone."""
+    assert _lines(make_rules, "A1", 1) == _lines(make_rules, "B1", 1)
+    assert any(e.get("cause") == "loss" for e in _lines(make_rules, "A1", 0))
+    assert any(e.get("cause") == "noted" for e in _lines(make_rules, "A1", 1))

@@ -210,7 +210,7 @@ class CompiledEngine(Engine):
             p = self._event_player(ev)
             seat = p.seat if isinstance(p, Player) else self.state.current
         prompt = c.prompt(self, ev) if c.prompt is not None else f"Use {tr.name}?"
-        return self.yes_no(seat, prompt, tr.span, tag=tr.name, private=True)
+        return self.yes_no(seat, prompt, tr.span, tag=tr.name)
 
     def _responders(self, c, ev: Event) -> list:
         """Who may respond to `ev` with the reaction `c`, in order (as `open_window`)."""

@@ -65,7 +65,7 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
         lines += [f"            if _ruled and not eng.allowed(_rRN{i}, eng._event_env(ev).child({{'responder': e_responder}})):",
                   "                continue",
                   f"            _d = eng.yes_no(e_responder.seat, "
-                  f"{f'_rA{i}(eng, ev, e_responder)' if c.ask is not None else f'_rS{i}'}, _rR{i}.span, tag=_rRN{i}, private=True)",
+                  f"{f'_rA{i}(eng, ev, e_responder)' if c.ask is not None else f'_rS{i}'}, _rR{i}.span, tag=_rRN{i})",
                   "            if not eng.yes_no_took(_d, (yield _d)): continue"]
         lines += _fire("            ", f"_rRK{i}", f"_rRN{i}", f"_rW{i}(eng, ev, e_responder)")
         if r.once:
@@ -80,7 +80,7 @@ def _fire(ind: str, key: str, name: str, body: str) -> list:
     `key` and named `name` in the event chain, as `Engine._fire` does."""
     return [f"{ind}stats = eng.state.stats",
             f"{ind}stats[{key}] = stats.get({key}, 0) + 1",
-            f"{ind}eng.state.event_chain.append({name})",
+            f"{ind}eng.state.event_chain.append(eng.cause({name}, ev))",
             f"{ind}try:",
             f"{ind}    yield from {body}",
             f"{ind}finally:",

@@ -98,7 +98,7 @@ class CompiledEngine(Engine):
                     continue
             key = "trigger:" + tr.name
             st.stats[key] = st.stats.get(key, 0) + 1
-            st.event_chain.append(tr.name)
+            st.event_chain.append(self.cause(tr.name, ev))
             try:
                 yield from c.body(self, ev)
             finally:

@@ -209,12 +209,19 @@ class Room:
         the number of the decision waiting (an answer names it), and an error that stopped
         the game."""
         v = self.game.view(seat, since=since, everything=seat is None)
-        v["decision_no"] = len(self.game.answers)
+        v["decision_no"] = self.decision_no(seat)
         v["error"] = self.error
         if seat is None:
             v["history"] = [self.asked[i] if i < len(self.asked) else f"decision {i + 1}"
                             for i in range(len(self.game.answers) + (self.game.pending is not None))]
         return v
+
+    def decision_no(self, seat: Optional[int]) -> int:
+        """The number of the decision a client answers next: for a seat, how many it has
+        answered (counting every decision would tell it how many private questions others
+        were asked); for the designer, how many were answered in all."""
+        g = self.game
+        return len(g.answers) if seat is None else g.answered_by.count(seat)
 
     def note_decision(self) -> None:
         """Remember how the waiting decision reads (for the designer's undo list)."""
@@ -429,7 +436,7 @@ class Server:
                 raise Refused(409, "the game is over")
             if d.player != seat:
                 raise Refused(403, f"it is P{d.player + 1}'s decision, not yours")
-            if number != len(room.game.answers):
+            if number != room.decision_no(seat):
                 raise Refused(409, "that decision has passed: the table shows the one waiting now")
             answer = parse_answer(d, raw)
             try:
@@ -463,8 +470,14 @@ class Server:
             await self.advance(room, reset=True)
 
     async def push(self, room: Room, reset: bool = False) -> None:
+        """Send each client its view when what its seat may see has changed (another seat's
+        private question, asked or answered, changes nothing it may see, and a message for
+        it would tell that it was asked)."""
         for ws, state in list(room.clients.items()):
-            v = state.news(room.view(state.seat, state.since))
+            v = room.view(state.seat, state.since)
+            if not (reset or state.changed(v)):
+                continue
+            v = state.news(v)
             try:
                 await ws.send_text(encode({"type": "view", "view": v, "reset": reset}))
             except Exception:   # a closed tab: forgotten
@@ -652,7 +665,9 @@ async def socket(ws: WebSocket):
     limit = _Rate()
     try:
         async with room.lock:
-            v = state.news(room.view(seat, 0))
+            v = room.view(seat, 0)
+            state.changed(v)
+            v = state.news(v)
         await ws.send_text(encode({"type": "view", "view": v}))
         while True:
             text = await ws.receive_text()
@@ -676,7 +691,16 @@ class _Client:
         self.reset()
 
     def reset(self) -> None:
-        self.since, self.printed = 0, set()
+        self.since, self.printed, self.last = 0, set(), None
+
+    def changed(self, v: dict) -> bool:
+        """Whether view `v` holds something this client has not been sent (a log line, or
+        anything else that differs from the last view sent)."""
+        rest = {k: x for k, x in v.items() if k not in ("log", "cards")}
+        if v["log"] or rest != self.last:
+            self.last = rest
+            return True
+        return False
 
     def news(self, v: dict) -> dict:
         """The view `v` as this client is sent it; what it now has is remembered."""

@@ -197,9 +197,10 @@ def test_the_designers_seat_sees_everything_undoes_and_hands_over_to_bots(server
         assert v["you"] is None and all(z["cards"] is not None for z in v["zones"])   # every card
         first = v["decision_no"]
         for _ in range(3):          # the people answer three decisions
-            d = c.get(f"/api/view/{gid}/{tokens[v['decision']['player']]}").json()["decision"]
+            seat_view = c.get(f"/api/view/{gid}/{tokens[v['decision']['player']]}").json()
+            d = seat_view["decision"]     # (a seat answers by its own decisions' number)
             r = c.post(f"/api/answer/{gid}/{tokens[d['player']]}",
-                       json={"decision": v["decision_no"], "answer": False if d["kind"] == "may" else 0})
+                       json={"decision": seat_view["decision_no"], "answer": False if d["kind"] == "may" else 0})
             assert r.status_code == 200
             v = ws.receive_json()["view"]
         assert v["decision_no"] == first + 3 and len(v["history"]) == first + 4
@@ -338,3 +339,26 @@ def test_a_killed_server_process_resumes_every_answer(tmp_path):
     again = Server([], str(folder), KEY)
     assert not again.problems
     assert client(again).get(f"/api/view/{gid}/{t1}?since=0").json() == seen
+
+
+def test_a_seat_numbers_only_its_own_decisions(server):
+    """A seat's `decision_no` counts the decisions it answered: counting every one would tell
+    it how many questions the others were asked out of its sight (a reaction window, an
+    optional trigger fired by a hidden card). Each answers with its own number."""
+    c = client(server)
+    g = create(c, ruleset="unicorns", seats=["human", "human"], seed=4)
+    gid = g["id"]
+    tokens = [token(g["links"]["P1"]), token(g["links"]["P2"])]
+    mine = [0, 0]
+    for _ in range(30):
+        views = [c.get(f"/api/view/{gid}/{t}").json() for t in tokens]
+        assert [v["decision_no"] for v in views] == mine
+        d = next((v["decision"] for v in views if v["decision"] and "options" in v["decision"]), None)
+        if d is None:
+            break
+        seat = int(d["player"][1:]) - 1
+        r = c.post(f"/api/answer/{gid}/{tokens[seat]}",
+                   json={"decision": mine[seat], "answer": False if d["kind"] == "may" else 0})
+        assert r.status_code == 200, r.text
+        mine[seat] += 1
+    assert min(mine) > 0

@@ -239,6 +239,13 @@ def _what_seat_reads(game, d, seat, agents, limit):
             return out + [("end", None)]
         if d.player == seat:
             out.append(("view", {k: x for k, x in v.items() if k != "log"}))
+        elif v["decision"] is not None and v["decision"]["kind"] == "may":
+            # another seat's yes-or-no question as this seat sees it waiting: whom it asks (a
+            # reaction window asks only those its `eligible` lets answer, which reads their
+            # hands). (Not a turn's action nor a choice: one with a single legal answer is
+            # not asked, so that a question waits there can differ by what the rules allow,
+            # a channel left to a later change.)
+            out.append(("pending", v["decision"]))
         try:
             d = game.answer(agents[d.player].decide(d))
         except CglError as e:
@@ -247,8 +254,16 @@ def _what_seat_reads(game, d, seat, agents, limit):
 
 
 def _a_question(item, seat) -> bool:
-    """Whether `item` is another player's question as `seat` reads it: its answer's line."""
+    """Whether `item` is another player's question as `seat` reads it: its answer's line,
+    or the question waiting."""
+    if item[0] == "pending":
+        return True
     return item[0] == "line" and item[1]["type"] == "decision" and item[1].get("player") != seat + 1
+
+
+def _asker(item):
+    """The player a question item names (1-based)."""
+    return item[1]["player"] if item[0] == "line" else int(item[1]["player"][1:])
 
 
 @pytest.mark.parametrize("name,players", GAMES, ids=[g[0] for g in GAMES])
@@ -273,8 +288,107 @@ def test_leak_oracle_no_question_is_the_first_to_tell_two_worlds_apart(name, pla
         if x is None:
             continue
         # (two lines of one player's question, answered apart: its answer is its to give)
-        same_question = _a_question(x, seat) and _a_question(y, seat) and x[1]["player"] == y[1]["player"]
+        same_question = _a_question(x, seat) and _a_question(y, seat) and _asker(x) == _asker(y)
         assert same_question or not (_a_question(x, seat) or _a_question(y, seat)), (
             f"{name}, seed {seed}: P{seat + 1} tells the worlds apart first by a question: {x} / {y}")
     if not compared:
         pytest.skip(f"{name} asks no decision")
+
+
+# P2 holds one card P1 may not see; a reaction window asks only a responder holding a red one.
+WINDOW = """
+option held: text = "A1"
+setup { move first(deck where name = held) to hand(seat(2)) }
+match { rounds 1 }
+round { until turn_no >= 2 }
+turn { phase p { if current = seat(1) { choose c in [1, 2] "Poke?" { emit poked(player: current) } } } }
+reaction answer after poked {
+  responders others(player)
+  eligible exists(hand(responder) where suit = "red")
+  ask "Answer the poke?"
+  do {
+    choose n in (hand(responder) where suit = "red") + ["keep it"] by responder "Play which?" {
+      if n != "keep it" { discard n }
+    }
+  }
+}
+"""
+
+
+def _p1_sees(make_rules, held, answers):
+    """P1's views (each once, as a table shows them as they change) while P2 holds `held`,
+    and P1's whole log at the end. While P2 answers a window P1 sees nothing pending: that
+    the game waits is seen (as at a table, someone is thinking), not who is asked nor why."""
+    game = Game(make_rules(WINDOW, options={"held": held}), 2, 0)
+    seen, d = [], game.start()
+    answers = list(answers)
+    while d is not None:
+        v = game.view(0, since=0)
+        if d.player != 0 and v["decision"] is None:
+            d = game.answer(answers.pop(0) if d.kind != "may" else answers.pop(0))
+            continue
+        v["log"] = [{k: x for k, x in e.items() if k != "step"} for e in v["log"]]
+        if not seen or seen[-1] != v:
+            seen.append(v)
+        d = game.answer(answers.pop(0) if d.kind != "may" else d.player == 1 and answers.pop(0))
+    return seen + [[e["text"] for e in game.view(0, since=0)["log"]]]
+
+
+def test_a_reaction_window_tells_no_other_seat_who_may_answer(make_rules):
+    """A window asks only the players its `eligible` lets answer, and that reads P2's hidden
+    hand: P2 holding A1 (red) is asked, holding B1 (blue) is not. P1 may not tell the games
+    apart while P2 says no, nor when P2 says yes and then keeps its card; only a reaction
+    played (A1 discarded, a public card) may tell."""
+    assert _p1_sees(make_rules, "A1", [0, False]) == _p1_sees(make_rules, "B1", [0])
+    assert _p1_sees(make_rules, "A1", [0, True, 1]) == _p1_sees(make_rules, "B1", [0])
+    assert _p1_sees(make_rules, "A1", [0, True, 0]) != _p1_sees(make_rules, "B1", [0])
+
+
+def test_a_view_is_a_copy_of_the_log_not_the_log_itself():
+    """A view is data its reader may keep and change: editing a view's log entries (a table
+    marking lines read, a bot trimming them) leaves the game's log as it was."""
+    game = Game(load_cached("mgt"), 3, 1)
+    d = game.start()
+    for _ in range(5):
+        d = game.answer(make_agent("random", d.player, 1).decide(d))
+    before = json.dumps(game.state.log, default=str)
+    for seat in (0, None):
+        for e in game.view(seat, since=0)["log"] + game.view(seat)["log"]:
+            e["text"] = "changed"
+            for v in e.values():
+                if isinstance(v, list):
+                    v.append("changed")
+    assert json.dumps(game.state.log, default=str) == before
+
+
+# P1 draws a card P2 may not see; a red one fires `loss`, whose effect (a discard from the
+# deck) every seat reads.
+CAUSE = """
+option top: text = "A1"
+zone stash: shared, hidden
+setup { move first(deck where name = top) to stash }
+match { rounds 1 }
+round { until turn_no >= 2 }
+turn { phase p { if current = seat(1) { draw 1 from stash } else { choose c in [1, 2] { pass } } } }
+on draw if suit = "red" as loss { discard first(deck) }
+on draw if suit = "blue" as gain { discard first(deck) }
+on discard as noted { say "noted" }
+"""
+
+
+def _lines(make_rules, top, seat):
+    game = Game(make_rules(CAUSE, options={"top": top}), 2, 0)
+    d = game.start()
+    while d is not None:
+        d = game.answer(0)
+    return [{k: x for k, x in e.items() if k != "step"} for e in game.view(seat, since=0)["log"]]
+
+
+def test_a_public_line_names_its_cause_only_to_the_seats_that_may_know_it_fired(make_rules):
+    """`loss` fires on P1's red draw and `gain` on a blue one: the discard each makes is
+    public, but "← loss" on it would tell P2 the colour of P1's card. P1 reads the cause; P2
+    reads the line without it; a trigger fired by a public card (the discarded one) is named
+    to everyone."""
+    assert _lines(make_rules, "A1", 1) == _lines(make_rules, "B1", 1)
+    assert any(e.get("cause") == "loss" for e in _lines(make_rules, "A1", 0))
+    assert any(e.get("cause") == "noted" for e in _lines(make_rules, "A1", 1))

@@ -89,9 +89,11 @@ class Decision:
     _view: Optional[Callable] = None
     _sampler: Optional[Callable] = None   # set by a forkable Game: `sample`
     # asked out of the other seats' sight: a trigger's own question (the order of its
-    # player's triggers that happen at once, an optional trigger's yes or no), whose being
-    # asked tells what fired it; the other seats see neither it nor its answer's line
-    # (`seat_view`, `Statements._log_choice`; docs/language.md section 8)
+    # player's triggers that happen at once), every yes or no (an optional trigger's, a
+    # reaction window's, a `may`), and every question asked while a reaction runs, whose
+    # being asked can tell what fired it or what its player holds; the other seats see
+    # neither it nor its answer's line (`seat_view`, `Statements.c_took`, `yes_no`;
+    # docs/language.md section 8, docs/view.md)
     private: bool = False
 
     @property

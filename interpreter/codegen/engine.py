@@ -99,7 +99,7 @@ class CompiledEngine(Engine):
                     continue
             key = "trigger:" + tr.name
             st.stats[key] = st.stats.get(key, 0) + 1
-            st.event_chain.append(tr.name)
+            st.event_chain.append(self.cause(tr.name, ev))
             try:
                 yield from c.body(self, ev)
             finally:
@@ -211,7 +211,7 @@ class CompiledEngine(Engine):
             p = self._event_player(ev)
             seat = p.seat if isinstance(p, Player) else self.state.current
         prompt = c.prompt(self, ev) if c.prompt is not None else f"Use {tr.name}?"
-        return self.yes_no(seat, prompt, tr.span, tag=tr.name, private=True)
+        return self.yes_no(seat, prompt, tr.span, tag=tr.name)
 
     def _responders(self, c, ev: Event) -> list:
         """Who may respond to `ev` with the reaction `c`, in order (as `open_window`)."""

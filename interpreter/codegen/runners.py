@@ -89,7 +89,7 @@ def _fire(ind: str, key: str, name: str, body: str) -> list:
     `key` and named `name` in the event chain, as `Engine._fire` does."""
     return [f"{ind}stats = eng.state.stats",
             f"{ind}stats[{key}] = stats.get({key}, 0) + 1",
-            f"{ind}eng.state.event_chain.append({name})",
+            f"{ind}eng.state.event_chain.append(eng.cause({name}, ev))",
             f"{ind}try:",
             f"{ind}    yield from {body}",
             f"{ind}finally:",

@@ -97,6 +97,8 @@ class Game:
         self.answers: list = []
         # per answer given inside `simultaneously`: (its seat, the block's number), else None
         self.secret_by: list = []
+        # the seat that gave each answer (a seat's own count numbers its decisions: `cgl serve`)
+        self.answered_by: list = []
         self.pending: Optional[Decision] = None
         self._gen = None
         self._start_args = (None, None, False, None)
@@ -143,6 +145,7 @@ class Game:
                                       and d.lo <= 1 <= d.hi else self.engine.validate_answer(d, answer))
         self.answers.append(answer)
         self.secret_by.append((d.player, self.engine.state.simul_no) if d.secret else None)
+        self.answered_by.append(d.player)
         return self._advance(answer)
 
     def _advance(self, answer, first=False) -> Optional[Decision]:
@@ -200,6 +203,7 @@ class Game:
             eng.state.known = None
         twin._start_args = self._start_args
         twin.answers, twin.secret_by = self.answers[:given], self.secret_by[:given]
+        twin.answered_by = self.answered_by[:given]
         twin.pending = None
         twin._gen = eng.play(resume=(seat, why, phase))
         twin._advance(None, first=True)

@@ -82,6 +82,8 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         # some trigger is `ordered by` a player (Events.trigger_order)
         self._ordering = any(t.order_by is not None for t in rs.triggers if not t.instead)
         self._reactions_by_kind = _index_by_kind(rs.reactions)
+        # a question asked while one of these runs is its responder's alone (`Decision.private`)
+        self._reaction_names = frozenset(r.name for r in rs.reactions)
         # `check …`: the state checks (they run once the game has begun: `State.checks_on`)
         self._checks = tuple(rs.checks)
         # the zone keys whose cards the checks read (None: any), and whether they read variables

@@ -59,7 +59,7 @@ class Events:
             if tr.optional:
                 seat = self._asker(tr.ask_by, env)
                 prompt = self.ev(tr.prompt, env) if tr.prompt else f"Use {tr.name}?"
-                if not (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name, private=True)):
+                if not (yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)):
                     continue
             if len(self.state.event_chain) >= MAX_EVENT_DEPTH:
                 chain = " -> ".join(self.state.event_chain[-12:])
@@ -71,7 +71,7 @@ class Events:
             st.steps += 1
             if self.max_steps is not None and st.steps > self.max_steps:
                 raise self.out_of_steps(tr)
-            yield from self._fire("instead", tr.name, tr.body, env)
+            yield from self._fire("instead", tr.name, tr.body, env, ev)
             return True
         return False
 
@@ -112,10 +112,10 @@ class Events:
             if tr.optional:
                 seat = self._asker(tr.ask_by, env)
                 prompt = self.ev(tr.prompt, env) if tr.prompt else f"Use {tr.name}?"
-                yes = yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name, private=True)
+                yes = yield from self.ask_yes_no(seat, prompt, tr.span, tag=tr.name)
                 if not yes:
                     continue
-            yield from self._fire("trigger", tr.name, tr.body, env)
+            yield from self._fire("trigger", tr.name, tr.body, env, ev)
         for r in reactions:
             if r.cond is not None and not _truth(self.ev(r.cond, env)):
                 continue
@@ -191,7 +191,8 @@ class Events:
         left, order = list(items), []
         while len(left) > 1:
             d = self.c_ask(ask, left, chooser, text, scores_fn)
-            d.private = private
+            if private:
+                d.private = True
             picked = self.c_took(ask, d, (yield d))
             order.append(picked)
             i = next(i for i, o in enumerate(left) if o is picked)
@@ -201,10 +202,11 @@ class Events:
         order.append(left[0])
         return order
 
-    def _fire(self, kind: str, name: str, body, env):
-        """Run a trigger's or reaction's body, counted, and named in the event chain."""
+    def _fire(self, kind: str, name: str, body, env, ev=None):
+        """Run a trigger's or reaction's body, counted, and named in the event chain (with the
+        seats that may know it fired, `Views.cause`: `ev` is its event)."""
         self.bump(f"{kind}:{name}")
-        self.state.event_chain.append(name)
+        self.state.event_chain.append(self.cause(name, ev))
         try:
             yield from self.run_block(body, env)
         finally:
@@ -271,10 +273,12 @@ class Events:
             if not self.allowed(r.name, local):
                 continue
             prompt = self.ev(r.ask, local) if r.ask else f"Respond with {r.name}?"
+            # (a yes or no is its player's alone: whom a window asks can tell what they hold,
+            # `eligible` reads their hand)
             yes = yield from self.ask_yes_no(who.seat, prompt, r.span, tag=r.name)
             if not yes:
                 continue
-            yield from self._fire("reaction", r.name, r.body, local)
+            yield from self._fire("reaction", r.name, r.body, local, env.lookup("event")[1])
             if r.once:
                 return
 

@@ -295,11 +295,23 @@ def visible_log(log: list, seat: Optional[int], since: Optional[int] = None, eve
         out = []
         for e in reversed(log):
             if "to" not in e or seat in e["to"]:
-                out.append(e)
+                out.append(_entry(e, seat, everything))
                 if len(out) == RECENT:
                     break
         return out[::-1]
-    return [e for e in log[start:] if everything or "to" not in e or seat in e["to"]]
+    return [_entry(e, seat, everything) for e in log[start:] if everything or "to" not in e or seat in e["to"]]
+
+
+def _entry(e: dict, seat: Optional[int], everything: bool) -> dict:
+    """A copy of log entry `e` as `seat` reads it (its reader may change it; the log stays
+    the game's: the entry's values are texts, numbers and lists of them). Its `cause`, the
+    trigger or reaction that wrote it, only when the seat may know that it fired
+    (`cause_to`, `Views.cause`): a trigger's name can tell what set it off."""
+    out = {k: list(v) if v.__class__ is list else v for k, v in e.items()}
+    to = out.pop("cause_to", None)
+    if to is not None and not everything and seat not in to:
+        del out["cause"]
+    return out
 
 
 def seat_view(eng, seat: Optional[int], since: Optional[int] = None, decision=None,

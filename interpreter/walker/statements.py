@@ -594,10 +594,11 @@ class Statements:
         seat = chooser.seat
         view = None if self.record else self._views.get(seat)
         # (partials, not lambdas: no closure cells for this function's locals)
+        chain = self.state.event_chain
         return Decision(seat, "choose", prompt, options, partial(self.options_for, seat, options),
                         lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
                         None if scores_fn is None else partial(self.hint_values, seat, s.prefer, scores_fn, options),
-                        view or self._viewer(seat))
+                        view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names)
 
     def c_took(self, s, d: Decision, answer):
         """The value `answer` chooses in decision `d` (which `c_ask` made for `s`), logged;
@@ -690,16 +691,19 @@ class Statements:
             raise AnswerError(f"choose {d.lo if d.lo == d.hi else f'{d.lo} to {d.hi}'}, not {len(picked)}")
         return sorted(picked)
 
-    def ask_yes_no(self, seat: int, prompt: str, span, tag=None, private: bool = False):
+    def ask_yes_no(self, seat: int, prompt: str, span, tag=None):
         """Ask `seat` yes or no (a generator): the answer. In two halves, which the generated
-        code calls itself: `yes_no`, then `yes_no_took` with the answer. `private`: an
-        optional trigger's question, out of the other seats' sight (`Decision.private`)."""
-        d = self.yes_no(seat, prompt, span, tag, private)
+        code calls itself: `yes_no`, then `yes_no_took` with the answer."""
+        d = self.yes_no(seat, prompt, span, tag)
         return self.yes_no_took(d, (yield d))
 
-    def yes_no(self, seat: int, prompt: str, span, tag=None, private: bool = False) -> Decision:
+    def yes_no(self, seat: int, prompt: str, span, tag=None) -> Decision:
+        """A yes or no question: its player's alone (`Decision.private`), as its answer's line
+        is. Whether it is asked can tell what they hold (a `may by q` for those holding a
+        Guard, a reaction window whose `eligible` reads the hand, an optional trigger fired by
+        a hidden card); the others read what the answer does."""
         return Decision(seat, "may", prompt, [True, False], ["yes", "no"], 1, 1, False, tag,
-                        self.state.secret_depth > 0, span, None, self._viewer(seat), None, private)
+                        self.state.secret_depth > 0, span, None, self._viewer(seat), None, True)
 
     def yes_no_took(self, d: Decision, answer) -> bool:
         if not isinstance(answer, bool):

@@ -17,6 +17,20 @@ from .forks import _weak_view
 from .seatview import seat_view, which_copy, zone_label
 
 
+class Cause(str):
+    """A trigger's or reaction's name in the event chain (`State.event_chain`), with the
+    seats that may know it fired (`to`): those that may see the face of the card whose event
+    fired it, when it fired. A log line's `cause` is shown to them only (`seatview`)."""
+
+    def __new__(cls, name: str, to: tuple):
+        self = super().__new__(cls, name)
+        self.to = to
+        return self
+
+    def __reduce__(self):
+        return (Cause, (str(self[:]), self.to))
+
+
 class Views:
     """`log`, `view`, `show_card`, the invariant checks (see the module doc)."""
 
@@ -31,7 +45,7 @@ class Views:
                 entry["to"] = sorted(visible_to)
             entry.update(data)
             if self.state.event_chain:
-                entry["cause"] = self.state.event_chain[-1]
+                _cause(entry, self.state.event_chain[-1])
             for fn in self.listeners:
                 fn(entry)
             return
@@ -40,10 +54,22 @@ class Views:
             entry["to"] = sorted(visible_to)
         entry.update(data)
         if self.state.event_chain:
-            entry["cause"] = self.state.event_chain[-1]
+            _cause(entry, self.state.event_chain[-1])
         self.state.log.append(entry)
         for fn in self.listeners:
             fn(entry)
+
+    def cause(self, name: str, ev):
+        """What the event chain holds while trigger (or reaction) `name` runs, fired by event
+        `ev` (None: a state check): its name, or a `Cause` when some seat may not see the face
+        of the event's card (a trigger's name, "loss", can tell what the card was)."""
+        if ev is None or not (self.record or self.listeners):
+            return name
+        card = ev.card if ev.card is not None else ev.fields.get("card")
+        if getattr(card, "props", None) is None:
+            return name
+        seers = tuple(s for s in range(self.n) if self.knows_card(card, s))
+        return name if len(seers) == self.n else Cause(name, seers)
 
     def bump(self, key: str):
         st = self.state.stats
@@ -164,3 +190,13 @@ class Views:
         bad = [self.cards[i].name for i, n in enumerate(seen) if n != 1]
         if bad:
             raise error("E012", f"invariant broken: cards lost or duplicated: {', '.join(bad[:5])}")
+
+
+def _cause(entry: dict, c) -> None:
+    """Name `c`, the innermost rule running, as the entry's `cause` (and `cause_to`, the seats
+    that may read it, when not every seat may)."""
+    if c.__class__ is Cause:
+        entry["cause"] = str(c[:])
+        entry["cause_to"] = list(c.to)
+    else:
+        entry["cause"] = c

@@ -222,6 +222,33 @@ class CodeGen(Expressions, Held, Statements):
         lines[ret] = "    " * (f.ind + 1) + f"_ok = {value}"
         return first, f.hoist_lines() + lines
 
+    def reaction_pieces(self, r, fields: set) -> dict:
+        """A reaction's compiled pieces: its condition and responders, its eligibility, question
+        and body (and, for a custom event, an eligibility for a `card` that is a card)."""
+        custom = r.event.kind == "custom"
+        pieces = {k: self.event_fn("expr", getattr(r, k), custom, fields, event=r.event.kind)
+                  for k in ("cond", "responders")}
+        # responders are players when the engine picks them, or when the rules say so
+        resp = True
+        if r.responders is None:
+            resp = "player"
+        else:
+            rsc = Scope()
+            self.event_entry(_Fn(self, ""), rsc, custom, fields, False, r.event.kind)
+            if self.ty(r.responders, rsc) == "players":
+                resp = "player"
+        pieces.update({k: self.event_fn("body" if k == "body" else "expr", getattr(r, k), custom, fields, resp,
+                                        event=r.event.kind)
+                       for k in ("eligible", "ask", "body")})
+        if custom and r.eligible is not None and any(
+                isinstance(n, A.Name) and n.id == "card" for n in A.walk(r.eligible)):
+            # a custom event's `card` may be any value, so the eligibility is written for
+            # any; its runner uses this variant when the event's `card` is a card (the
+            # usual case), as fast as a card event's (`runners._runner`)
+            pieces["eligible_card"] = self.event_fn("expr", r.eligible, custom, fields, resp, env_adapter=False,
+                                                    event=r.event.kind, card_typed=True)
+        return pieces
+
     def generate(self) -> str:
         rs = self.rs
         fields = set(self.facts.emitted_fields)
@@ -246,29 +273,7 @@ class CodeGen(Expressions, Held, Statements):
                                                  env_adapter=False)
             self.triggers[id(tr)] = pieces
         for r in rs.reactions:
-            custom = r.event.kind == "custom"
-            pieces = {k: self.event_fn("expr", getattr(r, k), custom, fields, event=r.event.kind)
-                      for k in ("cond", "responders")}
-            # responders are players when the engine picks them, or when the rules say so
-            resp = True
-            if r.responders is None:
-                resp = "player"
-            else:
-                rsc = Scope()
-                self.event_entry(_Fn(self, ""), rsc, custom, fields, False, r.event.kind)
-                if self.ty(r.responders, rsc) == "players":
-                    resp = "player"
-            pieces.update({k: self.event_fn("body" if k == "body" else "expr", getattr(r, k), custom, fields, resp,
-                                            event=r.event.kind)
-                           for k in ("eligible", "ask", "body")})
-            if custom and r.eligible is not None and any(
-                    isinstance(n, A.Name) and n.id == "card" for n in A.walk(r.eligible)):
-                # a custom event's `card` may be any value, so the eligibility is written for
-                # any; its runner uses this variant when the event's `card` is a card (the
-                # usual case), as fast as a card event's (`runners._runner`)
-                pieces["eligible_card"] = self.event_fn("expr", r.eligible, custom, fields, resp, env_adapter=False,
-                                                        event=r.event.kind, card_typed=True)
-            self.reactions[id(r)] = pieces
+            self.reactions[id(r)] = self.reaction_pieces(r, fields)
         for t in rs.targets:    # (Engine.s_choose_targets and target_of evaluate them with `ev`)
             self.entry_expr(t.cond, sure=["card", "player", "it"])
             self.entry_expr(t.domain, sure=["card", "player", "it"])

@@ -275,7 +275,7 @@ def test_leak_oracle_no_question_is_the_first_to_tell_two_worlds_apart(name, pla
     where the other world has none (or none there) tells S what it may not know, as the
     order of triggers fired by P1's hidden draw told everyone which card it was."""
     compared = 0
-    for seed, seat in [(seed, seat) for seed in range(3) for seat in range(4)]:
+    for seed, seat in [(seed, seat) for seed in range(2) for seat in range(4)]:   # (2 seeds: the suite's 5 minutes)
         game = Game(load_cached(name), players, seed, forkable=True)
         d = game.start()
         if d is None or seat >= game.players:

@@ -434,14 +434,7 @@ class Statements:
             chooser = self.fresh()
             self.call(fn, s, f"{chooser} = eng.as_player({by}, {self.k(s.by)})", gen=False)
             prompt = self.guard(fn, s.prompt, sc) if s.prompt is not None else "None"
-            scores = "None"
-            if s.prefer is not None:   # `prefer E`: each item's score, a hint as a `choose`'s (s_Choose)
-                h = self.fresh("h")
-                hsc = sc.child()
-                hsc.names[s.name] = hsc.names["it"] = _Binding(h, False, fn, self.elem_ty(src_ty))
-                with self.hint_mode(True):
-                    hint = self.lambda_of(h, s.prefer, hsc, fn)
-                scores = f"lambda _o: eng.hint_scores({self.k(s.prefer)}, {hint}, _o)"
+            scores = self.item_scores(fn, s, sc, src_ty)   # (`prefer E`: each item's score)
             self.call(fn, s, f"{items} = yield from eng.s_order({ks}, {items}, {chooser}, {prompt}, {scores})",
                       gen=False)
         inner = sc.child()
@@ -728,6 +721,19 @@ class Statements:
             bounds.append(t)
         return f", ({bounds[0]}, {bounds[1]})"
 
+    def item_scores(self, fn, s, sc, list_ty) -> str:
+        """The scores of `s.prefer` (`choose … prefer E`, `for … ordered by P prefer E`) as a
+        function of the options: E with `s.name` and `it` bound to each, written as a hint
+        (its reads watched: walker/hints.py, Expressions.hint_mode); "None" without one."""
+        if s.prefer is None:
+            return "None"
+        h = self.fresh("h")
+        inner = sc.child()
+        inner.names[s.name] = inner.names["it"] = _Binding(h, False, fn, self.elem_ty(list_ty))
+        with self.hint_mode(True):
+            hint = self.lambda_of(h, s.prefer, inner, fn)
+        return f"lambda _o: eng.hint_scores({self.k(s.prefer)}, {hint}, _o)"
+
     def s_Choose(self, fn, s, sc, ks):
         opts = self.fresh("o")
         cards = None if s.tag else self.cards_src(s.domain, sc, fn, lazy=True)
@@ -763,14 +769,7 @@ class Statements:
             f2.emit(f"except _PE as _x: raise _everr(eng, {self.k(s.prompt)}, _x) from None")
             fn.lines += f2.source()
             prompt = pf
-        scores = "None"
-        if s.prefer is not None:   # written as a hint: its reads watched (walker/hints.py, Expressions.hint_mode)
-            h = self.fresh("h")
-            inner = sc.child()
-            inner.names[s.name] = inner.names["it"] = _Binding(h, False, fn, self.elem_ty(self.ty(s.domain, sc)))
-            with self.hint_mode(True):
-                hint = self.lambda_of(h, s.prefer, inner, fn)
-            scores = f"lambda _o: eng.hint_scores({self.k(s.prefer)}, {hint}, _o)"
+        scores = self.item_scores(fn, s, sc, self.ty(s.domain, sc)) if s.prefer is not None else "None"
         val = self.fresh("c")
         self.call(fn, s, [f"{val} = eng.c_ask({ks}, {opts}, {chooser}, {prompt}, {scores}{count})",  # (c_decide's
                           f"if {val}.__class__ is Decision: {val} = eng.c_took({ks}, {val}, (yield {val}))"])  # halves)

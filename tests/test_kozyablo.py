@@ -171,3 +171,20 @@ def test_kz_smoke_every_pairing_plays_to_the_end(race1, race2):
         rs = load(str(RULESET), {"race1": race1, "race2": race2, "max_turns": "120"})
         game = play(rs, 2, seed=seed, agents=agents, check_invariants=True)
         assert game.over
+
+
+# ------------------------------------------------------------------ KZ-ACT-MOVE, KZ-CAPITAL
+
+def test_kz_capital_the_garrison_move_refuses_fewer_than_the_excess():
+    """KZ-ACT-MOVE, KZ-CAPITAL: "следующим действием вы обязаны переместить существ таким
+    образом, чтобы не нарушать «правило гарнизона»": five creatures in a capital of garrison 3,
+    the enemy gone, the one move takes at least two; one alone is refused (a scenario says what
+    is played, not what is refused: this replays its scenario with one creature)."""
+    from cgl.interpreter.play import scenario
+    path = str(ROOT / "tests" / "scenarios" / "kozyablo" / "KZ-ACT-MOVE.yaml")
+    [item] = [s for s in scenario.read(path) if "at least the excess moves out" in str(s.get("scenario"))]
+    assert scenario.run(path, item).passed
+    item["script"] = [{"P1": "some"}, {"P1": ["Pozorny Scout"]}, {"P1": "Gold Mine of P1"}]
+    outcome = scenario.run(path, item)
+    assert not outcome.passed
+    assert any("choose 2 to 5, not 1" in f for f in outcome.failures), outcome.failures

@@ -279,6 +279,10 @@ class CompiledEngine(Engine):
         fn = self.cx.direct.get(id(e))
         return Engine.check_value(self, chk, e, *x) if fn is None else fn(self, *x)
 
+    def estimate_value(self, est, p):
+        fn = self.cx.direct.get(id(est.value))
+        return Engine.estimate_value(self, est, p) if fn is None else fn(self, p)
+
     def target_value(self, e, card, player):
         fn = self.cx.direct.get(id(e))
         return Engine.target_value(self, e, card, player) if fn is None else fn(self, card, player)

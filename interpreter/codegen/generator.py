@@ -317,8 +317,9 @@ class CodeGen(Expressions, Held, Statements):
             self.args_expr(chk.cond, {chk.var: ("e_" + chk.var, var_ty)} if chk.var else {}, self.direct)
         # an estimate's and a show's variable is a player (Engine.estimates and seatview.shown
         # bind each of the players; the type checker types it so too)
-        if rs.estimate is not None:   # (Engine.estimates evaluates it with `ev`)
+        if rs.estimate is not None:   # (Engine.estimates: estimate_value runs the args_expr function)
             self.entry_expr(rs.estimate.value, sure=[rs.estimate.var], types={rs.estimate.var: "player"})
+            self.args_expr(rs.estimate.value, {rs.estimate.var: ("e_" + rs.estimate.var, "player")}, self.direct)
         for show in rs.shows:        # (the seat view evaluates them with `ev`)
             self.entry_expr(show.value, sure=[show.var], types={show.var: "player"})
         for r in rs.rules:

@@ -270,6 +270,23 @@ class CompiledEngine(Engine):
         self._display = cx.derives.get("display") if "display" not in self.card_var_names else None
         self._index_rules()
 
+    def trigger_test(self, tr):
+        """The trigger's condition as the generator wrote it, a function of the event."""
+        fn = self.cx.triggers[id(tr)].cond if id(tr) in self.cx.triggers else None
+        return Engine.trigger_test(self, tr) if fn is None else fn
+
+    def check_value(self, chk, e, *x):
+        fn = self.cx.direct.get(id(e))
+        return Engine.check_value(self, chk, e, *x) if fn is None else fn(self, *x)
+
+    def estimate_value(self, est, p):
+        fn = self.cx.direct.get(id(est.value))
+        return Engine.estimate_value(self, est, p) if fn is None else fn(self, p)
+
+    def target_value(self, e, card, player):
+        fn = self.cx.direct.get(id(e))
+        return Engine.target_value(self, e, card, player) if fn is None else fn(self, card, player)
+
     def zone_rule_test(self, r):
         """The zone rule's condition as the generator wrote it, a function of the card event."""
         fn = self.cx.zone_rules.get(id(r))
@@ -287,6 +304,16 @@ class CompiledEngine(Engine):
 
     def expr_fn(self, e):
         return self.cx.exprs.get(id(e)) or self.compile(e)
+
+    def ev(self, e, env):
+        """`Engine.ev` with the generated function found in place (a call fewer)."""
+        fn = self.cx.exprs.get(id(e))
+        if fn is None:
+            return Engine.ev(self, e, env)
+        try:
+            return fn(self, env)
+        except RecursionError:
+            raise self.fail(e, "the rules call themselves without end", code="E011") from None
 
     def show_card(self, c) -> str:
         fn = self._display

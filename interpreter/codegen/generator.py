@@ -42,6 +42,7 @@ class CodeGen(Expressions, Held, Statements):
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
+        self.direct: dict = {}          # id(expr) -> python name of its function of the names bound (args_expr)
         self.patterns: dict = {}        # pattern name -> dict of python names
         self._inlining: list = []       # defs being written in place (no recursion)
         self._inlined = 0               # nodes written in place for the outermost of them (INLINE_NODES)
@@ -134,6 +135,28 @@ class CodeGen(Expressions, Held, Statements):
         f.emit(f"return {self.x(e, sc, f)}")
         self.defs += f.source() + [""]
         self.exprs[id(e)] = fname
+        return fname
+
+    def args_expr(self, e, names: dict, table: dict, prefix: str = "Y") -> Optional[str]:
+        """Compile an expression the engine evaluates often with the same names bound, as a
+        function of their values (no environment to build, no name looked up): `names`
+        maps each name to its parameter (names sharing one take the same value) and its
+        static type; `table[id(e)]` gets the function's name. An error is located at the
+        expression, as `Engine.ev` has it."""
+        if e is None:
+            return None
+        params = list(dict.fromkeys(var for var, _ in names.values()))
+        fname = self.fresh(prefix)
+        f = _Fn.function(self, fname, params)
+        f.pure = True   # (an expression's: its parameters' reads may be hoisted out of its loops)
+        sc = Scope(fn=f)
+        for name, (var, ty) in names.items():
+            sc.names[name] = _Binding(var, False, f, ty)
+        f.emit("try:")
+        f.emit(f"    return {self.x(e, sc, f)}")
+        f.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
+        self.defs += f.source() + [""]
+        table[id(e)] = fname
         return fname
 
     # Triggers and reactions: their pieces take the event itself (and the responder), and
@@ -274,20 +297,29 @@ class CodeGen(Expressions, Held, Statements):
             self.triggers[id(tr)] = pieces
         for r in rs.reactions:
             self.reactions[id(r)] = self.reaction_pieces(r, fields)
-        for t in rs.targets:    # (Engine.s_choose_targets and target_of evaluate them with `ev`)
+        for t in rs.targets:    # (Engine.target_value runs the args_expr functions)
             self.entry_expr(t.cond, sure=["card", "player", "it"])
             self.entry_expr(t.domain, sure=["card", "player", "it"])
             self.entry_expr(t.prompt, sure=["card", "player", "it"])
+            # (what Targets.target_value runs: the card and its chooser, no environment)
+            names = {"card": ("e_card", "card"), "it": ("e_card", "card"), "player": ("e_player", "player")}
+            for e in (t.cond, t.domain, t.prompt):
+                self.args_expr(e, names, self.direct)
             if t.prefer is not None:
                 self.target_hints[t.name] = self.target_hint(t)
-        for chk in rs.checks:   # (Engine.settle evaluates them with `ev`: these are what it runs)
+        for chk in rs.checks:   # (Engine.settle: check_value runs the args_expr functions)
             self.entry_expr(chk.domain)
             self.entry_expr(chk.cond, sure=[chk.var] if chk.var else [])
             self.body(chk.body, sure=[chk.var] if chk.var else [])
+            # (what ContinuousRules._check_applies runs: the element, no environment)
+            self.args_expr(chk.domain, {}, self.direct)
+            var_ty = self.elem_ty(self.ty(chk.domain, Scope())) if chk.var else None
+            self.args_expr(chk.cond, {chk.var: ("e_" + chk.var, var_ty)} if chk.var else {}, self.direct)
         # an estimate's and a show's variable is a player (Engine.estimates and seatview.shown
         # bind each of the players; the type checker types it so too)
-        if rs.estimate is not None:   # (Engine.estimates evaluates it with `ev`)
+        if rs.estimate is not None:   # (Engine.estimates: estimate_value runs the args_expr function)
             self.entry_expr(rs.estimate.value, sure=[rs.estimate.var], types={rs.estimate.var: "player"})
+            self.args_expr(rs.estimate.value, {rs.estimate.var: ("e_" + rs.estimate.var, "player")}, self.direct)
         for show in rs.shows:        # (the seat view evaluates them with `ev`)
             self.entry_expr(show.value, sure=[show.var], types={show.var: "player"})
         for r in rs.rules:

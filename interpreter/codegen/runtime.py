@@ -272,9 +272,14 @@ def _static_call(memo, body, eng, args):
 
 
 def _entry(env, name):
-    """A name the engine bound before running a body (event, card, parameters, …)."""
-    found, value = env.lookup(name)
-    return value if found else _MISSING
+    """A name the engine bound before running a body (event, card, parameters, …): `Env.lookup`
+    written in place (a call fewer; it runs for each name an entry function reads)."""
+    while env is not None:
+        v = env.vars
+        if name in v:
+            return v[name]
+        env = env.parent
+    return _MISSING
 
 
 RUNTIME = {

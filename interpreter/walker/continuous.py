@@ -9,8 +9,9 @@
   tree walker's `Engine.run` and the generator's `stmt`; and after each event, scope
   events included).
 
-Conditions are evaluated with `Engine.ev`: the compiled engine runs the generator's code
-for them (registered by `CodeGen.generate`), the tree walker its closures.
+Conditions are evaluated with `Engine.ev` (a check's with `check_value`, an `instead`
+trigger's with `trigger_test`): the compiled engine runs the generator's code for them
+(registered by `CodeGen.generate`), the tree walker its closures.
 """
 from __future__ import annotations
 
@@ -68,14 +69,17 @@ class ContinuousRules:
 
     def _check_applies(self, chk) -> Optional[Env]:
         """The environment a check's body runs in if its condition holds now, else None."""
-        root = Env()
         if chk.var is None:
-            return root if _truth(self.ev(chk.cond, root)) else None
-        for x in self.as_list(self.ev(chk.domain, root), chk.domain):
-            env = Env({chk.var: x})
-            if _truth(self.ev(chk.cond, env)):
-                return env
+            return Env() if _truth(self.check_value(chk, chk.cond)) else None
+        for x in self.as_list(self.check_value(chk, chk.domain), chk.domain):
+            if _truth(self.check_value(chk, chk.cond, x)):
+                return Env({chk.var: x})
         return None
+
+    def check_value(self, chk, e, *x):
+        """Check `chk`'s domain or condition `e` (the condition given the element `x` of its
+        `for` list); the compiled engine runs the generator's function of the element."""
+        return self.ev(e, Env({chk.var: x[0]}) if x else Env())
 
     def _index_rules(self) -> None:
         """The continuous rules in declaration order: `rule …: forbid TAG` by tag, and `rule …:
@@ -88,6 +92,14 @@ class ContinuousRules:
                 self._zone_rules.setdefault((r.forbid, r.zone), []).append((r, self.zone_rule_test(r)))
             else:
                 self._tag_rules.setdefault(r.forbid, []).append(r)
+
+    def trigger_test(self, tr):
+        """`holds(engine, event)`: whether trigger `tr`'s condition holds for an event (None:
+        it has none)."""
+        if tr.cond is None:
+            return None
+        cond = tr.cond
+        return lambda eng, ev: eng.ev(cond, event_env(ev))
 
     def zone_rule_test(self, r):
         """`holds(engine, event)`: whether zone rule `r`'s condition holds for a card event."""

@@ -51,11 +51,12 @@ class Events:
         key = (ev.kind, ev.name, None if src is None else src.name, None if dest is None else dest.name, ev.phase)
         found = self._instead_found.get(key)
         if found is None:   # (per ruleset: all that `_matching` reads is in the key)
-            found = self._instead_found[key] = tuple(self._matching(self._instead_by_kind, ev))
-        for tr in found:
-            env = event_env(ev)
-            if tr.cond is not None and not _truth(self.ev(tr.cond, env)):
+            found = self._instead_found[key] = tuple((tr, self.trigger_test(tr))
+                                                     for tr in self._matching(self._instead_by_kind, ev))
+        for tr, holds in found:
+            if holds is not None and not _truth(holds(self, ev)):
                 continue
+            env = event_env(ev)
             if tr.optional:
                 seat = self._asker(tr.ask_by, env)
                 prompt = self.ev(tr.prompt, env) if tr.prompt else f"Use {tr.name}?"

@@ -182,13 +182,18 @@ class Forks:
                 raise
         yield from self._round_end(root)
 
+    def estimate_value(self, est, p):
+        """The ruleset's `estimate` for player `p` (the compiled engine runs the generator's
+        function of the player)."""
+        return self.ev(est.value, Env({est.var: p}))
+
     def estimates(self) -> Optional[list]:
         """How well each player stands, bigger is better, for bots that cut a game short:
         the ruleset's `estimate p: …`, else its score (`Ruleset.score`: a `low score` counts
         down); None without either."""
         est = self.rs.estimate
         if est is not None:
-            return [_num(self.ev(est.value, Env({est.var: p})), est.value, self) for p in self.players]
+            return [_num(self.estimate_value(est, p), est.value, self) for p in self.players]
         score = self.rs.score
         if score is not None:
             name, way = score

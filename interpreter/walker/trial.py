@@ -26,7 +26,7 @@ window, or after it), and they last while that block runs, kept in the state
 (`State.targets`). No legal target skips the block: the effect is impossible, which a
 trial finds (nothing changed, or its required part fell short). The generator calls
 `s_choose_targets` and `targets_end` itself, and compiles the declarations' expressions,
-which `ev` then uses.
+which `target_value` runs (functions of the card and its chooser).
 Limits: `MAX_TRIALS` ways through per `possible` (past it, it counts as possible: better to
 offer a card that may fizzle than to forbid one that works), and no trial inside a trial
 (a `possible` met while trying counts as true).
@@ -183,13 +183,13 @@ class Targets:
         for t in self.targets_for(card):
             if t.name in named:
                 continue
-            env = Env({"card": card, "player": chooser, "it": card})
-            if t.cond is not None and not _truth(self.ev(t.cond, env)):
+            if t.cond is not None and not _truth(self.target_value(t.cond, card, chooser)):
                 continue
-            domain = self.ev(t.domain, env)
+            env = Env({"card": card, "player": chooser, "it": card})
+            domain = self.target_value(t.domain, card, chooser)
             options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain))
             ask = _TargetAsk(t)
-            prompt = (lambda t=t, env=env: self.ev(t.prompt, env)) if t.prompt is not None else \
+            prompt = (lambda t=t: self.target_value(t.prompt, card, chooser)) if t.prompt is not None else \
                 f"{card.name}: choose its target ({t.name})"
             value = yield from self.c_decide(ask, options, chooser, prompt,
                                              self.target_scores(t, ask, env) if t.prefer is not None else None)
@@ -213,6 +213,11 @@ class Targets:
                 t for t in self.rs.targets
                 if t.cond is None or (v := static.value(t.cond, {"card": card, "it": card})) is UNKNOWN or _truth(v))
         return found
+
+    def target_value(self, e, card, player):
+        """A `target` declaration's condition, domain or prompt `e` for `card` chosen by
+        `player` (the compiled engine runs the generator's function of the two)."""
+        return self.ev(e, Env({"card": card, "player": player, "it": card}))
 
     def target_scores(self, t, ask, env):
         """The function giving the `prefer` values of target `t`'s options (the compiled
@@ -254,8 +259,7 @@ class Targets:
                 return None
         name, value, seat = entry
         t = next(t for t in self.rs.targets if t.name == name)
-        env = Env({"card": card, "player": self.players[seat], "it": card})
-        domain = self.ev(t.domain, env)
+        domain = self.target_value(t.domain, card, self.players[seat])
         options = self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain)
         return value if value in options else None
 

@@ -239,12 +239,11 @@ def _what_seat_reads(game, d, seat, agents, limit):
             return out + [("end", None)]
         if d.player == seat:
             out.append(("view", {k: x for k, x in v.items() if k != "log"}))
-        elif v["decision"] is not None and v["decision"]["kind"] == "may":
-            # another seat's yes-or-no question as this seat sees it waiting: whom it asks (a
-            # reaction window asks only those its `eligible` lets answer, which reads their
-            # hands). (Not a turn's action nor a choice: one with a single legal answer is
-            # not asked, so that a question waits there can differ by what the rules allow,
-            # a channel left to a later change.)
+        elif v["decision"] is not None:
+            # another seat's question as this seat sees it waiting, of every kind: whom it asks
+            # (a reaction window asks only those its `eligible` lets answer, which reads their
+            # hands) and what (a choice, a turn's action: one with a single legal answer is not
+            # asked, so that it waits can tell what the rules allow its player)
             out.append(("pending", v["decision"]))
         try:
             d = game.answer(agents[d.player].decide(d))
@@ -392,3 +391,64 @@ def test_a_public_line_names_its_cause_only_to_the_seats_that_may_know_it_fired(
     assert _lines(make_rules, "A1", 1) == _lines(make_rules, "B1", 1)
     assert any(e.get("cause") == "loss" for e in _lines(make_rules, "A1", 0))
     assert any(e.get("cause") == "noted" for e in _lines(make_rules, "A1", 1))
+
+
+# P2 holds A2 and one more card P1 may not see (`held`); on its turn it answers a question
+# whose options its hand decides (`ask`): one legal answer is not asked.
+HELD = """
+option held: text = "A1"
+setup {
+  move first(deck where name = "A2") to hand(seat(2))
+  move first(deck where name = held) to hand(seat(2))
+}
+match { rounds 1 }
+round { until turn_no >= 2 }
+turn { phase p { if current = seat(1) { choose n in [1, 2] "Wait?" { pass } } else { ASK } } }
+action play(c in hand(actor) where suit = "blue") "Play a blue card" { pass }
+action wait "Wait" prefer 1 { pass }
+"""
+
+ASKS = {
+    "a card of its hand": 'choose c in hand(current) where suit = "red" "Which red card?" { pass }',
+    "a colour its hand holds": 'choose s in [x for x in ["red", "blue"] if exists(hand(current) where suit = x)] "Which colour?" { pass }',
+    "a blue card declined": 'may choose c in hand(current) where suit = "blue" "Which blue card?" { pass }',
+    "a turn's action": "act by current",
+}
+
+
+def _others_see(make_rules, ask, held, seat=0, answer=lambda d: 0 if d.kind != "may" else False):
+    """What `seat` reads while the game is played with P2 holding `held`: its views where it
+    decides or another seat's question is shown to it waiting (each once, as a table shows
+    them as they change; while a question it may not see waits, nothing is pending for it:
+    that the game waits is seen, as at a table, not who is asked nor why), and its whole
+    log at the end."""
+    game = Game(make_rules(HELD.replace("ASK", ask), options={"held": held}), 2, 0)
+    seen, d = [], game.start()
+    while d is not None:
+        v = game.view(seat, since=0)
+        if d.player == seat or v["decision"] is not None:
+            v["log"] = [{k: x for k, x in e.items() if k != "step"} for e in v["log"]]
+            if not seen or seen[-1] != v:
+                seen.append(v)
+        d = game.answer(answer(d) if d.kind != "action" else len(d.options) - 1)
+    return seen + [[(e["text"], e.get("to")) for e in game.view(seat, since=0)["log"]]]
+
+
+@pytest.mark.parametrize("ask", list(ASKS), ids=list(ASKS))
+def test_a_question_whose_options_the_hand_decides_tells_no_other_seat_it_was_asked(make_rules, ask):
+    """Holding A1 (red) or B1 (blue) beside A2 (red), P2 is asked in one game and not in the
+    other: two red cards or one, one colour or two, no blue card to decline or one, one
+    legal action or two (issue 29). P1 may not tell the games apart: neither by P2's
+    question waiting in its view nor by the line of P2's answer (a colour chosen, a choice
+    declined); P2 reads its own question."""
+    assert _others_see(make_rules, ASKS[ask], "A1") == _others_see(make_rules, ASKS[ask], "B1")
+    assert [len(_others_see(make_rules, ASKS[ask], held, seat=1)) for held in ("A1", "B1")] in ([3, 2], [2, 3])
+
+
+def test_a_question_whose_options_every_seat_may_know_is_shown_waiting(make_rules):
+    """Whom P2 may pick is decided by how many cards each holds, which every seat sees: its
+    question waits in P1's view, and P1 reads its answer's line, as before."""
+    ask = 'choose q in players where count(hand(it)) < 3 "Whom?" { pass }'
+    seen = _others_see(make_rules, ask, "A1")
+    assert {"player": "P2", "kind": "choose"} in [v["decision"] for v in seen[:-1]]
+    assert ("P2 chooses P1 (Whom?)", None) in seen[-1]

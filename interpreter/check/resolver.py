@@ -213,6 +213,7 @@ class Facts:
     # card id -> the `target` declarations whose condition the card data alone does not
     # rule out (`Targets.targets_for`, walker/trial.py): made on first use of each card
     targets_of: dict = attrs.field(factory=dict)
+    hidden_asks: dict = attrs.field(factory=dict)     # (id of a choice's domain, its tag), or "act" -> `reads_hidden`
     # id(A.Require node) of the required parts after which no other can run at the same
     # level, wherever their procedure is called (`last_parts`): a trial stops there.
     last_parts: frozenset = frozenset()
@@ -383,6 +384,88 @@ def what_checks_read(rs) -> tuple:
                 elif meaning == "zone":
                     zones.add(name)
     return frozenset(zones), reads_vars
+
+
+#: What tells where a card lies, which every seat may know (docs/view.md).
+_PLACE = frozenset({"owner", "zone_of", "zone", "host"})
+
+
+def reads_hidden(rs, nodes) -> bool:
+    """Whether evaluating `nodes` (with everything they call: defs, tables, derived
+    properties) may read what some seat cannot see: the cards of a zone that is not
+    `public` (how many it holds is public: a zone counted, `count(hand(p))`, is not read), a
+    variable that is not `public`, the random source, a `possible` trial, or what cannot be
+    followed (a pattern, `all_cards`); where a card lies (`zone_of`,
+    `owner`) is public, and `can_move` reads the zone rules' conditions. Conservative. A
+    question whose options such an expression computes is its chooser's alone
+    (`Decision.private`): whether it is asked at all (one legal answer is not) can tell
+    what its chooser holds (`Statements.asks_hidden`; docs/view.md)."""
+    hidden_zones = {name for name, z in rs.zones.items() if z.visibility != "public"}
+    hidden_vars = {name for name, v in rs.vars.items() if v.sight != "public"}
+    if not hidden_zones and not hidden_vars:
+        return False
+    seen: set = set()
+    todo = [x for x in nodes if x is not None]
+
+    def follow(name, node):
+        if name not in seen:
+            seen.add(name)
+            todo.append(node)
+
+    def counted(n) -> bool:
+        """A zone given to a call that only counts its cards (`count`, `exists`)."""
+        if not isinstance(n, A.Call) or len(n.args) != 1 or call_meaning(rs, n.name) != "builtin":
+            return False
+        arg = n.args[0]
+        return B.FUNCTIONS[n.name].loop == "count" and (
+            isinstance(arg, A.Name) and name_meaning(rs, arg.id) == "zone"
+            or isinstance(arg, A.Call) and call_meaning(rs, arg.name) in ("player_zone", "card_zone"))
+
+    while todo:
+        stack = [todo.pop()]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, tuple):
+                stack.extend(n)
+                continue
+            if not attrs.has(type(n)):
+                continue
+            if isinstance(n, (A.Possible, A.Dice)):
+                return True
+            if counted(n):
+                arg = n.args[0]
+                stack.extend(arg.args if isinstance(arg, A.Call) else ())
+                continue
+            name = n.name if isinstance(n, (A.Call, A.Attr)) else n.id if isinstance(n, A.Name) else None
+            if name is not None:
+                if name == "can_move":   # asks the zone rules
+                    for r in rs.rules:
+                        if r.zone is not None:
+                            follow("rule " + r.name, r.cond)
+                elif name in _PLACE:
+                    pass                   # where a card lies is public
+                elif name in B.READS_ANY_ZONE or name in hidden_vars:
+                    return True
+                if name in rs.derives:
+                    follow("derive " + name, rs.derives[name])
+                if isinstance(n, A.Call):
+                    meaning = call_meaning(rs, name)
+                    if meaning == "def":
+                        follow(name, rs.defs[name])
+                    elif meaning == "table":
+                        follow(name, rs.table_decls[name])
+                    elif meaning == "pattern":
+                        return True
+                    elif meaning in ("card_zone", "player_zone") and name in hidden_zones:
+                        return True
+                elif isinstance(n, A.Name):
+                    meaning = name_meaning(rs, name)
+                    if meaning == "def":
+                        follow(name, rs.defs[name])
+                    elif meaning == "zone" and name in hidden_zones:
+                        return True
+            stack.extend(getattr(n, f.name) for f in attrs.fields(type(n)) if f.name != "span")
+    return False
 
 
 def _derives_reading(rs, derive_kinds) -> dict:

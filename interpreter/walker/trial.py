@@ -267,10 +267,10 @@ class Targets:
 class _TargetAsk:
     """A `target` declaration as the `choose` whose decision it asks (`c_ask`, `c_took`)."""
 
-    __slots__ = ("lo", "hi", "optional", "name", "prompt", "prefer", "tag", "span", "domain")
+    __slots__ = ("lo", "hi", "optional", "name", "prompt", "prefer", "tag", "span", "domain", "cond")
 
     def __init__(self, t):
         self.lo = self.hi = None
         self.optional = False
-        self.name, self.prompt, self.prefer, self.tag, self.span, self.domain = (
-            t.var, t.prompt, t.prefer, None, t.span, t.domain)
+        self.name, self.prompt, self.prefer, self.tag, self.span, self.domain, self.cond = (
+            t.var, t.prompt, t.prefer, None, t.span, t.domain, t.cond)

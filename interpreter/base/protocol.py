@@ -92,7 +92,7 @@ class Decision:
     # player's triggers that happen at once), every yes or no (an optional trigger's, a
     # reaction window's, a `may`), every question asked while a reaction runs, and every
     # choice or `act` whose options are worked out from what some seat cannot see
-    # (`Statements.asks_hidden`, `acts_hidden`: one legal answer is not asked), whose
+    # (`resolver.asks_hidden`, `acts_hidden`: one legal answer is not asked), whose
     # being asked can tell what fired it or what its player holds; the other seats see
     # neither it nor its answer's line (`seat_view`, `Statements.c_took`, `yes_no`;
     # docs/language.md sections 8 and 9.1, docs/view.md)

@@ -386,10 +386,6 @@ def what_checks_read(rs) -> tuple:
     return frozenset(zones), reads_vars
 
 
-#: What tells where a card lies, which every seat may know (docs/view.md).
-_PLACE = frozenset({"owner", "zone_of", "zone", "host"})
-
-
 def reads_hidden(rs, nodes) -> bool:
     """Whether evaluating `nodes` (with everything they call: defs, tables, derived
     properties) may read what some seat cannot see: the cards of a zone that is not
@@ -399,7 +395,7 @@ def reads_hidden(rs, nodes) -> bool:
     `owner`) is public, and `can_move` reads the zone rules' conditions. Conservative. A
     question whose options such an expression computes is its chooser's alone
     (`Decision.private`): whether it is asked at all (one legal answer is not) can tell
-    what its chooser holds (`Statements.asks_hidden`; docs/view.md)."""
+    what its chooser holds (`asks_hidden`; docs/view.md)."""
     hidden_zones = {name for name, z in rs.zones.items() if z.visibility != "public"}
     hidden_vars = {name for name, v in rs.vars.items() if v.sight != "public"}
     if not hidden_zones and not hidden_vars:
@@ -438,11 +434,11 @@ def reads_hidden(rs, nodes) -> bool:
                 continue
             name = n.name if isinstance(n, (A.Call, A.Attr)) else n.id if isinstance(n, A.Name) else None
             if name is not None:
-                if name == "can_move":   # asks the zone rules
+                if name in B.ASKS_ZONE_RULES:
                     for r in rs.rules:
                         if r.zone is not None:
                             follow("rule " + r.name, r.cond)
-                elif name in _PLACE:
+                elif name in B.TELLS_PLACE:
                     pass                   # where a card lies is public
                 elif name in B.READS_ANY_ZONE or name in hidden_vars:
                     return True
@@ -606,3 +602,36 @@ def _lifetimes(rs):
     derives = {n: derive_kind(n) for n in rs.derives}
     defs = {n for n, d in rs.defs.items() if d.params is not None and kind_of(d.expr, {n}) == "static"}
     return derives, defs
+
+
+def asks_hidden(rs, s) -> bool:
+    """Whether the options of choice `s` (a `choose`, a target's) are computed from what
+    some seat cannot see (`reads_hidden`: its domain, a target's condition, the `forbid`
+    rules of its tag), worked out once per choice. Such a question is its chooser's alone
+    (`Decision.private`): one with a single legal answer is not asked, so that it is asked
+    would tell the others what its chooser holds."""
+    domain = getattr(s, "domain", None)
+    if domain is None:
+        return False
+    known = facts(rs).hidden_asks
+    key = (id(domain), s.tag)
+    found = known.get(key)
+    if found is None:
+        found = known[key] = reads_hidden(rs, [domain, getattr(s, "cond", None)] +
+                                          [r.cond for r in rs.rules if r.zone is None and r.forbid == s.tag])
+    return found
+
+
+def acts_hidden(rs) -> bool:
+    """Whether the list of legal actions is computed from what some seat cannot see (as
+    `asks_hidden`: the actions' domains and `when` conditions, the `forbid` rules of their
+    names): then an `act` question is its player's alone (`Decision.private`), since
+    whether it is asked (one legal action is not) tells what its player holds; its line,
+    written either way, is logged as before."""
+    known = facts(rs).hidden_asks
+    found = known.get("act")
+    if found is None:
+        names = {a.name for a in rs.actions}
+        found = known["act"] = reads_hidden(rs, [x for a in rs.actions for x in (a.domain, a.when)] +
+                                            [r.cond for r in rs.rules if r.zone is None and r.forbid in names])
+    return found

@@ -388,6 +388,11 @@ ATTRS: dict[str, tuple[str, str]] = {
 #: narrow down what a state check reads through them).
 READS_ANY_ZONE = frozenset({"owner", "zone_of", "host", "random", "can_move", "all_cards", "zone"})
 
+#: Of these, the ones that tell only where a card lies, which every seat may know
+#: (docs/view.md), and the one that asks the zone rules' conditions (`resolver.reads_hidden`).
+TELLS_PLACE = frozenset({"owner", "zone_of", "zone", "host"})
+ASKS_ZONE_RULES = frozenset({"can_move"})
+
 #: The events the engine raises itself (a ruleset's own are raised by `emit NAME(…)`):
 #: kind -> what raises it.
 EVENTS: dict[str, str] = {

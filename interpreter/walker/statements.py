@@ -16,7 +16,7 @@ from .compiler import Env
 from ..check.loader import Card
 from ..base.protocol import (CARD_STATS, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision,
                              _EndScope, _GameOver, _TrialMoved, _TrialRequired)
-from ..check.resolver import facts, reads_hidden, use_of
+from ..check.resolver import acts_hidden, asks_hidden, facts, use_of
 from ..runtime.state import Event, Player, ZoneRef
 from ..runtime.values import _apply, _kind, _num, _show, _truth
 
@@ -599,38 +599,7 @@ class Statements:
                         lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
                         None if scores_fn is None else partial(self.hint_values, seat, s.prefer, scores_fn, options),
                         view or self._viewer(seat), None,
-                        bool(chain) and chain[-1] in self._reaction_names or self.asks_hidden(s))
-
-    def asks_hidden(self, s) -> bool:
-        """Whether the options of choice `s` (a `choose`, a target's) are computed from what
-        some seat cannot see (`resolver.reads_hidden`: its domain, a target's condition, the
-        `forbid` rules of its tag), worked out once per choice. Such a question is its
-        chooser's alone (`Decision.private`): one with a single legal answer is not asked, so
-        that it is asked would tell the others what its chooser holds."""
-        domain = getattr(s, "domain", None)
-        if domain is None:
-            return False
-        known = facts(self.rs).hidden_asks
-        key = (id(domain), s.tag)
-        found = known.get(key)
-        if found is None:
-            found = known[key] = reads_hidden(self.rs, [domain, getattr(s, "cond", None)] +
-                                              [r.cond for r in self.rs.rules if r.zone is None and r.forbid == s.tag])
-        return found
-
-    def acts_hidden(self) -> bool:
-        """Whether the list of legal actions is computed from what some seat cannot see (as
-        `asks_hidden`: the actions' domains and `when` conditions, the `forbid` rules of their
-        names): then an `act` question is its player's alone (`Decision.private`), since
-        whether it is asked (one legal action is not) tells what its player holds; its line,
-        written either way, is logged as before."""
-        known = facts(self.rs).hidden_asks
-        found = known.get("act")
-        if found is None:
-            names = {a.name for a in self.rs.actions}
-            found = known["act"] = reads_hidden(self.rs, [x for a in self.rs.actions for x in (a.domain, a.when)] +
-                                                [r.cond for r in self.rs.rules if r.zone is None and r.forbid in names])
-        return found
+                        bool(chain) and chain[-1] in self._reaction_names or asks_hidden(self.rs, s))
 
     def c_took(self, s, d: Decision, answer):
         """The value `answer` chooses in decision `d` (which `c_ask` made for `s`), logged;
@@ -984,7 +953,7 @@ class Statements:
                 return [0 if c.decl.prefer is None else
                         self.hint_values(who.seat, c.decl.prefer, self.action_hint, c, who, env) for c in choices]
             d = Decision(who.seat, "action", f"{who}: choose an action", choices, [c.label for c in choices],
-                         1, 1, False, None, False, s.span, scores, self._viewer(who.seat), None, self.acts_hidden())
+                         1, 1, False, None, False, s.span, scores, self._viewer(who.seat), None, acts_hidden(self.rs))
             answer = yield d
             idx = self.validate_answer(d, answer)[0]
         c = choices[idx]

@@ -268,7 +268,7 @@ class _NoState:
     """A person's seat in a save: nothing to keep (the browser keeps what it was shown)."""
 
     def state(self) -> dict:
-        return {"seen": 0}
+        return {"read": 0}
 
 
 def parse_answer(d, raw):
@@ -625,7 +625,7 @@ async def view(request: Request):
     room, seat = _seat(request)
     since = request.query_params.get("since", "0")
     if not since.isdigit():
-        raise Refused(400, "`since` is a log step (a whole number)")
+        raise Refused(400, "`since` is a log step (a whole number, as the view numbers this seat's lines)")
     async with room.lock:    # (not while a bot thinks in its thread: the game is changing)
         return JSONResponse(room.view(seat, int(since)))
 
@@ -638,7 +638,7 @@ async def answer(request: Request):
         raise Refused(400, "send {\"decision\": N, \"answer\": …}")
     await _server(request).answer(room, seat, body["decision"], body["answer"])
     async with room.lock:
-        return JSONResponse(room.view(seat, len(room.game.state.log)))
+        return JSONResponse(room.view(seat, room.game.log_steps(seat)))   # (no log line: the table has them)
 
 
 def _socket_seat(ws: WebSocket) -> tuple:

@@ -23,7 +23,7 @@ from ..walker.engine import AnswerError, Decision, Engine  # noqa: F401 (Engine:
 from ..codegen import make_engine
 from ..base.protocol import DEFAULT_MAX_STEPS
 from ..runtime.state import plain
-from ..walker.seatview import seat_view
+from ..walker.seatview import readable, seat_view
 from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent, needs_worlds  # noqa: F401
 
 
@@ -306,8 +306,15 @@ class Game:
         """What player `seat` (0-based; None: a spectator) may know now, as JSON data, with
         the pending decision as that seat may see it: the one seat view every table, bot
         and browser shows (`docs/view.md`). `since`: the first log step to include (None:
-        the last few entries); `everything`: the designer's omniscient view."""
+        the last few entries), a step as the view numbers the lines the seat reads (`log_steps`);
+        `everything`: the designer's omniscient view, its log numbered over the whole log."""
         return seat_view(self.engine, seat, since, self.pending, everything)
+
+    def log_steps(self, seat: Optional[int], everything: bool = False) -> int:
+        """How many log lines `seat` may read so far (the designer, `everything`: the whole
+        log's), which is the `step` its next line will have: `view(seat, since=log_steps(seat))`
+        holds no line yet."""
+        return len(self.state.log) if everything else len(readable(self.engine, seat))
 
     @property
     def over(self) -> bool:

@@ -14,7 +14,7 @@ from ..runtime.state import Event, ZoneRef
 from ..runtime.values import _show, _truth
 from .compiler import Env
 from .forks import _weak_view
-from .seatview import seat_view, which_copy, zone_label
+from .seatview import readable, seat_view, which_copy, zone_label
 
 
 class Cause(str):
@@ -145,7 +145,7 @@ class Views:
                 v = self._views[seat] = partial(_weak_view, weakref.ref(self), seat)
             return v
         since = self.state.last_seen.get(seat, 0)
-        self.state.last_seen[seat] = len(self.state.log)
+        self.state.last_seen[seat] = len(readable(self, seat))   # (its own lines: `step`s)
         return lambda decision=None: self.view(seat, since, decision)
 
     def may_read(self, var: str, seat: Optional[int], owner: Optional[int] = None) -> bool:

@@ -297,17 +297,19 @@ def readable(eng, seat: Optional[int]) -> list:
     entries never change; a state swapped in has a new list, read anew), so the lines of a
     long game are not counted again at every view. The list is the engine's own, kept
     growing: read it, do not change it."""
-    memo = eng.__dict__.setdefault("_view_steps", {})
     log = eng.state.log
-    got = memo.get(seat)
-    if got is None or got[0] is not log or got[1] > len(log):
-        got = memo[seat] = [log, 0, []]
-    places, n = got[2], len(log)
-    for i in range(got[1], n):
+    memo = eng.__dict__.get("_view_steps")
+    if memo is None or memo[0] is not log:   # (a new log; a fork's engine starts with its maker's memo)
+        memo = eng.__dict__["_view_steps"] = (log, {})
+    got = memo[1].get(seat)
+    if got is None or got[0] > len(log):
+        got = memo[1][seat] = [0, []]
+    places, n = got[1], len(log)
+    for i in range(got[0], n):
         to = log[i].get("to")
         if to is None or seat in to:
             places.append(i)
-    got[1] = n
+    got[0] = n
     return places
 
 

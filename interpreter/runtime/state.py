@@ -127,7 +127,7 @@ class State:
     # what its seat was shown: walker/hints.py), forgotten as the card moves (`_place`) or its
     # zone is reordered (`_reordered`).
     shown: dict = _kept("dict", factory=dict)
-    # per seat, how many of the log lines it reads it had been shown at its last decision
+    # per seat, how much of the log it had been shown at its last decision
     last_seen: dict = _kept("dict", factory=dict)
     # Scripted randomness (a scenario's `dice:`, `random:` and `shuffles:`), used before the
     # random source. A scripted shuffle is (zone key, the zone's label, the names of the

@@ -8,6 +8,7 @@ without ANSI codes through a pipe). Commands at every prompt: a number (or yes/n
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from typing import Optional
 
 import click
@@ -15,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from cgl.interpreter.walker.engine import Decision
-from cgl.interpreter.walker.seatview import visible_log
+from cgl.interpreter.walker.seatview import readable, visible_log
 
 from . import table as T
 
@@ -63,7 +64,8 @@ class HumanAgent:
         self._echo = echo
         self.console = console
         self.ask = prompt or read_line
-        self.seen = 0
+        self.seen = 0              # how many of the log lines this seat reads it has been shown
+        self.seen_place = None     # (an older save's `seen`: a place in the whole log, until read)
         self.public_seen = 0       # how far a shared (hot-seat) round-end screen has shown the log
         self.game = None
         self.save_path = None
@@ -101,21 +103,32 @@ class HumanAgent:
             self.out(f"  · {text}" + (f"  [dim]← {escape(cause)}[/dim]" if cause else ""))
 
     def catch_up(self, public_only: bool = False, upto: Optional[int] = None) -> None:
-        """Print what happened since this seat last looked (what it may see), up to step `upto`."""
+        """Print what happened since this seat last looked (what it may see), up to place
+        `upto` of the game's log. `seen` counts the seat's own lines shown (the seat view's
+        `step`s); a shared (hot-seat) screen shows the lines every seat reads, from where both
+        this seat's own screen and the last shared one left off (`public_seen`, a place)."""
         if self.game is None:
             return
-        upto = len(self.game.state.log) if upto is None else upto
-        start = max(self.seen, self.public_seen) if public_only else self.seen
+        eng = self.game.engine
+        upto = len(eng.state.log) if upto is None else upto
+        mine = readable(eng, self.seat)
+        if self.seen_place is not None:   # (a save of an older cgl: a place in the whole log)
+            self.seen, self.seen_place = bisect_left(mine, self.seen_place), None
         # (the seat view's log: a veiled line, "P2 draws a card", is for the seats that did
         # not see the card; a shared screen shows what everyone reads)
-        log = visible_log(self.game.state.log[:upto], None if public_only else self.seat, since=start)
-        mine = [e for e in log if not e.get("quiet")]
-        for entry in condensed(mine):
+        if public_only:
+            public, shown = readable(eng, None), min(self.seen, len(mine))
+            first = bisect_left(public, max(mine[shown - 1] + 1 if shown else 0, self.public_seen))
+            log = visible_log(eng, None, since=first)[:max(bisect_left(public, upto) - first, 0)]
+        else:
+            end = bisect_left(mine, upto)
+            log = visible_log(eng, self.seat, since=self.seen)[:max(end - self.seen, 0)]
+        for entry in condensed([e for e in log if not e.get("quiet")]):
             self.show_entry(entry)
         if public_only:   # a screen every seat reads: this seat's own lines are still to come
             self.public_seen = max(self.public_seen, upto)
         else:
-            self.seen = max(self.seen, upto)
+            self.seen = max(self.seen, end)
 
     def round_over(self, number: int, last: bool = False) -> None:
         """At a round's end (before the next one is dealt): what happened, the table as it
@@ -144,15 +157,21 @@ class HumanAgent:
 
     # ------------------------------------------------------------ saves
     def state(self) -> dict:
-        """What a saved game keeps of this seat: how much of the log it has been shown."""
-        return {"seen": self.seen}
+        """What a saved game keeps of this seat: how many of the log lines it reads it has
+        been shown (the seat view's `step` of the next)."""
+        return {"read": self.seen}
 
     def restore(self, state: dict) -> None:
-        """Take back a :meth:`state`; a state of the wrong shape raises ValueError."""
-        seen = state.get("seen") if isinstance(state, dict) else None
-        if type(seen) is not int or seen < 0:
-            raise ValueError("not the state of a human seat (it has no `seen` count)")
-        self.seen = seen
+        """Take back a :meth:`state` (or an older cgl's, `seen`: a place in the whole log); a
+        state of the wrong shape raises ValueError."""
+        key = "read" if isinstance(state, dict) and "read" in state else "seen"
+        n = state.get(key) if isinstance(state, dict) else None
+        if type(n) is not int or n < 0:
+            raise ValueError("not the state of a human seat (it has no `read` count)")
+        if key == "read":
+            self.seen, self.seen_place = n, None
+        else:
+            self.seen, self.seen_place = 0, n
 
     # ------------------------------------------------------------ deciding
     def decide(self, d: Decision):

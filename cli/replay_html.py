@@ -18,6 +18,7 @@ import os
 from typing import Optional
 
 from cgl.interpreter.play.game import Game
+from cgl.interpreter.walker.seatview import readable
 
 WEB = os.path.join(os.path.dirname(__file__), "web")
 
@@ -54,14 +55,16 @@ def frames(game: Game, answers: list, only: Optional[int] = None) -> dict:
             answer_label = None   # another's question: the seat reads its line, if any, in the log
         per = {}
         for seat in [*range(game.players), None] if only is None else [only]:
-            v = game.view(seat, since=len(game.state.log), everything=seat is None)
+            v = game.view(seat, since=game.log_steps(seat, seat is None), everything=seat is None)
             catalog.update(v.pop("cards"))
             v.pop("log")
             v["zones"] = [zones.add(z if z["cards"] is None else {**z, "cards": [cards.add(c) for c in z["cards"]]})
                           for z in v["zones"]]
             per["all" if seat is None else seats[seat]] = views.add(v)
         st = game.state
-        out.append({"n": len(out), "step": len(st.log), "round": st.round_no, "turn": st.turn_no,
+        # (`step`: the log lines read by then, numbered as the replay's `log` numbers them)
+        out.append({"n": len(out), "step": game.log_steps(only, only is None), "round": st.round_no,
+                    "turn": st.turn_no,
                     "decider": None if d is None else seats[d.player],
                     "prompt": None if d is None or only not in (None, d.player) else d.prompt,
                     "answer": answer_label, "views": per})
@@ -74,15 +77,22 @@ def frames(game: Game, answers: list, only: Optional[int] = None) -> dict:
         keep(d, label)
         d = game.answer(a)
     keep(d, None)
-    log = json.loads(json.dumps(game.state.log, default=str))
-    # which log lines each seat may read (the designer reads them all), as the seat view says
-    seen = {s: [e["step"] for e in game.view(i, since=0)["log"]] for i, s in enumerate(seats)
-            if only is None or i == only}
-    if only is not None:
-        log = [e for e in log if e["step"] in set(seen[seats[only]])]
+    if only is None:
+        # the whole log, numbered by place; which lines each seat may read (`seen`, their
+        # places) and those whose `cause` it may not know (`uncaused`), as its view says
+        log = json.loads(json.dumps(game.view(None, since=0, everything=True)["log"], default=str))
+        seen, uncaused = {}, {}
+        for i, s in enumerate(seats):
+            seen[s] = places = readable(game.engine, i)[:]
+            mine = game.view(i, since=0)["log"]
+            uncaused[s] = [p for p, e in zip(places, mine) if "cause" in log[p] and "cause" not in e]
+    else:
+        # a seat's copy: its own lines alone, as its view gives them (its numbers, its causes)
+        log = json.loads(json.dumps(game.view(only, since=0)["log"], default=str))
+        seen, uncaused = {seats[only]: [e["step"] for e in log]}, {seats[only]: []}
     return {"game": game.ruleset.game.title, "seed": game.seed, "seats": seats, "frames": out,
             "views": views.items, "zones": zones.items, "faces": cards.items, "cards": catalog, "log": log,
-            "seen": seen, "images": pictures(game.ruleset, catalog)}
+            "seen": seen, "uncaused": uncaused, "images": pictures(game.ruleset, catalog)}
 
 
 def pictures(rs, catalog: dict) -> dict:

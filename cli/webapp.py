@@ -97,6 +97,7 @@ class Room:
         self.error: Optional[str] = None          # a game stopped by an error in its rules
         self.created = time.time()
         self.asked: list = []                     # how each decision read, in order
+        self.private: list = []                   # whether each was its asker's alone (`Decision.private`)
         self.saved = -1                           # answers the save holds (-1: none written yet)
         self.logged = 0                           # answers the save and the log hold together
 
@@ -179,12 +180,23 @@ class Room:
         self.logged = len(g.answers)
 
     def summary(self) -> dict:
+        """The game as the lobby lists it. The lobby's reader, the host, may play a seat: in a
+        game a person plays, it tells only what every seat may know (as a spectator's view,
+        `Game.view(None)`): whom the game waits for when that question is not its asker's
+        alone (`Decision.private`: a reaction window, an optional trigger, a question asked
+        while a reaction runs; that it is asked tells what its player holds or what fired
+        it), and how many such questions were answered. A game of bots alone has no one at
+        the table to tell: the host, who has its designer's seat, is told all."""
         g, d = self.game, self.game.pending
+        everything = HUMAN not in self.seats
+        told = len(g.answers) if everything else \
+            sum(1 for private in self.private[:len(g.answers)] if not private)
         return {"id": self.id, "ruleset": self.name, "players": g.players, "seed": g.seed, "seats": self.seats,
                 "links": {f"P{s + 1}": self.link(s) for s in sorted(set(self.tokens.values()))},
                 "designer": f"/host/{self.id}", "replay": f"/replay/{self.id}",
-                "over": g.over, "waiting_for": None if d is None else f"P{d.player + 1}",
-                "decisions": len(g.answers), "error": self.error}
+                "over": g.over,
+                "waiting_for": None if d is None or d.private and not everything else f"P{d.player + 1}",
+                "decisions": told, "error": self.error}
 
     def bot_turns(self, until: Optional[float] = None) -> bool:
         """Let the bots answer until a person must decide or the game ends (True), or until
@@ -224,21 +236,25 @@ class Room:
         return len(g.answers) if seat is None else g.answered_by.count(seat)
 
     def note_decision(self) -> None:
-        """Remember how the waiting decision reads (for the designer's undo list)."""
+        """Remember how the waiting decision reads (for the designer's undo list) and whether it
+        is its asker's alone (the lobby counts only the others: `summary`)."""
         d = self.game.pending
         while len(self.asked) > len(self.game.answers):
             self.asked.pop()
+            self.private.pop()
         if d is not None:
             self.asked.append(_asked(d))
+            self.private.append(bool(d.private))
 
     def replayed(self, answers: list, forkable: bool = False) -> Game:
         """The game again from its seed, fed `answers`; how each of its decisions read is
         kept (`asked`, for the designer's undo list)."""
         g = self.game
         twin = Game(g.ruleset, g.players, g.seed, forkable=forkable)
-        d, self.asked = twin.start(), []
+        d, self.asked, self.private = twin.start(), [], []
         for a in answers:
             self.asked.append(_asked(d))
+            self.private.append(bool(d.private))
             d = twin.answer(a)
         return twin
 
@@ -268,7 +284,7 @@ class _NoState:
     """A person's seat in a save: nothing to keep (the browser keeps what it was shown)."""
 
     def state(self) -> dict:
-        return {"seen": 0}
+        return {"read": 0}
 
 
 def parse_answer(d, raw):
@@ -625,7 +641,7 @@ async def view(request: Request):
     room, seat = _seat(request)
     since = request.query_params.get("since", "0")
     if not since.isdigit():
-        raise Refused(400, "`since` is a log step (a whole number)")
+        raise Refused(400, "`since` is a log step (a whole number, as the view numbers this seat's lines)")
     async with room.lock:    # (not while a bot thinks in its thread: the game is changing)
         return JSONResponse(room.view(seat, int(since)))
 
@@ -638,7 +654,7 @@ async def answer(request: Request):
         raise Refused(400, "send {\"decision\": N, \"answer\": …}")
     await _server(request).answer(room, seat, body["decision"], body["answer"])
     async with room.lock:
-        return JSONResponse(room.view(seat, len(room.game.state.log)))
+        return JSONResponse(room.view(seat, room.game.log_steps(seat)))   # (no log line: the table has them)
 
 
 def _socket_seat(ws: WebSocket) -> tuple:

@@ -277,3 +277,23 @@ def test_whether_a_seat_sees_a_zone_under_a_card_follows_the_card(make_rules):
     for seat in (0, 1):
         assert eng.hidden_keys(st.zones, seat) == [k for k in sorted(st.zones)
                                                    if not eng.sees_zone(eng.zone_ref(k), seat)]
+
+
+@pytest.mark.parametrize("players,seed,at,seat", [(2, 9, 26, 1), (3, 1, 3, 2)])
+def test_a_world_keeps_the_cards_the_pending_actions_are_on(players, seed, at, seat):
+    """examples/priest.cgl: a world imagined for a seat at another player's turn action
+    ("Play Guard", an action on a card in a hand the seat may not see). The rules waiting
+    for the answer hold that card: dealt into another hand, playing it discarded that
+    hand's card instead, and a round end found a hand empty ("`.rank` of none"). The cards
+    the pending options name, a card offered or the card an action is on, keep their places."""
+    game, d = _at_decision(load_cached("examples/priest.cgl"), players, seed, at)
+    assert d.player != seat and any(hasattr(getattr(o, "value", None), "props") for o in d.options)
+    world = game.determinised(seat, random.Random(at))
+    for o in world.pending.options:
+        card = getattr(o, "value", o)
+        if hasattr(card, "props"):
+            assert world.state.where[card.id] == game.state.where[card.id], o.label
+    agents = [RandomAgent(i, at) for i in range(players)]
+    w = world.pending
+    while w is not None:        # (the world plays on to its end without a rules error)
+        w = world.answer(agents[w.player].decide(w))

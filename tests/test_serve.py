@@ -362,3 +362,53 @@ def test_a_seat_numbers_only_its_own_decisions(server):
         assert r.status_code == 200, r.text
         mine[seat] += 1
     assert min(mine) > 0
+
+
+def test_the_lobby_names_whom_a_game_waits_for_only_where_every_seat_may_know_it(server):
+    """The lobby is the host's, and the host may play a seat. In a game a person plays, it
+    names the seat the game waits for only when every seat's view does (a question that is
+    its asker's alone, `Decision.private`, MGT's optional deal trigger, names no one: who is
+    asked tells what they hold), and counts only the questions every seat saw asked."""
+    c = client(server)
+    g = create(c, ruleset="mgt", seats=["human", "human"], seed=3)
+    gid = g["id"]
+    tokens = [token(g["links"]["P1"]), token(g["links"]["P2"])]
+    public = private = 0
+    for _ in range(40):
+        lobby = next(x for x in c.get("/api/games", headers={"x-cgl-key": KEY}).json()["games"] if x["id"] == gid)
+        views = [c.get(f"/api/view/{gid}/{t}").json() for t in tokens]
+        asker = next((v for v in views if v["decision"] and "options" in v["decision"]), None)
+        if asker is None:
+            break
+        other = views[1] if asker is views[0] else views[0]
+        # (what the lobby says is what the other seat's view says: who decides, or no one)
+        assert lobby["waiting_for"] == (other["decision"] or {}).get("player")
+        assert lobby["decisions"] == public
+        if other["decision"] is None:
+            private += 1
+        else:
+            public += 1
+        d, seat = asker["decision"], views.index(asker)
+        r = c.post(f"/api/answer/{gid}/{tokens[seat]}",
+                   json={"decision": asker["decision_no"], "answer": False if d["kind"] == "may" else 0})
+        assert r.status_code == 200, r.text
+    assert public and private
+
+
+def test_a_game_of_bots_alone_names_whom_it_waits_for(server):
+    """No one plays a seat of a game of bots: its lobby line names whoever is asked, a
+    private question too, and counts every answer."""
+    from cgl.cli.webapp import Room
+    from cgl.interpreter.play.game import Game
+    from conftest import load_cached
+    game = Game(load_cached("mgt"), 2, 3)
+    d = game.start()
+    while not d.private:
+        d = game.answer(False if d.kind == "may" else 0)
+    room = Room("g1", "mgt", game, ["greedy", "random"], {}, {}, server.dir)
+    room.rebuild_history()
+    room.note_decision()
+    assert room.summary()["waiting_for"] == f"P{d.player + 1}"
+    assert room.summary()["decisions"] == len(game.answers)
+    room.seats = ["human", "random"]
+    assert room.summary()["waiting_for"] is None

@@ -336,10 +336,13 @@ def test_a_round_ends_with_a_pause_and_the_winning_hand():
 def test_a_hot_seat_round_end_screen_does_not_swallow_a_seats_private_lines():
     """The round-end screen of a hot-seat game shows public lines only; the seat whose
     agent drew it must still read its own private lines at its next turn."""
-    class Log:
+    class Engine:
         class state:
             log = [{"type": "say", "text": "everyone sees this"},
                    {"type": "say", "text": "only P1 sees this", "to": [0]}]
+
+    class Log:
+        engine = Engine()
     out = []
     agent = HumanAgent(0, echo=out.append, prompt=lambda text: "")
     agent.game, agent.hot_seat = Log, True
@@ -348,6 +351,29 @@ def test_a_hot_seat_round_end_screen_does_not_swallow_a_seats_private_lines():
     assert out == ["everyone sees this"]
     agent.catch_up()
     assert "only P1 sees this" in out[1:]
+
+
+@pytest.mark.one_engine
+def test_a_saved_seat_counts_the_lines_it_reads_and_an_older_save_its_place():
+    """A person's seat saves how many of its own lines it was shown (`read`, the seat
+    view's steps: a place in the whole log would count lines it may not read); an older
+    save's `seen`, a place in the whole log, still resumes where it stopped."""
+    class Engine:
+        class state:
+            log = [{"type": "say", "text": "hidden from P1", "to": [1]},
+                   {"type": "say", "text": "one"},
+                   {"type": "say", "text": "two"}]
+
+    class Log:
+        engine = Engine()
+    for state, shown in [({"read": 1}, ["two"]), ({"seen": 2}, ["two"]), ({"read": 0}, ["one", "two"])]:
+        out = []
+        agent = HumanAgent(0, echo=out.append, prompt=lambda text: "")
+        agent.restore(state)
+        agent.game = Log
+        agent.show_entry = lambda e: out.append(e["text"])
+        agent.catch_up()
+        assert out == shown and agent.state() == {"read": 2}
 
 
 @pytest.mark.one_engine

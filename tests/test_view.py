@@ -205,10 +205,7 @@ def _p2_sees(make_rules, top, answers):
     game = Game(make_rules(OMENS, options={"top": top}), 2, 0)
     seen, d = [], game.start()
     while d is not None:
-        v = game.view(1, since=0)
-        # (a log entry's `step`, its place in the whole log, still counts the lines P2 may
-        # not read: a gap it cannot read across is left to the view's next version)
-        v["log"] = [{k: x for k, x in e.items() if k != "step"} for e in v["log"]]
+        v = game.view(1, since=0)   # (its `step`s number P2's own lines: tests/test_view_steps.py)
         if not seen or seen[-1] != v:
             seen.append(v)
         d = game.answer(answers.pop(0) if d.kind != "may" else True)
@@ -227,14 +224,14 @@ def test_a_trigger_question_tells_no_other_seat_what_fired_it(make_rules):
 
 def _what_seat_reads(game, d, seat, agents, limit):
     """What `seat` reads as the game goes on from decision `d`: each log line it may read
-    (its `step`, its place in the whole log, left out), and the view it decides on at each
+    (with its `step`, its number among the seat's lines), and the view it decides on at each
     of its own decisions; the game played by `agents` (stopped by a rules error: a world
     imagined for one seat may break what another seat's private memory assumes)."""
     out, mark = [], 0
     for _ in range(limit):
         v = game.view(seat, since=mark)
-        mark = len(game.state.log)
-        out += [("line", {k: x for k, x in e.items() if k != "step"}) for e in v["log"]]
+        mark = game.log_steps(seat)
+        out += [("line", e) for e in v["log"]]
         if d is None:
             return out + [("end", None)]
         if d.player == seat:
@@ -326,7 +323,6 @@ def _p1_sees(make_rules, held, answers):
         if d.player != 0 and v["decision"] is None:
             d = game.answer(answers.pop(0) if d.kind != "may" else answers.pop(0))
             continue
-        v["log"] = [{k: x for k, x in e.items() if k != "step"} for e in v["log"]]
         if not seen or seen[-1] != v:
             seen.append(v)
         d = game.answer(answers.pop(0) if d.kind != "may" else d.player == 1 and answers.pop(0))
@@ -380,7 +376,7 @@ def _lines(make_rules, top, seat):
     d = game.start()
     while d is not None:
         d = game.answer(0)
-    return [{k: x for k, x in e.items() if k != "step"} for e in game.view(seat, since=0)["log"]]
+    return game.view(seat, since=0)["log"]
 
 
 def test_a_public_line_names_its_cause_only_to_the_seats_that_may_know_it_fired(make_rules):

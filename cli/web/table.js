@@ -38,7 +38,7 @@ function connect() {
     if (msg.type === "view") {
       if (fresh || msg.reset) { log = []; printed = {}; fresh = false; }
       const last = log.length ? log[log.length - 1].step : -1;
-      for (const e of msg.view.log) if (e.step === null || e.step > last) log.push(e);
+      for (const e of msg.view.log) if (e.step > last) log.push(e);   // (steps: this seat's lines, numbered)
       if (!view || view.decision_no !== msg.view.decision_no) picked = new Set();
       view = msg.view;
       view.cards = Object.assign(printed, view.cards);   // (a view lists only cards new to this table)
@@ -332,7 +332,9 @@ function show(k) {
   };
   view = Object.assign({}, base, {zones: base.zones.map(zone), cards: replay.cards, log: []});
   const seen = watching === "all" ? null : new Set(replay.seen[watching]);
-  log = replay.log.filter((e) => e.step < f.step && (!seen || seen.has(e.step)));
+  const uncaused = new Set(watching === "all" ? [] : replay.uncaused[watching]);   // (a cause this seat may not know)
+  log = replay.log.filter((e) => e.step < f.step && (!seen || seen.has(e.step)))
+    .map((e) => uncaused.has(e.step) ? Object.assign({}, e, {cause: null}) : e);
   render();
 }
 

@@ -23,7 +23,7 @@ from ..walker.engine import AnswerError, Decision, Engine  # noqa: F401 (Engine:
 from ..codegen import make_engine
 from ..base.protocol import DEFAULT_MAX_STEPS
 from ..runtime.state import plain
-from ..walker.seatview import seat_view
+from ..walker.seatview import readable, seat_view
 from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent, needs_worlds  # noqa: F401
 
 
@@ -242,7 +242,8 @@ class Game:
         which cards those are and where the gaps are, so two games that differ only in
         hidden cards give the same game for the same `rng`; the answers other seats gave
         inside a `simultaneously` still open are imagined anew too (`fork(unseen_by=…)`).
-        The decision pending here is pending there; its options' cards keep their places. Needs a `forkable` game (that
+        The decision pending here is pending there; the cards its options name (a card
+        offered, the card an action is on: `_named_cards`) keep their places. Needs a `forkable` game (that
         follows what each seat knows). The fork keeps no log unless `record`, takes no
         snapshots and follows no knowledge: a world for a search to play out."""
         if self.state.known is None:
@@ -252,7 +253,7 @@ class Game:
         zones, where = st.zones, st.where
         known = self.state.known[seat]
         d = self.pending
-        shown = {o.id for o in d.options if hasattr(o, "props")} if d is not None else ()
+        shown = _named_cards(d)
         # the places to fill, in zone key order then place order: a whole zone where the
         # seat knows none of its cards (`None`), else the places of those it does not know
         places, pool = [], []
@@ -305,8 +306,15 @@ class Game:
         """What player `seat` (0-based; None: a spectator) may know now, as JSON data, with
         the pending decision as that seat may see it: the one seat view every table, bot
         and browser shows (`docs/view.md`). `since`: the first log step to include (None:
-        the last few entries); `everything`: the designer's omniscient view."""
+        the last few entries), a step as the view numbers the lines the seat reads (`log_steps`);
+        `everything`: the designer's omniscient view, its log numbered over the whole log."""
         return seat_view(self.engine, seat, since, self.pending, everything)
+
+    def log_steps(self, seat: Optional[int], everything: bool = False) -> int:
+        """How many log lines `seat` may read so far (the designer, `everything`: the whole
+        log's), which is the `step` its next line will have: `view(seat, since=log_steps(seat))`
+        holds no line yet."""
+        return len(self.state.log) if everything else len(readable(self.engine, seat))
 
     @property
     def over(self) -> bool:
@@ -323,6 +331,21 @@ class Game:
 
 
 _UNSHOWN = object()   # (a place whose card no seat was shown: `determinised`)
+
+
+def _named_cards(d) -> set:
+    """The ids of the cards decision `d`'s options name: a card offered, or the card an
+    action is on ("Play Guard"). The suspended rules hold them, and act on them when
+    answered: `determinised` keeps them where they lie (an empty set when nothing is pending)."""
+    if d is None:
+        return set()
+    out = set()
+    for o in d.options:
+        if not hasattr(o, "props"):
+            o = getattr(o, "value", None)   # an action on a card
+        if hasattr(o, "props"):
+            out.add(o.id)
+    return out
 
 
 def _weak(obj, method: str):

@@ -13,7 +13,8 @@ What a seat may know is decided here, in one place, from what the ruleset declar
 - a variable is listed when the seat may read it (`Engine.may_read`: `public` to all,
   `private` to its own player, `internal` to no one at the table);
 - a card's own variables, the same way (only `public` ones are shown on the table);
-- a log entry when it is addressed to everyone or to the seat;
+- a log entry when it is addressed to everyone or to the seat, numbered among the lines the
+  seat reads (`readable`: a number that counted the others would tell how many there were);
 - a decision's options only to the seat that decides (and a trigger's own question,
   `Decision.private`, not at all to the others), and a card among them only when
   the seat may see its face (`Views.knows_card`: its zone, or a `reveal` to the seat);
@@ -32,7 +33,7 @@ from ..runtime.state import ZoneRef, parse_zone_key, plain
 
 #: The version of the view's shape (`docs/view.md`); a change that removes or renames a
 #: field makes a new one.
-VERSION = 1
+VERSION = 2
 #: The card properties whose text a player reads on a card (the first found).
 TEXT_FIELDS = ("text", "about", "effect", "ability", "description", "rules")
 #: Log entries a view carries when it is asked for no starting step.
@@ -286,28 +287,52 @@ def place_var(eng, cards: list) -> Optional[str]:
     return None
 
 
-def visible_log(log: list, seat: Optional[int], since: Optional[int] = None, everything: bool = False) -> list:
-    """The log entries `seat` may read (addressed to all or to it), from step `since` (None:
-    the last `RECENT`)."""
-    start = since or 0
-    if since is None and not everything:
-        # (walk back only as far as the last RECENT entries the seat reads)
-        out = []
-        for e in reversed(log):
-            if "to" not in e or seat in e["to"]:
-                out.append(_entry(e, seat, everything))
-                if len(out) == RECENT:
-                    break
-        return out[::-1]
-    return [_entry(e, seat, everything) for e in log[start:] if everything or "to" not in e or seat in e["to"]]
+def readable(eng, seat: Optional[int]) -> list:
+    """The places in the game's log of the lines `seat` (None: a spectator) may read, in
+    order: its line numbered `k` (the view's `step`) is `log[readable(eng, seat)[k]]`. A
+    seat's lines are numbered among themselves, with no gaps: a gap would count the lines
+    it may not read, and so tell how many hidden things happened, and when.
+
+    Only the entries logged since the engine last asked are read (a log only grows, and its
+    entries never change; a state swapped in has a new list, read anew), so the lines of a
+    long game are not counted again at every view. The list is the engine's own, kept
+    growing: read it, do not change it."""
+    log = eng.state.log
+    memo = eng.__dict__.get("_view_steps")
+    if memo is None or memo[0] is not log:   # (a new log; a fork's engine starts with its maker's memo)
+        memo = eng.__dict__["_view_steps"] = (log, {})
+    got = memo[1].get(seat)
+    if got is None or got[0] > len(log):
+        got = memo[1][seat] = [0, []]
+    places, n = got[1], len(log)
+    for i in range(got[0], n):
+        to = log[i].get("to")
+        if to is None or seat in to:
+            places.append(i)
+    got[0] = n
+    return places
 
 
-def _entry(e: dict, seat: Optional[int], everything: bool) -> dict:
-    """A copy of log entry `e` as `seat` reads it (its reader may change it; the log stays
-    the game's: the entry's values are texts, numbers and lists of them). Its `cause`, the
-    trigger or reaction that wrote it, only when the seat may know that it fired
+def visible_log(eng, seat: Optional[int], since: Optional[int] = None, everything: bool = False) -> list:
+    """The log entries `seat` may read (addressed to all or to it), each with its `step`,
+    its number among those lines (`readable`; the designer, `everything`, reads every line,
+    numbered by its place in the game's log), from step `since` on (None: the last
+    `RECENT` for a seat, every line for the designer)."""
+    log = eng.state.log
+    if everything:
+        return [_entry(log[i], seat, True, i) for i in range(since or 0, len(log))]
+    places = readable(eng, seat)
+    start = max(len(places) - RECENT, 0) if since is None else since
+    return [_entry(log[places[k]], seat, False, k) for k in range(start, len(places))]
+
+
+def _entry(e: dict, seat: Optional[int], everything: bool, step: int) -> dict:
+    """A copy of log entry `e` as `seat` reads it, numbered `step` (its reader may change it;
+    the log stays the game's: the entry's values are texts, numbers and lists of them). Its
+    `cause`, the trigger or reaction that wrote it, only when the seat may know that it fired
     (`cause_to`, `Views.cause`): a trigger's name can tell what set it off."""
     out = {k: list(v) if v.__class__ is list else v for k, v in e.items()}
+    out["step"] = step
     to = out.pop("cause_to", None)
     if to is not None and not everything and seat not in to:
         del out["cause"]
@@ -317,9 +342,10 @@ def _entry(e: dict, seat: Optional[int], everything: bool) -> dict:
 def seat_view(eng, seat: Optional[int], since: Optional[int] = None, decision=None,
               everything: bool = False) -> dict:
     """What player `seat` (0-based; None: a spectator) may know now, as JSON data (the
-    module doc says what; `docs/view.md` the shape). `since`: the first log step to include
-    (None: the last few entries); `decision`: the pending decision, shown as this seat may
-    see it; `everything`: the designer's view, every card and variable (never a player's)."""
+    module doc says what; `docs/view.md` the shape). `since`: the first log step to include,
+    in the seat's own numbering of the lines it reads (`readable`; None: the last few
+    entries); `decision`: the pending decision, shown as this seat may see it;
+    `everything`: the designer's view, every card and variable (never a player's)."""
     st, rs = eng.state, eng.rs
     b = _Builder(eng, seat, everything)
     zones = []
@@ -340,7 +366,7 @@ def seat_view(eng, seat: Optional[int], since: Optional[int] = None, decision=No
         "zones": zones,
         "globals": {k: plain(v) for k, v in st.globals.items() if b.may_read(k)},
         "groups": {"by": b.gprop, "order": group_order(rs, b.gprop)},
-        "log": visible_log(st.log, seat, since, everything),
+        "log": visible_log(eng, seat, since, everything),
         "decision": b.decision(decision),
     }
     out["revealed"] = revealed(b, st.log)

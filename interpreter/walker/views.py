@@ -5,6 +5,7 @@ and the invariants checked when invariants are on; a mixin of
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_left
 from functools import partial
 from typing import Optional
 
@@ -14,7 +15,7 @@ from ..runtime.state import Event, ZoneRef
 from ..runtime.values import _show, _truth
 from .compiler import Env
 from .forks import _weak_view
-from .seatview import seat_view, which_copy, zone_label
+from .seatview import readable, seat_view, which_copy, zone_label
 
 
 class Cause(str):
@@ -144,9 +145,10 @@ class Views:
                 # (through a weak reference: the engine keeps it, and must not keep itself alive)
                 v = self._views[seat] = partial(_weak_view, weakref.ref(self), seat)
             return v
-        since = self.state.last_seen.get(seat, 0)
+        place = self.state.last_seen.get(seat, 0)
         self.state.last_seen[seat] = len(self.state.log)
-        return lambda decision=None: self.view(seat, since, decision)
+        # (`since` counts the seat's own lines: worked out only when the view is read)
+        return lambda decision=None: self.view(seat, bisect_left(readable(self, seat), place), decision)
 
     def may_read(self, var: str, seat: Optional[int], owner: Optional[int] = None) -> bool:
         """Whether player `seat` (None: a spectator) may read variable `var` (of player

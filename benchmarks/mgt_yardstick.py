@@ -11,9 +11,17 @@ half the time). It is a yardstick for the interpreter's speed, not a replay: the
 numbers are drawn in a different order, so single games differ, while the statistics of
 many rounds (wins, turns, claims) should agree.
 
-One process, one core. The card data is read once; each round then deals, plays turns
-until a win or an empty stock, and scores. A match is three rounds: a proud monster's ban
-and the monster set aside, and a lost turn not yet served, carry over to its later rounds.
+One process, one core. The card data is read once; each round then deals (a draw: dealt
+honest and impatient monsters act, and whoever holds more than eight discards back before
+play), plays turns until a win or an empty stock, and scores. A match is three rounds: a
+proud monster's ban and the monster set aside, a lost turn not yet served, and the count of
+cards taken from others' discards carry over to its later rounds.
+
+The rules are those of `rulesets/mgt.cgl` after issue 31 (README decisions 6, 9, 10, 14,
+21): a nature acts on every discard of its monster, the ones another nature forced
+included; every discard still in the pile may be claimed, but only once the discarder has
+drawn or discarded back to eight and their hand has been checked for a win, in the order
+discarded (a claim's own discard is checked and offered before the next of them).
 """
 from __future__ import annotations
 
@@ -148,8 +156,9 @@ class RoundOver(Exception):
 
 class Match:
     """One match of MGT v0.2 between random agents. A proud monster's ban and the monster
-    set aside last the whole match (decision 13), and so does a lost turn not yet served
-    (decision 11); everything else starts afresh each round."""
+    set aside last the whole match (decision 13), and so do a lost turn not yet served
+    (decision 11) and the count of cards taken (decision 14); everything else starts afresh
+    each round."""
 
     def __init__(self, players: int = 4, rng: random.Random | None = None, deck: Deck | None = None,
                  check: bool = False):
@@ -162,6 +171,7 @@ class Match:
         self.skip = [0] * players                   # turns still to lose
         self.banned = [set() for _ in range(players)]   # keys a player can no longer collect
         self.aside = [[] for _ in range(players)]   # proud monsters set aside, out of the deck
+        self.taken = [0] * players                  # cards taken from others' discards (decision 14)
         self.stats = Counter()
 
     # -------------------------------------------------------- yes/no and choices of a random agent
@@ -183,8 +193,9 @@ class Match:
         self.pile = []
         self.hands = [[] for _ in range(n)]
         self.tables = [[] for _ in range(n)]
-        self.taken = [0] * n
         self.melds = [0] * n
+        self.unoffered = []                          # discards not yet offered to the others
+        self.next_player = None
         for card in self.cards:
             card.nature = card.base_nature
             card.meld = None
@@ -193,13 +204,19 @@ class Match:
         first = (round_no - 1) % n
         self.stats["rounds"] += 1
         try:
-            for _ in range(HAND_SIZE):                     # deal one at a time
+            # decision 21: the deal is a draw, one card at a time round the table from the
+            # first player; dealt honest and impatient monsters act (an impatient one may draw
+            # another at once), then whoever holds more than eight discards back, in seat order
+            for _ in range(HAND_SIZE):
                 for i in range(n):
-                    p = (first + i) % n
-                    card = self.stock.pop()
-                    self.hands[p].append(card)
-                    self.misc_roll(card)
-            seat = first
+                    if not self.stock:
+                        break
+                    self.take((first + i) % n, self.stock.pop())
+            for i in range(n):
+                p = (first + i) % n
+                if self.holding(p) > HAND_SIZE:
+                    self.after_discard(p)
+            seat = self.next_player if self.next_player is not None else first
             while True:
                 self.next_player = None
                 self.turn(seat)
@@ -223,8 +240,17 @@ class Match:
         hand = self.hands[p]
         if hand:
             self.discard(p, self.pick(hand))
+        self.after_discard(p)
+
+    def after_discard(self, p: int):
+        """What follows p's discard: back to eight (MGT-EIGHT), the hand checked (decision 6),
+        then each card p discarded and still in the pile offered, in order (decision 9)."""
         self.refill(p)
         self.check_win(p)
+        cards, self.unoffered = self.unoffered, []
+        for card in cards:
+            if card in self.pile:
+                self.claim_window(p, card)
 
     def holding(self, p: int) -> int:
         return len(self.hands[p]) + len(self.tables[p])
@@ -248,6 +274,16 @@ class Match:
         if not self.stock:
             return
         card = self.stock.pop()
+        self.take(p, card)
+        if self.tables[p]:
+            extend = self.extend_labels(p, card)
+            if extend and self.yes():                       # extend an exposed set
+                self.stats["extend"] += 1
+                self.hands[p].remove(card)
+                self.add_to_set(p, card, extend[0])
+
+    def take(self, p: int, card: Card):
+        """`card`, just taken from the stock (drawn or dealt), goes into p's hand and acts."""
         self.hands[p].append(card)
         self.misc_roll(card)
         if card.nature == "honest":
@@ -257,12 +293,6 @@ class Match:
         if card.nature == "impatient" and self.yes():
             self.stats["impatient"] += 1
             self.draw(p)
-        if self.tables[p]:
-            extend = self.extend_labels(p, card)
-            if extend and self.yes():                       # extend an exposed set
-                self.stats["extend"] += 1
-                self.hands[p].remove(card)
-                self.add_to_set(p, card, extend[0])
 
     def extend_labels(self, p: int, card: Card) -> list:
         """The groups of p's exposed sets (latest first) that `card` may join: it is not of a
@@ -284,13 +314,14 @@ class Match:
         table.append(card)
 
     # -------------------------------------------------------- discarding
-    def discard(self, p: int, card: Card, forced: bool = False):
-        self.hands[p].remove(card)
-        self.pile.append(card)
-        if forced:                                          # decision 10: no cascades
-            return
-        nature = card.nature
+    def discard(self, p: int, card: Card):
+        """p discards `card` from the hand, chosen or forced: it waits to be offered, and its
+        nature acts (decision 10: on every discard; a card already gone stays gone)."""
         hand = self.hands[p]
+        hand.remove(card)
+        self.pile.append(card)
+        self.unoffered.append(card)
+        nature = card.nature
         if nature == "aggressive":
             if self.yes():
                 self.stats["aggressive"] += 1
@@ -301,21 +332,20 @@ class Match:
         elif nature == "cheerful":
             self.stats["cheerful"] += 1
             for c in [c for c in hand if c.nature == "cheerful"]:
-                self.discard(p, c, forced=True)
+                if c in hand:
+                    self.discard(p, c)
         elif nature == "mean":
             self.stats["mean"] += 1
             if hand:
-                self.discard(p, self.rng.choice(hand), forced=True)
+                self.discard(p, self.rng.choice(hand))
         elif nature == "proud":
             self.stats["proud"] += 1
-            self.pile.pop()                                 # the card just discarded
+            self.pile.pop()                                 # set aside: never offered
             self.aside[p].append(card)
             for c in [c for c in hand if c.key == card.key]:
-                self.discard(p, c, forced=True)
+                if c in hand:
+                    self.discard(p, c)
             self.banned[p].add(card.key)
-            return                                          # set aside: nobody can claim it
-        if nature != "loyal":                               # v0.2: a loyal monster stays
-            self.claim_window(p, card)
 
     def rock_paper_scissors(self, a: int, b: int) -> int:
         """The loser's seat; a tie is played again."""
@@ -345,6 +375,8 @@ class Match:
         return labels
 
     def claim_window(self, p: int, card: Card):
+        if card.nature == "loyal":                          # v0.2: a loyal monster stays
+            return
         for i in range(1, self.n):
             q = (p + i) % self.n
             labels = self.claim_labels(q, card)
@@ -384,8 +416,7 @@ class Match:
         self.next_player = (q + 1) % self.n               # decision 7: play goes on after the claimer
         if hand:
             self.discard(q, self.pick(hand))
-        self.refill(q)
-        self.check_win(q)
+        self.after_discard(q)
 
     # -------------------------------------------------------- winning
     def check_win(self, p: int):

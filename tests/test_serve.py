@@ -367,10 +367,12 @@ def test_a_seat_numbers_only_its_own_decisions(server):
 def test_the_lobby_names_whom_a_game_waits_for_only_where_every_seat_may_know_it(server):
     """The lobby is the host's, and the host may play a seat. In a game a person plays, it
     names the seat the game waits for only when every seat's view does (a question that is
-    its asker's alone, `Decision.private`, MGT's optional deal trigger, names no one: who is
-    asked tells what they hold), and counts only the questions every seat saw asked."""
+    its asker's alone, `Decision.private`, names no one: who is asked tells what they hold),
+    and counts only the questions every seat saw asked. (Kozyablo asks both kinds: where a
+    creature enters is public, a pick from the hidden hand is not; in MGT every question
+    reads the hand.)"""
     c = client(server)
-    g = create(c, ruleset="mgt", seats=["human", "human"], seed=3)
+    g = create(c, ruleset="kozyablo", seats=["human", "human"], seed=3)
     gid = g["id"]
     tokens = [token(g["links"]["P1"]), token(g["links"]["P2"])]
     public = private = 0

@@ -365,25 +365,34 @@ def what_checks_read(rs) -> tuple:
                 return None, True
             if name in var_names:
                 reads_vars = True
-            if name in rs.derives:
-                follow("derive " + name, rs.derives[name])
+            meaning = _follow_use(rs, n, name, follow)
             if isinstance(n, A.Call):
-                meaning = call_meaning(rs, name)
-                if meaning == "def":
-                    follow(name, rs.defs[name])
-                elif meaning == "table":
-                    follow(name, rs.table_decls[name])
-                elif meaning in ("card_zone", "pattern"):
+                if meaning in ("card_zone", "pattern"):
                     return None, True
-                elif meaning == "player_zone":
+                if meaning == "player_zone":
                     zones.add(name)
-            elif isinstance(n, A.Name):
-                meaning = name_meaning(rs, name)
-                if meaning == "def":
-                    follow(name, rs.defs[name])
-                elif meaning == "zone":
-                    zones.add(name)
+            elif meaning == "zone":
+                zones.add(name)
     return frozenset(zones), reads_vars
+
+
+def _follow_use(rs, n, name, follow):
+    """What the use `n` of `name` is (`call_meaning` of a call, `name_meaning` of a name,
+    None else), after handing `follow` what it leads to: a derived property, a def, a
+    table (the walks of `what_checks_read` and `reads_hidden`)."""
+    if name in rs.derives:
+        follow("derive " + name, rs.derives[name])
+    if isinstance(n, A.Call):
+        meaning = call_meaning(rs, name)
+        if meaning == "table":
+            follow(name, rs.table_decls[name])
+    elif isinstance(n, A.Name):
+        meaning = name_meaning(rs, name)
+    else:
+        return None
+    if meaning == "def":
+        follow(name, rs.defs[name])
+    return meaning
 
 
 def reads_hidden(rs, nodes) -> bool:
@@ -442,24 +451,12 @@ def reads_hidden(rs, nodes) -> bool:
                     pass                   # where a card lies is public
                 elif name in B.READS_ANY_ZONE or name in hidden_vars:
                     return True
-                if name in rs.derives:
-                    follow("derive " + name, rs.derives[name])
+                meaning = _follow_use(rs, n, name, follow)
                 if isinstance(n, A.Call):
-                    meaning = call_meaning(rs, name)
-                    if meaning == "def":
-                        follow(name, rs.defs[name])
-                    elif meaning == "table":
-                        follow(name, rs.table_decls[name])
-                    elif meaning == "pattern":
+                    if meaning == "pattern" or meaning in ("card_zone", "player_zone") and name in hidden_zones:
                         return True
-                    elif meaning in ("card_zone", "player_zone") and name in hidden_zones:
-                        return True
-                elif isinstance(n, A.Name):
-                    meaning = name_meaning(rs, name)
-                    if meaning == "def":
-                        follow(name, rs.defs[name])
-                    elif meaning == "zone" and name in hidden_zones:
-                        return True
+                elif meaning == "zone" and name in hidden_zones:
+                    return True
             stack.extend(getattr(n, f.name) for f in attrs.fields(type(n)) if f.name != "span")
     return False
 

@@ -305,16 +305,6 @@ class CompiledEngine(Engine):
     def expr_fn(self, e):
         return self.cx.exprs.get(id(e)) or self.compile(e)
 
-    def ev(self, e, env):
-        """`Engine.ev` with the generated function found in place (a call fewer)."""
-        fn = self.cx.exprs.get(id(e))
-        if fn is None:
-            return Engine.ev(self, e, env)
-        try:
-            return fn(self, env)
-        except RecursionError:
-            raise self.fail(e, "the rules call themselves without end", code="E011") from None
-
     def show_card(self, c) -> str:
         fn = self._display
         if fn is None:

@@ -638,6 +638,8 @@ class Expressions:
             return f.on_player.format(args[0], node=self.k(e))
         if name == "count" and len(args) == 1:
             return f"_count(eng, {args[0]}, {self.k(e)})"
+        if name == "owner" and len(args) == 1 and self.builtin_owner and not self.hinting:
+            return f"_owner_card(eng, {args[0]}, {self.k(e)})"
         return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
 
     def count_of_zone(self, arg, sc, fn) -> Optional[str]:

@@ -6,7 +6,7 @@ from typing import Optional
 
 from ..base import ast as A
 from ..runtime import builtins as B
-from ..check.resolver import facts
+from ..check.resolver import card_attr_meaning, facts
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope, TypeChecker
 from .expressions import Expressions
@@ -38,6 +38,9 @@ class CodeGen(Expressions, Held, Statements):
         self.derive_kinds, self.static_defs = self.facts.derive_kinds, self.facts.static_defs
         self.card_props = self.types.card_props
         self.zone_in_data = any("zone" in c.props for c in rs.cards)   # (else `zone` is where a card lies)
+        # `owner(c)` is where c lies (`builtins.owner_of`), unless a card variable, derived
+        # property or card data of that name says otherwise (`Engine._card_getter`)
+        self.builtin_owner = card_attr_meaning(rs, "owner") == "data" and not any("owner" in c.props for c in rs.cards)
         self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in A.walk(item))
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function

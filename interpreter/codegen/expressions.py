@@ -802,11 +802,30 @@ class Expressions:
 
     def x_Where(self, e, sc, fn):
         held = self.held_source(e.source, sc, fn)
-        src = held[0] if held else self.iterable(e.source, sc, fn)
+        zone = None if held else self.all_cards_in_zone(e, sc)
+        src = held[0] if held else f"_cards_in_zones(eng, {zone!r})" if zone is not None else \
+            self.iterable(e.source, sc, fn)
         v, inner = self._it_scope(e, sc, fn)
         with fn.looping(v):
             cond = self.x(e.cond, inner, fn)
         return self.over_held(held, f"[{v} for {v} in {src} if {cond}]")
+
+    def all_cards_in_zone(self, e, sc) -> Optional[str]:
+        """Zone name Z of `all_cards where zone = "Z" and …` (its first test, where `zone` is
+        where a card lies): the cards it can keep are those of the zones named Z, so only
+        they are looked at (`_cards_in_zones`, in the same order); None for any other `where`."""
+        if not (isinstance(e.source, A.Name) and e.source.id == "all_cards" and self.local_of(e.source, sc) is None
+                and self.meaning(e.source).meaning == "builtin") or self.zone_in_data \
+                or card_attr_meaning(self.rs, "zone") != "data":
+            return None
+        first = e.cond
+        while isinstance(first, A.And):
+            first = first.left
+        if not (isinstance(first, A.Compare) and first.op == "=" and isinstance(first.left, A.Name)
+                and first.left.id == "zone" and self.meaning(first.left).kind == "it"
+                and isinstance(first.right, A.Text) and first.right.constant is not None):
+            return None
+        return first.right.constant
 
     def lambda_of(self, v, e, sc, fn) -> str:
         """`lambda v: e` (nothing remembered across it: `:=` would bind in the lambda)."""

@@ -6,7 +6,7 @@ from typing import Optional
 
 from ..base import ast as A
 from ..runtime import builtins as B
-from ..check.resolver import Use, call_meaning, card_attr_meaning
+from ..check.resolver import Use, call_meaning, card_attr_meaning, deterministic
 from ..runtime.state import ZoneRef
 from ..check.typecheck import LISTY, Scope, elem_ty
 from ..check.typecheck import Binding as _Binding
@@ -95,31 +95,10 @@ class Expressions:
             return src
         return "(" + " and ".join([f"({m} := _MISSING)" for m, _ in memo.values()] + [src]) + ")"
 
-    def deterministic(self, name, seen=frozenset()) -> bool:
+    def deterministic(self, name) -> bool:
         """Whether def `name` gives the same value for the same arguments while the game does
-        not change: no dice, `random` or `possible` in it, nor in what it calls or reads."""
-        memo = self._deterministic
-        if name in memo:
-            return memo[name]
-        rs = self.rs
-        decl = rs.defs.get(name) or rs.derives.get(name) or rs.table_decls.get(name)
-        if decl is None or name in seen:
-            return name not in rs.patterns
-        parts = [decl.expr] if not isinstance(decl, A.Table) else \
-            [x for row in decl.rows for x in row] + ([decl.default] if decl.default is not None else [])
-        ok = True
-        for n in (n for part in parts for n in A.walk(part)):
-            if isinstance(n, (A.Dice, A.Possible)) or isinstance(n, A.Call) and n.name in rs.patterns or \
-                    isinstance(n, A.Call) and call_meaning(rs, n.name) == "builtin" and B.FUNCTIONS[n.name].draws:
-                ok = False
-            elif isinstance(n, (A.Call, A.Name, A.Attr)):
-                ref = n.id if isinstance(n, A.Name) else n.name
-                if ref in rs.defs or ref in rs.derives or ref in rs.table_decls or ref in rs.patterns:
-                    ok = self.deterministic(ref, seen | {name})
-            if not ok:
-                break
-        memo[name] = ok
-        return ok
+        not change (`resolver.deterministic`)."""
+        return deterministic(self.rs, name)
 
     def memo_def(self, d, e, sc, fn, src) -> str:
         """`src`, a def written in place, remembered for the rest of the expression being

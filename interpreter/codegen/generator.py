@@ -53,7 +53,6 @@ class CodeGen(Expressions, Held, Statements):
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
         self._id_vars: set = set()      # variables of loops over card ids (see Statements.loop_into)
-        self._deterministic: dict = {}  # def -> same arguments, same value (see Expressions.deterministic)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
         self.target_hints: dict = {}    # target declaration's name -> its `prefer` as a generated hint
@@ -308,6 +307,10 @@ class CodeGen(Expressions, Held, Statements):
             names = {"card": ("e_card", "card"), "it": ("e_card", "card"), "player": ("e_player", "player")}
             for e in (t.cond, t.domain, t.prompt):
                 self.args_expr(e, names, self.direct)
+            if isinstance(t.domain, A.Where):   # (Targets.target_legal: its list, and its test of one value)
+                self.args_expr(t.domain.source, names, self.direct)
+                self.args_expr(t.domain.cond, {"card": ("e_card", "card"), "player": ("e_player", "player"),
+                                               "it": ("e_it", None)}, self.direct)
             if t.prefer is not None:
                 self.target_hints[t.name] = self.target_hint(t)
         for chk in rs.checks:   # (Engine.settle: check_value runs the args_expr functions)

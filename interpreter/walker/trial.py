@@ -37,7 +37,8 @@ from functools import partial
 
 from .compiler import Env
 from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
-from ..check.resolver import facts
+from ..base import ast as A
+from ..check.resolver import deterministic_expr, facts
 from ..check.statics import UNKNOWN, Statics
 from ..runtime.state import ZoneRef
 from ..runtime.values import _show, _truth
@@ -219,6 +220,11 @@ class Targets:
         `player` (the compiled engine runs the generator's function of the two)."""
         return self.ev(e, Env({"card": card, "player": player, "it": card}))
 
+    def target_where(self, e, card, player, it):
+        """The condition `e` of a target declaration's domain `LIST where e`, for its element
+        `it` (the compiled engine runs the generator's function of the three)."""
+        return self.ev(e, Env({"card": card, "player": player, "it": it}))
+
     def target_scores(self, t, ask, env):
         """The function giving the `prefer` values of target `t`'s options (the compiled
         engine's is its generated hint: `CompiledEngine.target_scores`)."""
@@ -259,9 +265,26 @@ class Targets:
                 return None
         name, value, seat = entry
         t = next(t for t in self.rs.targets if t.name == name)
-        domain = self.target_value(t.domain, card, self.players[seat])
-        options = self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain)
-        return value if value in options else None
+        return value if self.target_legal(t, value, card, self.players[seat]) else None
+
+    def target_legal(self, t, value, card, player) -> bool:
+        """Whether `value` is in target declaration `t`'s domain now (for `card` chosen by
+        `player`). A domain `LIST where COND` whose COND gives the same value each time
+        (`resolver.deterministic_expr`) is asked about `value` alone: it is in LIST and COND
+        holds for it, which is what being in the list kept means (the other values' tests
+        are not run)."""
+        d = t.domain
+        tests = facts(self.rs).target_tests
+        test = tests.get(t.name)
+        if test is None:
+            test = tests[t.name] = isinstance(d, A.Where) and deterministic_expr(self.rs, d.cond)
+        if not test:
+            domain = self.target_value(d, card, player)
+            options = self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, d)
+            return value in options
+        src = self.target_value(d.source, card, player)
+        options = self.cards_of(src) if isinstance(src, ZoneRef) else self.as_list(src, d.source)
+        return value in options and _truth(self.target_where(d.cond, card, player, value))
 
 
 class _TargetAsk:

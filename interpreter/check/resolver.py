@@ -222,6 +222,7 @@ class Facts:
     # target declaration's name -> whether `target(c)` may test its value alone against the
     # condition of its `LIST where COND` domain (`Targets.target_legal`, walker/trial.py)
     target_tests: dict = attrs.field(factory=dict)
+    target_asks: dict = attrs.field(factory=dict)     # its name -> the `choose` it asks (`Targets`), read only
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)

@@ -181,19 +181,22 @@ class Targets:
         have = st.targets.get(card.id, ())
         named = {t[0] for t in have}
         new = []
+        asks = facts(self.rs).target_asks
         for t in self.targets_for(card):
             if t.name in named:
                 continue
             if t.cond is not None and not _truth(self.target_value(t.cond, card, chooser)):
                 continue
-            env = Env({"card": card, "player": chooser, "it": card})
             domain = self.target_value(t.domain, card, chooser)
             options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain))
-            ask = _TargetAsk(t)
+            ask = asks.get(t.name)
+            if ask is None:
+                ask = asks[t.name] = _TargetAsk(t)
             prompt = (lambda t=t: self.target_value(t.prompt, card, chooser)) if t.prompt is not None else \
                 f"{card.name}: choose its target ({t.name})"
-            value = yield from self.c_decide(ask, options, chooser, prompt,
-                                             self.target_scores(t, ask, env) if t.prefer is not None else None)
+            scores = None if t.prefer is None else \
+                self.target_scores(t, ask, Env({"card": card, "player": chooser, "it": card}))
+            value = yield from self.c_decide(ask, options, chooser, prompt, scores)
             if value is OTHERWISE:   # (c_ask counted the shortfall)
                 return None
             new.append((t.name, value, chooser.seat))

@@ -223,6 +223,7 @@ class Facts:
     # condition of its `LIST where COND` domain (`Targets.target_legal`, walker/trial.py)
     target_tests: dict = attrs.field(factory=dict)
     target_asks: dict = attrs.field(factory=dict)     # its name -> the `choose` it asks (`Targets`), read only
+    target_decls: dict = attrs.field(factory=dict)    # its name -> the target declaration (made on first use)
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)

@@ -120,7 +120,7 @@ class Trials:
             return True, []
         finally:
             gen.close()
-        return self._trial_met or _position(trial) != _position(base), more
+        return self._trial_met or _changed(trial, base), more
 
 
 def _answers(d):
@@ -144,11 +144,21 @@ def _trial_copy(st):
     return trial
 
 
-def _position(st) -> tuple:
-    """What a trial compares: where the cards are, the variables, who is out, the turn order
-    (not the log, the counters or the random source)."""
-    return ({k: v for k, v in st.zones.items() if v}, st.card_vars, st.player_vars, st.globals, st.out,
-            st.finished, st.next_player, st.first_player, st.extra_turns, st.first_extra_turns, st.direction)
+def _changed(st, base) -> bool:
+    """Whether a trial's state differs from the game's in what a trial compares: where the
+    cards are, the variables, who is out, the turn order (not the log, the counters or the
+    random source). A zone with no card is the same as no zone."""
+    if (st.card_vars, st.player_vars, st.globals, st.out, st.finished, st.next_player, st.first_player,
+            st.extra_turns, st.first_extra_turns, st.direction) != (
+            base.card_vars, base.player_vars, base.globals, base.out, base.finished, base.next_player,
+            base.first_player, base.extra_turns, base.first_extra_turns, base.direction):
+        return True
+    a, b = st.zones, base.zones
+    for x, y in ((a, b), (b, a)):
+        for k, v in x.items():
+            if v and (k not in y or v is not y[k] and v != y[k]):
+                return True
+    return False
 
 
 class Targets:
@@ -238,9 +248,10 @@ class Targets:
         if added:
             st = self.state
             left = st.targets.get(card.id, ())[:-added]
-            st.targets = {k: v for k, v in st.targets.items() if k != card.id}
+            targets = st.targets = dict(st.targets)   # (replaced, never changed in place)
+            targets.pop(card.id, None)
             if left:
-                st.targets[card.id] = left
+                targets[card.id] = left
 
     def target_of(self, card, node=None, name=None):
         """`target(c)`, `target(c, NAME)`: the target named for card c by an open `choose
@@ -251,7 +262,10 @@ class Targets:
             if card is None:
                 return None
             raise self.fail(node, f"`target` needs a card, not {_show(card)}")
-        if name is not None and not any(t.name == name for t in self.rs.targets):
+        decls = facts(self.rs).target_decls
+        if not decls:
+            decls.update((t.name, t) for t in self.rs.targets)
+        if name is not None and name not in decls:
             raise self.fail(node, f"no `target` declaration is named {_show(name)}")
         have = self.state.targets.get(card.id)
         if not have:
@@ -267,7 +281,7 @@ class Targets:
             if entry is None:
                 return None
         name, value, seat = entry
-        t = next(t for t in self.rs.targets if t.name == name)
+        t = decls[name]
         return value if self.target_legal(t, value, card, self.players[seat]) else None
 
     def target_legal(self, t, value, card, player) -> bool:

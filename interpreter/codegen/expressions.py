@@ -793,7 +793,7 @@ class Expressions:
         """Zone name Z of `all_cards where zone = "Z" and …` (its first test, where `zone` is
         where a card lies): the cards it can keep are those of the zones named Z, so only
         they are looked at (`_cards_in_zones`, in the same order); None for any other `where`."""
-        if not (isinstance(e.source, A.Name) and e.source.id == "all_cards" and self.local_of(e.source, sc) is None
+        if not (isinstance(e.source, A.Name) and e.source.id == B.EVERY_CARD and self.local_of(e.source, sc) is None
                 and self.meaning(e.source).meaning == "builtin") or self.zone_in_data \
                 or card_attr_meaning(self.rs, "zone") != "data":
             return None

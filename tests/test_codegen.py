@@ -543,3 +543,25 @@ def test_a_loops_zone_is_listed_once_per_expression_compiled(make_rules, monkeyp
     source = compiled_for(rs).source
     # listed once: `hand(p) + pile` in `near` (twice), `hand(p)` in `above`, `pile`; not `hand(q)`
     assert source.count(" is not None else None)") == 4
+
+
+def test_all_cards_in_a_named_zone_are_looked_for_there_compiled(make_rules, monkeypatch):
+    """`all_cards where zone = "Z" and …` looks only at the cards of the zones named Z
+    (every player's `table`), in the order of `all_cards`; a `where` of all cards that does
+    not test its zone first looks at every card. The games are the tree walker's."""
+    rs = make_rules("""
+        zone table: per player, public
+        def on_tables = [c.name for c in all_cards where zone = "table" and rank >= 2]
+        def mine(p) = count(all_cards where zone = "table" and owner(it) = p)
+        def red_tables = all_cards where suit = "red" and zone = "table"
+        def any_down = exists(all_cards where zone = "table")
+        setup { deal 3 to hand }
+        turn { phase p {
+          draw 1
+          choose c in hand(current) by current "Put down" { move c to table(current) }
+          say "{on_tables} {mine(current)} {count(red_tables)} {any_down}"
+          if turn_no >= 10 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4)
+    assert cx.source.count("_cards_in_zones(eng, 'table')") >= 3

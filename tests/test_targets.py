@@ -254,3 +254,26 @@ def test_targets_the_card_data_rules_out_are_not_asked(make_rules):
         red_asked |= "Marked red: whom?" in asked
         high_left_out |= "high" not in names
     assert red_asked and high_left_out
+
+
+@pytest.mark.parametrize("cond, tested_alone", [("count(hand(it)) >= 0", True), ("1d6 > 0", False)])
+def test_a_target_is_tested_alone_against_its_domains_condition(make_rules, cond, tested_alone):
+    """`target(c)` asks of a domain `LIST where COND` whether the value is in LIST and COND
+    holds for it, without testing the others, unless COND rolls dice (each time the whole
+    domain is worked out, as it was): a value no longer in LIST reads `none` either way."""
+    from cgl.interpreter.check.resolver import facts
+    from cgl.interpreter.play.game import Game
+    rs = make_rules(RULES.replace("target rob if rank > 0: q in others(player) where exists(hand(it))",
+                                  f"target rob if rank > 0: q in others(player) where {cond}").replace(
+        "{ move c to pile }", "{ knock out q }"))
+    game = Game(rs, 3, 0, check_invariants=True)
+    d = game.start()
+    play = next(i for i, lab in enumerate(d.labels) if lab.startswith("Play"))
+    d = game.answer(play)
+    d = game.answer(0)                          # P2 is the target
+    d = game.answer(True)                       # P2 is knocked out: no longer one of the others in play
+    while d is not None and d.kind == "may":
+        d = game.answer(False)
+    text = "\n".join(e["text"] for e in game.engine.state.log)
+    assert "no target any more" in text
+    assert facts(rs).target_tests == {"rob": tested_alone}

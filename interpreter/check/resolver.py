@@ -217,6 +217,13 @@ class Facts:
     # id(A.Require node) of the required parts after which no other can run at the same
     # level, wherever their procedure is called (`last_parts`): a trial stops there.
     last_parts: frozenset = frozenset()
+    # def, derive or table -> whether it is deterministic (`deterministic`), made on first use
+    deterministic: dict = attrs.field(factory=dict)
+    # target declaration's name -> whether `target(c)` may test its value alone against the
+    # condition of its `LIST where COND` domain (`Targets.target_legal`, walker/trial.py)
+    target_tests: dict = attrs.field(factory=dict)
+    target_asks: dict = attrs.field(factory=dict)     # its name -> the `choose` it asks (`Targets`), read only
+    target_decls: dict = attrs.field(factory=dict)    # its name -> the target declaration (made on first use)
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)
@@ -231,6 +238,38 @@ def facts(rs) -> Facts:
     if f is None:
         f = rs.analysis = _make_facts(rs)
     return f
+
+
+def deterministic(rs, name: str, seen=frozenset()) -> bool:
+    """Whether def, derive or table `name` gives the same value for the same arguments while
+    the game does not change: no dice, `random` or `possible` in it, nor in what it calls or
+    reads (a pattern is not)."""
+    memo = facts(rs).deterministic
+    if name in memo:
+        return memo[name]
+    decl = rs.defs.get(name) or rs.derives.get(name) or rs.table_decls.get(name)
+    if decl is None or name in seen:
+        return name not in rs.patterns
+    parts = [decl.expr] if not isinstance(decl, A.Table) else \
+        [x for row in decl.rows for x in row] + ([decl.default] if decl.default is not None else [])
+    ok = all(deterministic_expr(rs, part, seen | {name}) for part in parts)
+    memo[name] = ok
+    return ok
+
+
+def deterministic_expr(rs, e, seen=frozenset()) -> bool:
+    """Whether expression `e` gives the same value each time while the game does not change
+    (as `deterministic`: no dice, `random`, `possible` or pattern in it or what it calls)."""
+    for n in A.walk(e):
+        if isinstance(n, (A.Dice, A.Possible)) or isinstance(n, A.Call) and n.name in rs.patterns or \
+                isinstance(n, A.Call) and call_meaning(rs, n.name) == "builtin" and B.FUNCTIONS[n.name].draws:
+            return False
+        if isinstance(n, (A.Call, A.Name, A.Attr)):
+            ref = n.id if isinstance(n, A.Name) else n.name
+            if (ref in rs.defs or ref in rs.derives or ref in rs.table_decls or ref in rs.patterns) \
+                    and not deterministic(rs, ref, seen):
+                return False
+    return True
 
 
 def local_names(rs) -> frozenset:

@@ -6,7 +6,7 @@ from typing import Optional
 
 from ..base import ast as A
 from ..runtime import builtins as B
-from ..check.resolver import Use, call_meaning, card_attr_meaning
+from ..check.resolver import Use, call_meaning, card_attr_meaning, deterministic
 from ..runtime.state import ZoneRef
 from ..check.typecheck import LISTY, Scope, elem_ty
 from ..check.typecheck import Binding as _Binding
@@ -95,31 +95,10 @@ class Expressions:
             return src
         return "(" + " and ".join([f"({m} := _MISSING)" for m, _ in memo.values()] + [src]) + ")"
 
-    def deterministic(self, name, seen=frozenset()) -> bool:
+    def deterministic(self, name) -> bool:
         """Whether def `name` gives the same value for the same arguments while the game does
-        not change: no dice, `random` or `possible` in it, nor in what it calls or reads."""
-        memo = self._deterministic
-        if name in memo:
-            return memo[name]
-        rs = self.rs
-        decl = rs.defs.get(name) or rs.derives.get(name) or rs.table_decls.get(name)
-        if decl is None or name in seen:
-            return name not in rs.patterns
-        parts = [decl.expr] if not isinstance(decl, A.Table) else \
-            [x for row in decl.rows for x in row] + ([decl.default] if decl.default is not None else [])
-        ok = True
-        for n in (n for part in parts for n in A.walk(part)):
-            if isinstance(n, (A.Dice, A.Possible)) or isinstance(n, A.Call) and n.name in rs.patterns or \
-                    isinstance(n, A.Call) and call_meaning(rs, n.name) == "builtin" and B.FUNCTIONS[n.name].draws:
-                ok = False
-            elif isinstance(n, (A.Call, A.Name, A.Attr)):
-                ref = n.id if isinstance(n, A.Name) else n.name
-                if ref in rs.defs or ref in rs.derives or ref in rs.table_decls or ref in rs.patterns:
-                    ok = self.deterministic(ref, seen | {name})
-            if not ok:
-                break
-        memo[name] = ok
-        return ok
+        not change (`resolver.deterministic`)."""
+        return deterministic(self.rs, name)
 
     def memo_def(self, d, e, sc, fn, src) -> str:
         """`src`, a def written in place, remembered for the rest of the expression being
@@ -638,6 +617,8 @@ class Expressions:
             return f.on_player.format(args[0], node=self.k(e))
         if name == "count" and len(args) == 1:
             return f"_count(eng, {args[0]}, {self.k(e)})"
+        if name == "owner" and len(args) == 1 and self.builtin_owner and not self.hinting:
+            return f"_owner_card(eng, {args[0]}, {self.k(e)})"
         return f"_BUILTIN[{name!r}](eng, {self.k(e)}, [{', '.join(args)}])"
 
     def count_of_zone(self, arg, sc, fn) -> Optional[str]:
@@ -800,11 +781,30 @@ class Expressions:
 
     def x_Where(self, e, sc, fn):
         held = self.held_source(e.source, sc, fn)
-        src = held[0] if held else self.iterable(e.source, sc, fn)
+        zone = None if held else self.all_cards_in_zone(e, sc)
+        src = held[0] if held else f"_cards_in_zones(eng, {zone!r})" if zone is not None else \
+            self.iterable(e.source, sc, fn)
         v, inner = self._it_scope(e, sc, fn)
         with fn.looping(v):
             cond = self.x(e.cond, inner, fn)
         return self.over_held(held, f"[{v} for {v} in {src} if {cond}]")
+
+    def all_cards_in_zone(self, e, sc) -> Optional[str]:
+        """Zone name Z of `all_cards where zone = "Z" and …` (its first test, where `zone` is
+        where a card lies): the cards it can keep are those of the zones named Z, so only
+        they are looked at (`_cards_in_zones`, in the same order); None for any other `where`."""
+        if not (isinstance(e.source, A.Name) and e.source.id == B.EVERY_CARD and self.local_of(e.source, sc) is None
+                and self.meaning(e.source).meaning == "builtin") or self.zone_in_data \
+                or card_attr_meaning(self.rs, "zone") != "data":
+            return None
+        first = e.cond
+        while isinstance(first, A.And):
+            first = first.left
+        if not (isinstance(first, A.Compare) and first.op == "=" and isinstance(first.left, A.Name)
+                and first.left.id == "zone" and self.meaning(first.left).kind == "it"
+                and isinstance(first.right, A.Text) and first.right.constant is not None):
+            return None
+        return first.right.constant
 
     def lambda_of(self, v, e, sc, fn) -> str:
         """`lambda v: e` (nothing remembered across it: `:=` would bind in the lambda)."""

@@ -6,7 +6,7 @@ from typing import Optional
 
 from ..base import ast as A
 from ..runtime import builtins as B
-from ..check.resolver import facts
+from ..check.resolver import card_attr_meaning, facts
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope, TypeChecker
 from .expressions import Expressions
@@ -38,6 +38,9 @@ class CodeGen(Expressions, Held, Statements):
         self.derive_kinds, self.static_defs = self.facts.derive_kinds, self.facts.static_defs
         self.card_props = self.types.card_props
         self.zone_in_data = any("zone" in c.props for c in rs.cards)   # (else `zone` is where a card lies)
+        # `owner(c)` is where c lies (`builtins.owner_of`), unless a card variable, derived
+        # property or card data of that name says otherwise (`Engine._card_getter`)
+        self.builtin_owner = card_attr_meaning(rs, "owner") == "data" and not any("owner" in c.props for c in rs.cards)
         self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in A.walk(item))
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function
@@ -50,7 +53,6 @@ class CodeGen(Expressions, Held, Statements):
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
         self._id_vars: set = set()      # variables of loops over card ids (see Statements.loop_into)
-        self._deterministic: dict = {}  # def -> same arguments, same value (see Expressions.deterministic)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
         self.target_hints: dict = {}    # target declaration's name -> its `prefer` as a generated hint
@@ -305,6 +307,10 @@ class CodeGen(Expressions, Held, Statements):
             names = {"card": ("e_card", "card"), "it": ("e_card", "card"), "player": ("e_player", "player")}
             for e in (t.cond, t.domain, t.prompt):
                 self.args_expr(e, names, self.direct)
+            if isinstance(t.domain, A.Where):   # (Targets.target_legal: its list, and its test of one value)
+                self.args_expr(t.domain.source, names, self.direct)
+                self.args_expr(t.domain.cond, {"card": ("e_card", "card"), "player": ("e_player", "player"),
+                                               "it": ("e_it", None)}, self.direct)
             if t.prefer is not None:
                 self.target_hints[t.name] = self.target_hint(t)
         for chk in rs.checks:   # (Engine.settle: check_value runs the args_expr functions)

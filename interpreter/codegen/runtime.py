@@ -225,9 +225,32 @@ _ZONE_NAMES = _ZoneNames()
 
 
 def _in_list(a, b):
-    if a.__class__ is str:
+    cls = a.__class__
+    if cls is str or cls is Card or cls is Player or a is None:   # (`_eq` is `==` for these, whatever the other)
         return a in b
     return any(_eq(a, x) for x in b)
+
+
+def _cards_in_zones(eng, name):
+    """The cards lying in the zones named `name` ("stable": every player's), in the order of
+    `all_cards` (by id)."""
+    ids = []
+    for key, zone in eng.state.zones.items():
+        if zone and _ZONE_NAMES[key] == name:
+            ids += zone
+    ids.sort()
+    return list(map(eng.cards.__getitem__, ids))
+
+
+def _owner_card(eng, c, node):
+    """`owner(c)` in a ruleset whose cards' `owner` is the built-in one (no variable, derived
+    property or data of that name): `builtins.owner_of`, its zone's owner read at once."""
+    if c.__class__ is Card:
+        try:
+            return eng._key_owners[eng.state.where[c.id]]
+        except KeyError:
+            return B.owner_of(eng, c)[1]
+    return B.FUNCTIONS["owner"].run(eng, node, [c])
 
 
 def _pz_count(eng, keys, p, node):
@@ -288,7 +311,7 @@ RUNTIME = {
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
-    "_pz_ids": _pz_ids, "_first": _first, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_pz_ids": _pz_ids, "_first": _first, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_owner_card": _owner_card, "_cards_in_zones": _cards_in_zones, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,

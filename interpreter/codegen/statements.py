@@ -158,7 +158,9 @@ class Statements:
             fn.emit(f"{out} = 0" if count else f"{out} = []")
             fn.emit(f"for {v} in {ids}:")
         else:
-            src = f"map(eng.cards.__getitem__, {ids})" if ids is not None else self.seq(e.source, sc, fn, lazy=True)
+            zone = self.all_cards_in_zone(e, sc) if ids is None and isinstance(e, A.Where) else None
+            src = f"map(eng.cards.__getitem__, {ids})" if ids is not None else \
+                f"_cards_in_zones(eng, {zone!r})" if zone is not None else self.seq(e.source, sc, fn, lazy=True)
             fn.emit(f"{out} = 0" if count else f"{out} = []")
             fn.emit(f"for {v} in {src}:")
         fn.ind += 1

@@ -223,9 +223,10 @@ def _make_copy(cls):
     """`cls.copy` and `cls.trial_copy`, written once from how each field is kept (faster
     than a loop over fields)."""
     for name, how in (("copy", _COPY), ("trial_copy", {**_COPY, **_TRIAL_COPY})):
-        args = ", ".join(f"{f.name}={how[f.metadata['copy']].format(f.name)}" for f in attrs.fields(cls))
-        src = f"def {name}(s{', log=True' if name == 'copy' else ''}):\n    return State({args})\n"
-        ns = {"State": cls, "_rng_copy": _rng_copy, "_DrawnRandom": _DrawnRandom}
+        # (each field set in turn on a new instance: `State(...)`'s 48 keywords cost more)
+        sets = "".join(f"    n.{f.name} = {how[f.metadata['copy']].format(f.name)}\n" for f in attrs.fields(cls))
+        src = f"def {name}(s{', log=True' if name == 'copy' else ''}):\n    n = _new(State)\n{sets}    return n\n"
+        ns = {"State": cls, "_rng_copy": _rng_copy, "_DrawnRandom": _DrawnRandom, "_new": object.__new__}
         exec(compile(src, f"<State.{name}>", "exec"), ns)
         ns[name].__doc__ = getattr(cls, name).__doc__
         setattr(cls, name, ns[name])

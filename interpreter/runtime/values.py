@@ -22,6 +22,9 @@ def _truth(v) -> bool:
 
 
 def _eq(a, b) -> bool:
+    cls = a.__class__
+    if cls is b.__class__ and cls is not list:   # (the commonest: two of a kind, compared as Python does)
+        return a == b
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b if isinstance(a, bool) and isinstance(b, bool) else False
     if isinstance(a, list) and isinstance(b, list):

@@ -20,7 +20,7 @@ from typing import Optional
 from .compiler import Env, event_env
 from ..base.diagnostics import CglError, Diagnostic
 from ..base.protocol import MAX_SETTLE
-from ..runtime.state import Event
+from ..runtime.state import Event, ZoneRef
 from ..runtime.values import _kind, _truth
 
 
@@ -137,7 +137,8 @@ class ContinuousRules:
         """`can_move(card, zone)`: no continuous rule would refuse moving the card there now."""
         if not hasattr(card, "props"):
             raise self.fail(node, f"`can_move` needs a card first, got {_kind(card)}")
-        dest = self.as_zone(dest, node)
+        if dest.__class__ is not ZoneRef:
+            dest = self.as_zone(dest, node)
         if not self._zone_rules:
             return True
         src = self.zone_of_card(card)

@@ -37,7 +37,8 @@ from functools import partial
 
 from .compiler import Env
 from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
-from ..check.resolver import facts
+from ..base import ast as A
+from ..check.resolver import deterministic_expr, facts
 from ..check.statics import UNKNOWN, Statics
 from ..runtime.state import ZoneRef
 from ..runtime.values import _show, _truth
@@ -119,7 +120,7 @@ class Trials:
             return True, []
         finally:
             gen.close()
-        return self._trial_met or _position(trial) != _position(base), more
+        return self._trial_met or _changed(trial, base), more
 
 
 def _answers(d):
@@ -143,11 +144,21 @@ def _trial_copy(st):
     return trial
 
 
-def _position(st) -> tuple:
-    """What a trial compares: where the cards are, the variables, who is out, the turn order
-    (not the log, the counters or the random source)."""
-    return ({k: v for k, v in st.zones.items() if v}, st.card_vars, st.player_vars, st.globals, st.out,
-            st.finished, st.next_player, st.first_player, st.extra_turns, st.first_extra_turns, st.direction)
+def _changed(st, base) -> bool:
+    """Whether a trial's state differs from the game's in what a trial compares: where the
+    cards are, the variables, who is out, the turn order (not the log, the counters or the
+    random source). A zone with no card is the same as no zone."""
+    if (st.card_vars, st.player_vars, st.globals, st.out, st.finished, st.next_player, st.first_player,
+            st.extra_turns, st.first_extra_turns, st.direction) != (
+            base.card_vars, base.player_vars, base.globals, base.out, base.finished, base.next_player,
+            base.first_player, base.extra_turns, base.first_extra_turns, base.direction):
+        return True
+    a, b = st.zones, base.zones
+    for x, y in ((a, b), (b, a)):
+        for k, v in x.items():
+            if v and (k not in y or v is not y[k] and v != y[k]):
+                return True
+    return False
 
 
 class Targets:
@@ -180,19 +191,22 @@ class Targets:
         have = st.targets.get(card.id, ())
         named = {t[0] for t in have}
         new = []
+        asks = facts(self.rs).target_asks
         for t in self.targets_for(card):
             if t.name in named:
                 continue
             if t.cond is not None and not _truth(self.target_value(t.cond, card, chooser)):
                 continue
-            env = Env({"card": card, "player": chooser, "it": card})
             domain = self.target_value(t.domain, card, chooser)
             options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain))
-            ask = _TargetAsk(t)
+            ask = asks.get(t.name)
+            if ask is None:
+                ask = asks[t.name] = _TargetAsk(t)
             prompt = (lambda t=t: self.target_value(t.prompt, card, chooser)) if t.prompt is not None else \
                 f"{card.name}: choose its target ({t.name})"
-            value = yield from self.c_decide(ask, options, chooser, prompt,
-                                             self.target_scores(t, ask, env) if t.prefer is not None else None)
+            scores = None if t.prefer is None else \
+                self.target_scores(t, ask, Env({"card": card, "player": chooser, "it": card}))
+            value = yield from self.c_decide(ask, options, chooser, prompt, scores)
             if value is OTHERWISE:   # (c_ask counted the shortfall)
                 return None
             new.append((t.name, value, chooser.seat))
@@ -219,6 +233,11 @@ class Targets:
         `player` (the compiled engine runs the generator's function of the two)."""
         return self.ev(e, Env({"card": card, "player": player, "it": card}))
 
+    def target_where(self, e, card, player, it):
+        """The condition `e` of a target declaration's domain `LIST where e`, for its element
+        `it` (the compiled engine runs the generator's function of the three)."""
+        return self.ev(e, Env({"card": card, "player": player, "it": it}))
+
     def target_scores(self, t, ask, env):
         """The function giving the `prefer` values of target `t`'s options (the compiled
         engine's is its generated hint: `CompiledEngine.target_scores`)."""
@@ -229,9 +248,10 @@ class Targets:
         if added:
             st = self.state
             left = st.targets.get(card.id, ())[:-added]
-            st.targets = {k: v for k, v in st.targets.items() if k != card.id}
+            targets = st.targets = dict(st.targets)   # (replaced, never changed in place)
+            targets.pop(card.id, None)
             if left:
-                st.targets[card.id] = left
+                targets[card.id] = left
 
     def target_of(self, card, node=None, name=None):
         """`target(c)`, `target(c, NAME)`: the target named for card c by an open `choose
@@ -242,7 +262,10 @@ class Targets:
             if card is None:
                 return None
             raise self.fail(node, f"`target` needs a card, not {_show(card)}")
-        if name is not None and not any(t.name == name for t in self.rs.targets):
+        decls = facts(self.rs).target_decls
+        if not decls:
+            decls.update((t.name, t) for t in self.rs.targets)
+        if name is not None and name not in decls:
             raise self.fail(node, f"no `target` declaration is named {_show(name)}")
         have = self.state.targets.get(card.id)
         if not have:
@@ -258,10 +281,27 @@ class Targets:
             if entry is None:
                 return None
         name, value, seat = entry
-        t = next(t for t in self.rs.targets if t.name == name)
-        domain = self.target_value(t.domain, card, self.players[seat])
-        options = self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain)
-        return value if value in options else None
+        t = decls[name]
+        return value if self.target_legal(t, value, card, self.players[seat]) else None
+
+    def target_legal(self, t, value, card, player) -> bool:
+        """Whether `value` is in target declaration `t`'s domain now (for `card` chosen by
+        `player`). A domain `LIST where COND` whose COND gives the same value each time
+        (`resolver.deterministic_expr`) is asked about `value` alone: it is in LIST and COND
+        holds for it, which is what being in the list kept means (the other values' tests
+        are not run)."""
+        d = t.domain
+        tests = facts(self.rs).target_tests
+        test = tests.get(t.name)
+        if test is None:
+            test = tests[t.name] = isinstance(d, A.Where) and deterministic_expr(self.rs, d.cond)
+        if not test:
+            domain = self.target_value(d, card, player)
+            options = self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, d)
+            return value in options
+        src = self.target_value(d.source, card, player)
+        options = self.cards_of(src) if isinstance(src, ZoneRef) else self.as_list(src, d.source)
+        return value in options and _truth(self.target_where(d.cond, card, player, value))
 
 
 class _TargetAsk:

@@ -10,10 +10,10 @@ from ..base import ast as A
 from ..walker.compiler import Env, event_env
 from ..base.diagnostics import CglError
 from ..walker.engine import Engine
-from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, MAX_EVENT_DEPTH, ActionChoice
+from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, EVENT_STAT, MAX_EVENT_DEPTH, ActionChoice
 from ..check.loader import Card
 from ..check.resolver import facts
-from ..runtime.state import Event, Player, ZoneRef
+from ..runtime.state import Event, Player, ZoneRef, custom_event
 from ..runtime.values import _hashable, _show, _truth
 from .module import _strict, compiled_for
 from .runners import _runner
@@ -178,6 +178,26 @@ class CompiledEngine(Engine):
         if hit is _MISSING:
             hit = self._handlers(ev)
         return None if hit is None else hit(self, ev)
+
+    def s_emit(self, s, fields):
+        """`Engine.s_emit` with the dispatch written in: the event is made only when something
+        waits for it, and what waits is returned as its runner, started (None: nothing does)."""
+        if self._checks or self.check:
+            return Engine.s_emit(self, s, fields)
+        st = self.state
+        stats = st.stats
+        key = EVENT_STAT + s.name
+        stats[key] = stats.get(key, 0) + 1
+        phase = st.phase  # the phase it happened in
+        hit = self._dispatch.get(("custom", s.name, None, None, phase), _MISSING)
+        if hit is None:
+            return None
+        ev = custom_event(s.name, fields, phase)
+        if hit is _MISSING:
+            hit = self._handlers(ev)
+            if hit is None:
+                return None
+        return hit(self, ev)
 
     def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
         if self.record or self.listeners or self.check or self._instead_by_kind:

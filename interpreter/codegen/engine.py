@@ -36,6 +36,9 @@ class CompiledEngine(Engine):
         # the zones of the roles `draw 1` and `discard c` use, found once (see s_draw1)
         self._deck = self._pile = None
         self._hands = [None] * self.n
+        # what `draw 1` and `discard c` count, by card id (`CARD_STATS`)
+        self._drawn_stats = [CARD_STATS["draw"] + c.name for c in self.cards]
+        self._discarded_stats = [CARD_STATS["discard"] + c.name for c in self.cards]
         # no replacement, zone rule or state check to ask: `draw 1` and `discard c` go the short way
         self._plain_cards = not (self._instead_by_kind or self._zone_rules or self._checks)
 
@@ -148,7 +151,7 @@ class CompiledEngine(Engine):
             dest = self._hands[cur] or self._default_zone("hand", s, cur)
             self._hands[cur] = dest
         return self._card_event("draw", self.cards[ids[-1]], st.current if dest.owner is None else dest.owner,
-                                src, dest, CARD_STATS["draw"], False)
+                                src, dest, self._drawn_stats, False)
 
     def s_discard1(self, s, card):
         """`s_discard(s, card, None)`."""
@@ -157,24 +160,28 @@ class CompiledEngine(Engine):
         src = self._zone_refs.get(self.state.where[card.id]) or self.zone_of_card(card)
         dest = self._pile = self._pile or self._default_zone("discard", s)
         return self._card_event("discard", card, self.state.current if src.owner is None else src.owner,
-                                src, dest, CARD_STATS["discard"], s.forced)
+                                src, dest, self._discarded_stats, s.forced)
 
-    def _card_event(self, kind, card, seat, src, dest, stat, forced):
+    def _card_event(self, kind, card, seat, src, dest, stats_by_card, forced):
         """`draw 1`'s and `discard c`'s move, of `card` from `src` to the top of `dest` by
-        `seat`, as `_moved` makes it (written in: the one call a move costs); the runner of
-        what waits for it, started, or None."""
+        `seat`, as `_moved` makes it (written in: the one call a move costs), counted under
+        `stats_by_card[card.id]`; the runner of what waits for it, started, or None. The
+        event is made only when something reads it."""
         st = self.state
         self._place(card, dest, "top")   # (the one place a card changes zone)
         stats = st.stats
-        key = stat + card.name
+        key = stats_by_card[card.id]
         stats[key] = stats.get(key, 0) + 1
         phase = st.phase  # the phase it happened in
+        hit = self._dispatch.get((kind, None, src.name, dest.name, phase), _MISSING)
+        logged = self.record or self.listeners
+        if hit is None and not logged and not self.check:
+            return None
         ev = Event(kind, None, card, self.players[seat], src, dest, forced, phase)
-        if self.record or self.listeners:
+        if logged:
             self._log_card_event(ev)
         if self.check:
             self.check_card(ev)
-        hit = self._dispatch.get((kind, None, src.name, dest.name, phase), _MISSING)
         if hit is _MISSING:
             hit = self._handlers(ev)
         return None if hit is None else hit(self, ev)

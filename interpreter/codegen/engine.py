@@ -145,7 +145,8 @@ class CompiledEngine(Engine):
             return self.s_draw(s, 1, None, dest)  # the stock is empty: logged there
         self._deck = src
         if s.dest:
-            dest = self.as_zone(dest, s.dest)
+            if dest.__class__ is not ZoneRef:
+                dest = self.as_zone(dest, s.dest)   # (an error)
         else:
             cur = st.current
             dest = self._hands[cur] or self._default_zone("hand", s, cur)

@@ -846,15 +846,11 @@ class Statements:
         yield
 
     def x_emit(self, s, env):
-        rest = self.s_emit(s, {k: self.ev(v, env) for k, v in s.fields})
-        if rest is not None:
-            yield from rest
+        yield from self.s_emit(s, {k: self.ev(v, env) for k, v in s.fields}) or ()
 
     def s_emit(self, s, fields):
-        """`emit NAME(fields)`, a plain call for both engines (and the one place a tool such as
-        `simulate` watches custom events): the event counted and raised at once
-        (`raised`); what is left to run (what waits for it, then settling) is returned, a
-        generator to run, or None when nothing is."""
+        """`emit NAME(fields)`, a plain call for both engines (where `simulate` watches custom
+        events): the event counted and raised at once (`raised`); what is left to run, or None."""
         self.bump(EVENT_STAT + s.name)
         return self.raised(custom_event(s.name, fields, None))
 

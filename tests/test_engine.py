@@ -617,6 +617,28 @@ def test_runaway_trigger_chain_stops_with_an_error_naming_it(make_rules):
     assert d.code == "E011" and "echo -> echo" in d.message
 
 
+def test_emit_is_counted_and_heard_whether_or_not_anything_waits(make_rules):
+    """`emit` (a plain call on both engines: nothing made when nothing waits for it) counts
+    every event, runs what waits for it, and settles after it, logged or not, invariants
+    checked or not."""
+    rules = """
+        var heard = 0
+        var settled = 0
+        match { rounds 1 }
+        round { until turn_no >= 2 }
+        turn { phase p { emit ping()  emit pong(n: 2) } }
+        on ping as heard_ping { set heard = heard + 1 }
+    """
+    for checked in (False, True):
+        rs = make_rules(rules + ("check caught_up: if heard > settled { set settled = heard }" if checked else ""))
+        for record in (True, False):
+            for invariants in (False, True):
+                g = play(rs, 2, 1, record=record, check_invariants=invariants)
+                stats = g.result.stats
+                assert (stats["event:ping"], stats["event:pong"], stats["trigger:heard_ping"]) == (2, 2, 2)
+                assert g.state.globals["heard"] == 2 and g.state.globals["settled"] == (2 if checked else 0)
+
+
 def test_while_loop_limit(make_rules):
     rs = make_rules("""
         match { rounds 1 }

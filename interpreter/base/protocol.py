@@ -36,6 +36,7 @@ MAX_CALLS = 100_000       # calls of defs and tables while one step runs (a doub
 #: zone is not counted; one that never left it is a dead card.
 CARD_STATS = {"draw": "card drawn:", "deal": "card dealt:", "discard": "card discarded:", "move": "card moved:",
               "flow": "cards moved:"}
+EVENT_STAT = "event:"   # a custom event's count: `event:NAME`
 
 
 # ---------------------------------------------------------------- control flow

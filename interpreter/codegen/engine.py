@@ -10,10 +10,10 @@ from ..base import ast as A
 from ..walker.compiler import Env, event_env
 from ..base.diagnostics import CglError
 from ..walker.engine import Engine
-from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, MAX_EVENT_DEPTH, ActionChoice
+from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, EVENT_STAT, MAX_EVENT_DEPTH, ActionChoice
 from ..check.loader import Card
 from ..check.resolver import facts
-from ..runtime.state import Event, Player, ZoneRef
+from ..runtime.state import Event, Player, ZoneRef, custom_event
 from ..runtime.values import _hashable, _show, _truth
 from .module import _strict, compiled_for
 from .runners import _runner
@@ -36,6 +36,9 @@ class CompiledEngine(Engine):
         # the zones of the roles `draw 1` and `discard c` use, found once (see s_draw1)
         self._deck = self._pile = None
         self._hands = [None] * self.n
+        # what `draw 1` and `discard c` count, by card id (`CARD_STATS`)
+        self._drawn_stats = [CARD_STATS["draw"] + c.name for c in self.cards]
+        self._discarded_stats = [CARD_STATS["discard"] + c.name for c in self.cards]
         # no replacement, zone rule or state check to ask: `draw 1` and `discard c` go the short way
         self._plain_cards = not (self._instead_by_kind or self._zone_rules or self._checks)
 
@@ -142,13 +145,14 @@ class CompiledEngine(Engine):
             return self.s_draw(s, 1, None, dest)  # the stock is empty: logged there
         self._deck = src
         if s.dest:
-            dest = self.as_zone(dest, s.dest)
+            if dest.__class__ is not ZoneRef:
+                dest = self.as_zone(dest, s.dest)   # (an error)
         else:
             cur = st.current
             dest = self._hands[cur] or self._default_zone("hand", s, cur)
             self._hands[cur] = dest
         return self._card_event("draw", self.cards[ids[-1]], st.current if dest.owner is None else dest.owner,
-                                src, dest, CARD_STATS["draw"], False)
+                                src, dest, self._drawn_stats, False)
 
     def s_discard1(self, s, card):
         """`s_discard(s, card, None)`."""
@@ -157,27 +161,51 @@ class CompiledEngine(Engine):
         src = self._zone_refs.get(self.state.where[card.id]) or self.zone_of_card(card)
         dest = self._pile = self._pile or self._default_zone("discard", s)
         return self._card_event("discard", card, self.state.current if src.owner is None else src.owner,
-                                src, dest, CARD_STATS["discard"], s.forced)
+                                src, dest, self._discarded_stats, s.forced)
 
-    def _card_event(self, kind, card, seat, src, dest, stat, forced):
+    def _card_event(self, kind, card, seat, src, dest, stats_by_card, forced):
         """`draw 1`'s and `discard c`'s move, of `card` from `src` to the top of `dest` by
-        `seat`, as `_moved` makes it (written in: the one call a move costs); the runner of
-        what waits for it, started, or None."""
+        `seat`, as `_moved` makes it (written in: the one call a move costs), counted under
+        `stats_by_card[card.id]`; the runner of what waits for it, started, or None. The
+        event is made only when something reads it."""
         st = self.state
         self._place(card, dest, "top")   # (the one place a card changes zone)
         stats = st.stats
-        key = stat + card.name
+        key = stats_by_card[card.id]
         stats[key] = stats.get(key, 0) + 1
         phase = st.phase  # the phase it happened in
+        hit = self._dispatch.get((kind, None, src.name, dest.name, phase), _MISSING)
+        logged = self.record or self.listeners
+        if hit is None and not logged and not self.check:
+            return None
         ev = Event(kind, None, card, self.players[seat], src, dest, forced, phase)
-        if self.record or self.listeners:
+        if logged:
             self._log_card_event(ev)
         if self.check:
             self.check_card(ev)
-        hit = self._dispatch.get((kind, None, src.name, dest.name, phase), _MISSING)
         if hit is _MISSING:
             hit = self._handlers(ev)
         return None if hit is None else hit(self, ev)
+
+    def s_emit(self, s, fields):
+        """`Engine.s_emit` with the dispatch written in: the event is made only when something
+        waits for it, and what waits is returned as its runner, started (None: nothing does)."""
+        if self._checks or self.check:
+            return Engine.s_emit(self, s, fields)
+        st = self.state
+        stats = st.stats
+        key = EVENT_STAT + s.name
+        stats[key] = stats.get(key, 0) + 1
+        phase = st.phase  # the phase it happened in
+        hit = self._dispatch.get(("custom", s.name, None, None, phase), _MISSING)
+        if hit is None:
+            return None
+        ev = custom_event(s.name, fields, phase)
+        if hit is _MISSING:
+            hit = self._handlers(ev)
+            if hit is None:
+                return None
+        return hit(self, ev)
 
     def _unheard(self, kind: str, src: ZoneRef, dest: ZoneRef) -> bool:
         if self.record or self.listeners or self.check or self._instead_by_kind:

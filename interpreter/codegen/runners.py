@@ -13,7 +13,8 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
     ns: dict = dict(module)
     ns["MAX_EVENT_DEPTH"] = MAX_EVENT_DEPTH
     head = ["def run(eng, ev):",
-            "    if len(eng.state.event_chain) >= MAX_EVENT_DEPTH: raise eng.runaway()",
+            "    _st = eng.state",
+            "    if len(_st.event_chain) >= MAX_EVENT_DEPTH: raise eng.runaway()",
             "    if 0: yield"]
     entry: dict = {}      # name -> its entry line, read once at the start
     lines: list = []
@@ -86,11 +87,12 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
 
 def _fire(ind: str, key: str, name: str, body: str) -> list:
     """Lines running a trigger's or reaction's body (`body`, a generator), counted under
-    `key` and named `name` in the event chain, as `Engine._fire` does."""
-    return [f"{ind}stats = eng.state.stats",
+    `key` and named `name` in the event chain, as `Engine._fire` does (`_st`: the state,
+    read once as the runner starts, as generated bodies read it)."""
+    return [f"{ind}stats = _st.stats",
             f"{ind}stats[{key}] = stats.get({key}, 0) + 1",
-            f"{ind}eng.state.event_chain.append(eng.cause({name}, ev))",
+            f"{ind}_st.event_chain.append(eng.cause({name}, ev))",
             f"{ind}try:",
             f"{ind}    yield from {body}",
             f"{ind}finally:",
-            f"{ind}    eng.state.event_chain.pop()"]
+            f"{ind}    _st.event_chain.pop()"]

@@ -529,8 +529,8 @@ class Statements:
             self.call_then(fn, s, sc, f"eng.s_draw({ks}, {n}, {src}, {dest})")
 
     def run_moved(self, fn, s, line):
-        """Call a one-card move that runs at once (`s_draw1`, `s_discard1`), then what waits
-        for it, if anything, with errors pointing at statement `s`."""
+        """Call a one-card move or an `emit` that runs at once (`s_draw1`, `s_discard1`,
+        `s_emit`), then what waits for it, if anything, with errors pointing at statement `s`."""
         g = self.fresh("g")
         fn.emit("try:")
         fn.emit(f"    {g} = {line}")
@@ -597,7 +597,7 @@ class Statements:
     def s_Emit(self, fn, s, sc, ks):
         vals = [(k, self.guard(fn, v, sc)) for k, v in s.fields]
         d = "{" + ", ".join(f"{k!r}: {v}" for k, v in vals) + "}"
-        self.call(fn, s, f"eng.s_emit({ks}, {d})")
+        self.run_moved(fn, s, f"eng.s_emit({ks}, {d})")
 
     def s_CallStmt(self, fn, s, sc, ks):
         proc = self.rs.procedures[s.name]

@@ -338,6 +338,14 @@ class Event:
         raise KeyError(attr)
 
 
+def custom_event(name: str, fields: dict, phase: Optional[str]) -> Event:
+    """The event `emit NAME(fields)` raises (for both engines): its `card` and `player` are the
+    fields of those names (`player` only when it is a player)."""
+    player = fields.get("player")
+    return Event("custom", name, fields.get("card"), player if isinstance(player, Player) else None,
+                 None, None, False, phase, fields)
+
+
 _SCALARS = frozenset((str, int, bool, float, type(None)))
 
 

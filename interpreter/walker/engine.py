@@ -261,6 +261,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         if st.trying and not st.trial_through:   # `possible`: a card that moves is all the trial needs to know
             raise _TrialMoved()
         cid = card.id
+        dkey = dest.key
         where, zones = st.where, st.zones
         old = where[cid]
         if st.known is not None:
@@ -273,26 +274,26 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                 ids.pop()
             else:
                 ids.remove(cid)
-            if old != dest.key:   # a change of zone: `_count_move`, written in (every move comes here)
+            if old != dkey:   # a change of zone: `_count_move`, written in (every move comes here)
                 stats = st.stats
                 key = self._moved_stats[cid]
                 stats[key] = stats.get(key, 0) + 1
-                key = self._flow_stats.get((old, dest.key)) or self._flow_stat(old, dest.key)
+                key = self._flow_stats.get((old, dkey)) or self._flow_stat(old, dkey)
                 stats[key] = stats.get(key, 0) + 1
                 if self.move_hooks and not st.trying:
                     for hook in self.move_hooks:
-                        hook(cid, old, dest.key)
-        ids = zones.get(dest.key)
+                        hook(cid, old, dkey)
+        ids = zones.get(dkey)
         if ids is None:
-            ids = zones[dest.key] = []
+            ids = zones[dkey] = []
         watched = self._watched
-        if watched is None or old in watched or dest.key in watched:
+        if watched is None or old in watched or dkey in watched:
             st.changes += 1
         if position == "bottom":
             ids.insert(0, cid)
         else:
             ids.append(cid)
-        where[cid] = dest.key
+        where[cid] = dkey
         if self.place_derives:   # (they read where the card lies)
             self.forget_place(cid)
 

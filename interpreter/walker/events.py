@@ -77,11 +77,23 @@ class Events:
         return False
 
     def raise_event(self, ev: Event):
+        rest = self.raised(ev)
+        if rest is not None:
+            yield from rest
+
+    def raised(self, ev: Event):
+        """`raise_event` as a plain call: the event logged and what waits for it found at once
+        (`event_begin`); what is left to run, what waits for it then settling (when the
+        ruleset has state checks), returned as a generator, or None when nothing is."""
         hit = self.event_begin(ev)
+        if self._checks:
+            return self._run_and_settle(ev, hit)
+        return None if hit is None else self.event_run(ev, hit)
+
+    def _run_and_settle(self, ev: Event, hit):
         if hit is not None:
             yield from self.event_run(ev, hit)
-        if self._checks:
-            yield from self.settle()
+        yield from self.settle()
 
     # An event in two steps: `event_begin` (a plain call: log it, find what waits for it)
     # and, only when something does, the generator `event_run`.

@@ -14,10 +14,10 @@ from typing import Optional
 from ..base import ast as A
 from .compiler import Env
 from ..check.loader import Card
-from ..base.protocol import (CARD_STATS, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision,
+from ..base.protocol import (CARD_STATS, EVENT_STAT, MAX_LOOP, OTHERWISE, ActionChoice, AnswerError, Decision,
                              _EndScope, _GameOver, _TrialMoved, _TrialRequired)
 from ..check.resolver import acts_hidden, asks_hidden, facts, use_of
-from ..runtime.state import Event, Player, ZoneRef
+from ..runtime.state import Event, Player, ZoneRef, custom_event
 from ..runtime.values import _apply, _kind, _num, _show, _truth
 
 
@@ -846,14 +846,13 @@ class Statements:
         yield
 
     def x_emit(self, s, env):
-        return self.s_emit(s, {k: self.ev(v, env) for k, v in s.fields})
+        yield from self.s_emit(s, {k: self.ev(v, env) for k, v in s.fields}) or ()
 
     def s_emit(self, s, fields):
-        player = fields.get("player")
-        card = fields.get("card")
-        self.bump(f"event:{s.name}")
-        yield from self.raise_event(Event("custom", name=s.name, card=card,
-                                          player=player if isinstance(player, Player) else None, fields=fields))
+        """`emit NAME(fields)`, a plain call for both engines (where `simulate` watches custom
+        events): the event counted and raised at once (`raised`); what is left to run, or None."""
+        self.bump(EVENT_STAT + s.name)
+        return self.raised(custom_event(s.name, fields, None))
 
     def x_call(self, s, env):
         proc = self.rs.procedures.get(s.name)

@@ -600,10 +600,10 @@ class Statements:
         else:   # (the resolver's fact about `s`, decided once: `asks_hidden`)
             hit = self._hidden_asks.get(id(s))
             private = hit[1] if hit is not None and hit[0] is s else asks_hidden(self.rs, s)
-        return Decision(seat, "choose", prompt, options, partial(self.options_for, seat, options),
+        return Decision(seat, "choose", prompt, options, None,
                         lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
                         None if scores_fn is None else partial(self.hint_values, seat, s.prefer, scores_fn, options),
-                        view or self._viewer(seat), None, private)
+                        view or self._viewer(seat), None, private, self)
 
     def c_took(self, s, d: Decision, answer):
         """The value `answer` chooses in decision `d` (which `c_ask` made for `s`), logged;

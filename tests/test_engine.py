@@ -83,6 +83,22 @@ def test_choose_asks_the_right_player_with_labels_and_binds_the_answer(make_rule
     assert "gone: C1" in texts(g)
 
 
+def test_a_choice_is_labelled_when_read_by_the_engine_that_asked_even_once_its_game_is_gone(make_rules):
+    """A choice's labels are worked out by its engine when first read (`Decision._asker`),
+    not made per question: the decision keeps its engine, so they read the same after the
+    `Game` is dropped."""
+    import gc
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { choose c in hand(current) by current "Discard one" { discard c } } }
+    """)
+    d = Game(rs, 2, 0).start()
+    gc.collect()
+    assert d._labels is None
+    assert d.labels == ["B3", "C1"]
+
+
 def test_for_ordered_by_lets_a_player_order_simultaneous_items(make_rules):
     """`for x in LIST ordered by P`: P puts the items in the order they run, all before the
     first runs (one question for each place but the last); one item asks nothing."""

@@ -98,12 +98,17 @@ class Decision:
     # neither it nor its answer's line (`seat_view`, `Statements.c_took`, `yes_no`;
     # docs/language.md sections 8 and 9.1, docs/view.md)
     private: bool = False
+    # the engine that asked, which tells how each option reads when `labels` is first read
+    # and `_labels` is None (`Views.options_for`): no function made per question
+    _asker: Any = attrs.field(default=None, repr=False, eq=False)
 
     @property
     def labels(self) -> list:
         """How each option reads."""
         if callable(self._labels):
             self._labels = self._labels()
+        elif self._labels is None and self._asker is not None:
+            self._labels = self._asker.options_for(self.player, self.options)
         return self._labels
 
     def scores(self) -> Optional[list]:

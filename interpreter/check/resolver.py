@@ -213,7 +213,8 @@ class Facts:
     # card id -> the `target` declarations whose condition the card data alone does not
     # rule out (`Targets.targets_for`, walker/trial.py): made on first use of each card
     targets_of: dict = attrs.field(factory=dict)
-    hidden_asks: dict = attrs.field(factory=dict)     # (id of a choice's domain, its tag), or "act" -> `reads_hidden`
+    # (id of a choice's domain, its tag), or "act" -> `reads_hidden`; id of a choice statement -> (it, that)
+    hidden_asks: dict = attrs.field(factory=dict)
     # id(A.Require node) of the required parts after which no other can run at the same
     # level, wherever their procedure is called (`last_parts`): a trial stops there.
     last_parts: frozenset = frozenset()
@@ -645,16 +646,27 @@ def asks_hidden(rs, s) -> bool:
     some seat cannot see (`reads_hidden`: its domain, a target's condition, the `forbid`
     rules of its tag), worked out once per choice. Such a question is its chooser's alone
     (`Decision.private`): one with a single legal answer is not asked, so that it is asked
-    would tell the others what its chooser holds."""
+    would tell the others what its chooser holds.
+
+    A fact of the ruleset, kept in `Facts.hidden_asks` by the choice's domain and tag, and
+    for a statement of the ruleset also by the statement's id, with the statement kept
+    beside it (so that the id stays its own): `Statements.c_ask` reads that entry first, a
+    dictionary look-up per question asked. (A target's question is asked through an object
+    made for the question, `_TargetAsk`, which is not kept.)"""
+    known = facts(rs).hidden_asks
+    hit = known.get(id(s))
+    if hit is not None and hit[0] is s:
+        return hit[1]
     domain = getattr(s, "domain", None)
     if domain is None:
         return False
-    known = facts(rs).hidden_asks
     key = (id(domain), s.tag)
     found = known.get(key)
     if found is None:
         found = known[key] = reads_hidden(rs, [domain, getattr(s, "cond", None)] +
                                           [r.cond for r in rs.rules if r.zone is None and r.forbid == s.tag])
+    if isinstance(s, A.Node):
+        known[id(s)] = (s, found)
     return found
 
 

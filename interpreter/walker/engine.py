@@ -84,6 +84,8 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self._reactions_by_kind = _index_by_kind(rs.reactions)
         # a question asked while one of these runs is its responder's alone (`Decision.private`)
         self._reaction_names = frozenset(r.name for r in rs.reactions)
+        # whether a choice's options read what some seat cannot see, by question (`asks_hidden`)
+        self._hidden_asks = facts.hidden_asks
         # `check …`: the state checks (they run once the game has begun: `State.checks_on`)
         self._checks = tuple(rs.checks)
         # the zone keys whose cards the checks read (None: any), and whether they read variables

@@ -593,13 +593,12 @@ class Statements:
             return options[0] if count is None else list(options)
         seat = chooser.seat
         view = None if self.record else self._views.get(seat)
-        # (partials, not lambdas: no closure cells for this function's locals)
-        chain = self.state.event_chain
-        return Decision(seat, "choose", prompt, options, partial(self.options_for, seat, options),
-                        lo, hi, s.optional, s.tag, self.state.secret_depth > 0, s.span,
-                        None if scores_fn is None else partial(self.hint_values, seat, s.prefer, scores_fn, options),
-                        view or self._viewer(seat), None,
-                        bool(chain) and chain[-1] in self._reaction_names or asks_hidden(self.rs, s))
+        # (a partial, not a lambda: no closure cells; `asks_hidden`, decided once per node: `hit`)
+        chain, hit = self.state.event_chain, self._hidden_asks.get(id(s))
+        return Decision(seat, "choose", prompt, options, None, lo, hi, s.optional, s.tag, self.state.secret_depth > 0,
+                        s.span, None if scores_fn is None else partial(self.hint_values, seat, s.prefer, scores_fn, options),
+                        view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names
+                        or (hit[1] if hit is not None and hit[0] is s else asks_hidden(self.rs, s)), self)
 
     def c_took(self, s, d: Decision, answer):
         """The value `answer` chooses in decision `d` (which `c_ask` made for `s`), logged;

@@ -383,13 +383,13 @@ ATTRS: dict[str, tuple[str, str]] = {
     "forced": ("event", "whether a discard was forced"),
 }
 
-#: Built-in functions, values and card attributes whose value depends on where any card
-#: lies, not only on the zones their arguments name (`resolver.what_checks_read` cannot
-#: narrow down what a state check reads through them).
 #: The value that is every card of the game: the generator looks for the cards of
 #: `all_cards where zone = "Z" and …` in the zones named Z only (`all_cards_in_zone`).
 EVERY_CARD = "all_cards"
 
+#: Built-in functions, values and card attributes whose value depends on where any card
+#: lies, not only on the zones their arguments name (`resolver.what_checks_read` cannot
+#: narrow down what a state check reads through them).
 READS_ANY_ZONE = frozenset({"owner", "zone_of", "host", "random", "can_move", "all_cards", "zone"})
 
 #: Of these, the ones that tell only where a card lies, which every seat may know

@@ -7,6 +7,7 @@ the first pattern listed, and a line is matched on its own.
 """
 from __future__ import annotations
 
+import functools
 import glob
 import json
 import os
@@ -396,20 +397,32 @@ def vscode_scopes():
     return _vscode_scopes_of(SHIPPED)
 
 
-def _lark_tokens(text: str) -> list:
-    """The tokens the parser takes, comments too, as (kind, token)."""
+_COMMENTS: list = []   # the comments the lexer passed, for `_lark_tokens`
+
+
+@functools.lru_cache(maxsize=None)
+def _token_parser():
+    """The parser whose tokens `_lark_tokens` reads, and each terminal's kind: built once
+    (its tables take about a second), its comments kept in `_COMMENTS`."""
     from lark import Lark
-    comments = []
     p = Lark.open_from_package("cgl.grammar", "cgl.lark", parser="lalr", start="start",
-                               lexer_callbacks={"COMMENT": comments.append})
+                               lexer_callbacks={"COMMENT": _COMMENTS.append})
     kinds = {"COMMENT": "comment", "STRING": "string", "INT": "number", "DICE": "number", "NAME": "name",
              "END_SCOPE": "keyword"}
     for t in p.terminals:
         if t.pattern.type == "str" and t.pattern.value.isalpha():
             kinds[t.name] = "keyword"
+    return p, kinds
+
+
+def _lark_tokens(text: str) -> list:
+    """The tokens the parser takes, comments too, as (kind, token)."""
+    p, kinds = _token_parser()
+    _COMMENTS.clear()
     ip = p.parse_interactive(text)
     tokens = [t for t in ip.iter_parse() if t.type != "$END"]
     ip.resume_parse()
+    comments = list(_COMMENTS)
     return [(kinds.get(t.type, "punctuation"), t) for t in tokens + comments]
 
 

@@ -6,6 +6,7 @@ in words, what was expected and which block is still open.
 from __future__ import annotations
 
 import re
+import threading
 
 import attrs
 
@@ -807,8 +808,33 @@ def _shift(node, path, line, col_offset):
 
 
 def parse(text: str, path: str = "<string>") -> A.Module:
-    """Parse a whole CGL file, raising :class:`CglError` with a readable diagnostic."""
+    """Parse a whole CGL file, raising :class:`CglError` with a readable diagnostic.
+
+    The same text of the same file is parsed once per process (`_PARSED`, the last
+    `PARSED_KEPT` files): the AST is immutable (frozen nodes in tuples) and every table
+    about it is kept per ruleset, so two loads may share it. A file read again unchanged,
+    the base of each ruleset that extends it, each document the language server checks
+    again after an edit elsewhere, is not parsed again. A text that fails is parsed again
+    each time (its diagnostic is made afresh)."""
     remember_source(path, text)
+    key = (path, text)
+    with _PARSED_LOCK:
+        hit = _PARSED.pop(key, None)
+    if hit is None:
+        hit = _parse(text, path)
+    with _PARSED_LOCK:
+        _PARSED[key] = hit
+        while len(_PARSED) > PARSED_KEPT:
+            del _PARSED[next(iter(_PARSED))]   # the least recently used
+    return hit
+
+
+PARSED_KEPT = 32
+_PARSED: dict = {}   # (path, text) -> Module, least recently used first
+_PARSED_LOCK = threading.Lock()   # (`cgl serve` and the language server load from threads)
+
+
+def _parse(text: str, path: str) -> A.Module:
     _check_nesting(text, path)
     try:
         tree = parser().parse(text, start="start")

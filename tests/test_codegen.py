@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import random
 
 import pytest
 
@@ -565,3 +566,52 @@ def test_all_cards_in_a_named_zone_are_looked_for_there_compiled(make_rules, mon
     """)
     cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4)
     assert cx.source.count("_cards_in_zones(eng, 'table')") >= 3
+
+
+def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(make_rules, monkeypatch):
+    """In a hint, `count(ZONE where l in LIST and REST)` inside a loop over `l` of the same
+    expression (MGT's `usefulness`: for each label of each card, the cards holding it) goes
+    round the zone once, noting which cards hold each label, and keeps the counts for the
+    hint's other options (`held.label_count`, `Hints.eval_memo`), when the zone, LIST and REST
+    read nothing the loops change: the tree walker's scores, with a label twice on a card
+    (counted once), a zone listed twice (each copy counted), several tests after the
+    label's, a label no card holds, a card with no labels; written apart (a def's
+    function) and in place (in the hint's own function). Not where REST reads a loop's
+    variable, nor outside hints (where a card has a label or two, one pass per label is
+    cheaper than noting them: MGT's estimate)."""
+    rs = make_rules("""
+        derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
+        def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
+        def twice(p, c) = [count(hand(p) + hand(p) where l in tags) for l in c.tags]
+        def some(p) = [count(pile where l in tags and rank >= 2 and suit != "green") for l in ["red", "high", "red", "none"]]
+        def own(c) = [count(pile where l in tags and rank > c.rank) for l in c.tags]
+        setup { deal 3 to hand }
+        turn { phase a {
+          if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
+          draw 1
+          let p = current
+          choose c in hand(p) by p "Discard"
+              prefer fit(p, c) * 100 + fit(current, c) * 10 + sum(twice(p, c) + [0]) + sum(some(p) + own(c))
+                     + sum([sum(own(x) + [0]) for x in hand(p)] + [0]) { discard c }
+          if turn_no >= 12 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        scores = []
+        for seed in range(6):
+            game, pick = Game(rs, 2, seed), random.Random(seed)
+            d = game.start()
+            while d is not None:
+                scores.append(d.scores())
+                d = game.answer(pick.randrange(len(d.options)))
+        out.append(scores)
+    assert out[0] == out[1]
+    assert len({tuple(s) for s in out[1]}) > 10
+    source = compiled_for(rs).source
+    # `fit` apart and in place, `twice`, `some` and `own(c)` in place (kept for one option:
+    # `c` is another card for each); not `own(x)`, whose test reads the loop's `x`
+    assert source.count("_label_count(") == 5
+    assert source.count("_label_count(_eval_memo(") == 4   # (in place: in the hint's own function)
+

@@ -615,3 +615,35 @@ def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(
     assert source.count("_label_count(") == 5
     assert source.count("_label_count(_eval_memo(") == 4   # (in place: in the hint's own function)
 
+
+def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules, monkeypatch):
+    """`count(ZONE where COND)` inside a loop over a text `l` of the same expression, whose
+    COND reads no other loop's variable, is counted once per value of `l` (MGT's estimate:
+    a label on several cards of the hand): the tree walker's values; not where COND reads
+    another loop's variable or rolls dice, nor over a loop of cards."""
+    rs = make_rules("""
+        var seen = []
+        derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
+        def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
+        setup { deal 3 to hand }
+        turn { phase a {
+          if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
+          draw 1
+          let p = current
+          set seen = seen + ["{sum([fit(p, c) for c in hand(p) + pile] + [0])} {[[count(pile where l in tags and rank > c.rank) for l in c.tags] for c in hand(p)]}"]
+          let suits = ["red", "blue", "red", "red"]
+          set seen = seen + ["{[count(hand(p) where suit = s) for s in suits]} {[count(pile where it = c) for c in hand(p)]}"]
+          choose c in hand(p) by p "Discard" { discard c }
+          if turn_no >= 12 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        out.append([(g.state.globals["seen"], g.result.steps)
+                    for g in (play(rs, 2, seed, agents=["random", "random"]) for seed in range(6))])
+    assert out[0] == out[1]
+    assert len({line for game, _ in out[1] for line in game}) > 20
+    # `fit` (in place): kept; not the count reading `c`, nor the loop of cards, nor the suits
+    # (`s`, of a `let` list, is not known to be a text)
+    assert compiled_for(rs).source.count(".setdefault(") == 1

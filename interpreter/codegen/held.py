@@ -121,6 +121,35 @@ class Held:
         return (f"({site}[{key}] if {key} in ({site} if {site} is not _MISSING else ({site} := {memo}{{}}))) "
                 f"else {call(site)})")
 
+    def count_by_value(self, e, sc, fn) -> Optional[str]:
+        """`count(ZONE where COND)` (call `e`) inside a loop over V of the same expression,
+        counted once for each value of V: kept in a variable of the expression's memo, by
+        V, when COND reads no loop's variable but V (a text: labels, suits, names come
+        again; a loop's cards or players seldom do) and rolls no dice, and ZONE reads none
+        (MGT's estimate: `usefulness` counts, for each card of the hand, the cards holding
+        each of its labels; a label on two cards is counted once). The first count of a
+        value is the `where`'s, where it stood; None when this does not apply."""
+        w = e.args[0]
+        if fn is None or fn.memo is None or not fn.comp_vars or fn.iterable or fn.lambdas \
+                or self.zone_read(w.source, sc, fn) is None or not deterministic_expr(self.rs, w.cond):
+            return None
+        _, inner = self._it_scope(w, sc, fn)
+        by = None
+        for n in A.walk(w.cond):
+            if isinstance(n, A.Name):
+                u = self.meaning(n)
+                nb = inner.find(u.name) if u.kind in ("local", "maybe") else None
+                if nb is not None and nb is not inner.names["it"] and (nb.maybe or nb.var in fn.comp_vars):
+                    if nb.maybe or by not in (None, nb) or nb.ty != "str":
+                        return None
+                    by = nb
+        if by is None:
+            return None
+        m, v = self.fresh("n"), self.ref(by)
+        fn.memo[("by", m)] = m, 2
+        count = self.call_builtin(e, [self.x(w, sc, fn)], sc, fn)
+        return f"({m}[{v}] if {m} is not _MISSING and {v} in {m} else ({m} if {m} is not _MISSING else ({m} := {{}})).setdefault({v}, {count}))"
+
     def _keep(self, v, tests, sc, fn) -> str:
         """`lambda v: T1 and T2 …` (nothing remembered across it), or None without tests."""
         if not tests:

@@ -82,6 +82,11 @@ def error_of(rs, monkeypatch, engine):
     ("var n = 0\nturn { phase a { while n >= 0 { set n += 1 } } }", "E011", "without its condition turning false"),
     # arithmetic on a text
     ("var n = 0\nturn { phase a { set n = 1 - \"x\" } }", "E010", "expected a number"),
+    # `max`, `min`, `sum` of a list, written as direct calls (`max_list` …): what they cannot do
+    ("var n = 0\nturn { phase a { set n = max([1, \"a\"] + [2]) } }", "E010", "`max` cannot order"),
+    ("var n = 0\nturn { phase a { set n = min([n + 1 for c in [1, 2]] + [\"a\"]) } }", "E010", "`min` cannot order"),
+    ("var n = 0\nturn { phase a { set n = sum([1, 2] + [true]) } }", "E010", "expected a number, got"),
+    ("var n = 0\nturn { phase a { set n = sum([1, 2] + [\"a\"]) } }", "E010", "expected a number, got a text"),
 ])
 def test_runtime_errors_read_the_same_compiled(make_rules, monkeypatch, body, code, message):
     rs = make_rules(body)
@@ -647,3 +652,27 @@ def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules,
     # `fit` (in place): kept; not the count reading `c`, nor the loop of cards, nor the suits
     # (`s`, of a `let` list, is not known to be a text)
     assert compiled_for(rs).source.count(".setdefault(") == 1
+
+
+def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeypatch):
+    """`max`, `min` and `sum` of a list are written as direct calls (`builtins.max_list` …),
+    with the tree walker's values: an empty list (none, 0), numbers, texts, cards' ranks."""
+    rs = make_rules("""
+        var seen = []
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          let ranks = [c.rank for c in hand(current)]
+          set seen = seen + ["{max(ranks)} {min(ranks + [2])} {sum(ranks)} {max([c.name for c in hand(current)])} {min([c.suit for c in pile])} {max([c.rank for c in pile] + [])} {sum([c.rank for c in pile])}"]
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no >= 6 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        out.append([g.state.globals["seen"] for g in (play(rs, 2, seed, agents=["random", "random"]) for seed in range(4))])
+    assert out[0] == out[1]
+    assert any("none" in line for game in out[1] for line in game)
+    source = compiled_for(rs).source
+    assert source.count("_max_list(") >= 2 and source.count("_min_list(") >= 1 and source.count("_sum_list(") >= 1

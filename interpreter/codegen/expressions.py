@@ -610,7 +610,7 @@ class Expressions:
                 return count
         f = B.FUNCTIONS[name]
         if f.on_list is not None and len(args) == 1 and self.ty(e.args[0], sc) in self.LISTY:
-            return f.on_list.format(args[0])
+            return f.on_list.format(args[0], node=self.k(e) if "{node}" in f.on_list else None)
         if f.on_card is not None and len(args) == 1 and isinstance(args[0], Var) and args[0] not in self._id_vars \
                 and self.ty(e.args[0], sc) == "card":
             return f.on_card.format(args[0], where=self.state(fn, "where"))

@@ -354,6 +354,7 @@ def _eval_memo(eng, key, alone):
 
 RUNTIME = {
     "_label_count": _label_count, "_eval_memo": _eval_memo,
+    "_max_list": B.max_list, "_min_list": B.min_list, "_sum_list": B.sum_list,
     "_everr": _everr, "_runerr": _runerr, "_toolong": _toolong, "_attr": _attr, "_it_attr": _it_attr,
     "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_cat": _cat, "_text": _text, "_arith": _arith, "_big": _big, "_count_labels": _count_labels, "_dice": _dice,
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import random
 
 import pytest
 
@@ -81,6 +82,11 @@ def error_of(rs, monkeypatch, engine):
     ("var n = 0\nturn { phase a { while n >= 0 { set n += 1 } } }", "E011", "without its condition turning false"),
     # arithmetic on a text
     ("var n = 0\nturn { phase a { set n = 1 - \"x\" } }", "E010", "expected a number"),
+    # `max`, `min`, `sum` of a list, written as direct calls (`max_list` …): what they cannot do
+    ("var n = 0\nturn { phase a { set n = max([1, \"a\"] + [2]) } }", "E010", "`max` cannot order"),
+    ("var n = 0\nturn { phase a { set n = min([n + 1 for c in [1, 2]] + [\"a\"]) } }", "E010", "`min` cannot order"),
+    ("var n = 0\nturn { phase a { set n = sum([1, 2] + [true]) } }", "E010", "expected a number, got"),
+    ("var n = 0\nturn { phase a { set n = sum([1, 2] + [\"a\"]) } }", "E010", "expected a number, got a text"),
 ])
 def test_runtime_errors_read_the_same_compiled(make_rules, monkeypatch, body, code, message):
     rs = make_rules(body)
@@ -565,3 +571,108 @@ def test_all_cards_in_a_named_zone_are_looked_for_there_compiled(make_rules, mon
     """)
     cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4)
     assert cx.source.count("_cards_in_zones(eng, 'table')") >= 3
+
+
+def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(make_rules, monkeypatch):
+    """In a hint, `count(ZONE where l in LIST and REST)` inside a loop over `l` of the same
+    expression (MGT's `usefulness`: for each label of each card, the cards holding it) goes
+    round the zone once, noting which cards hold each label, and keeps the counts for the
+    hint's other options (`held.label_count`, `Hints.eval_memo`), when the zone, LIST and REST
+    read nothing the loops change: the tree walker's scores, with a label twice on a card
+    (counted once), a zone listed twice (each copy counted), several tests after the
+    label's, a label no card holds, a card with no labels; written apart (a def's
+    function) and in place (in the hint's own function). Not where REST reads a loop's
+    variable, nor outside hints (where a card has a label or two, one pass per label is
+    cheaper than noting them: MGT's estimate)."""
+    rs = make_rules("""
+        derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
+        def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
+        def twice(p, c) = [count(hand(p) + hand(p) where l in tags) for l in c.tags]
+        def some(p) = [count(pile where l in tags and rank >= 2 and suit != "green") for l in ["red", "high", "red", "none"]]
+        def own(c) = [count(pile where l in tags and rank > c.rank) for l in c.tags]
+        setup { deal 3 to hand }
+        turn { phase a {
+          if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
+          draw 1
+          let p = current
+          choose c in hand(p) by p "Discard"
+              prefer fit(p, c) * 100 + fit(current, c) * 10 + sum(twice(p, c) + [0]) + sum(some(p) + own(c))
+                     + sum([sum(own(x) + [0]) for x in hand(p)] + [0]) { discard c }
+          if turn_no >= 12 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        scores = []
+        for seed in range(6):
+            game, pick = Game(rs, 2, seed), random.Random(seed)
+            d = game.start()
+            while d is not None:
+                scores.append(d.scores())
+                d = game.answer(pick.randrange(len(d.options)))
+        out.append(scores)
+    assert out[0] == out[1]
+    assert len({tuple(s) for s in out[1]}) > 10
+    source = compiled_for(rs).source
+    # `fit` apart and in place, `twice`, `some` and `own(c)` in place (kept for one option:
+    # `c` is another card for each); not `own(x)`, whose test reads the loop's `x`
+    assert source.count("_label_count(") == 5
+    assert source.count("_label_count(_eval_memo(") == 4   # (in place: in the hint's own function)
+
+
+def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules, monkeypatch):
+    """`count(ZONE where COND)` inside a loop over a text `l` of the same expression, whose
+    COND reads no other loop's variable, is counted once per value of `l` (MGT's estimate:
+    a label on several cards of the hand): the tree walker's values; not where COND reads
+    another loop's variable or rolls dice, nor over a loop of cards."""
+    rs = make_rules("""
+        var seen = []
+        derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
+        def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
+        setup { deal 3 to hand }
+        turn { phase a {
+          if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
+          draw 1
+          let p = current
+          set seen = seen + ["{sum([fit(p, c) for c in hand(p) + pile] + [0])} {[[count(pile where l in tags and rank > c.rank) for l in c.tags] for c in hand(p)]}"]
+          let suits = ["red", "blue", "red", "red"]
+          set seen = seen + ["{[count(hand(p) where suit = s) for s in suits]} {[count(pile where it = c) for c in hand(p)]}"]
+          choose c in hand(p) by p "Discard" { discard c }
+          if turn_no >= 12 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        out.append([(g.state.globals["seen"], g.result.steps)
+                    for g in (play(rs, 2, seed, agents=["random", "random"]) for seed in range(6))])
+    assert out[0] == out[1]
+    assert len({line for game, _ in out[1] for line in game}) > 20
+    # `fit` (in place): kept; not the count reading `c`, nor the loop of cards, nor the suits
+    # (`s`, of a `let` list, is not known to be a text)
+    assert compiled_for(rs).source.count(".setdefault(") == 1
+
+
+def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeypatch):
+    """`max`, `min` and `sum` of a list are written as direct calls (`builtins.max_list` …),
+    with the tree walker's values: an empty list (none, 0), numbers, texts, cards' ranks."""
+    rs = make_rules("""
+        var seen = []
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          let ranks = [c.rank for c in hand(current)]
+          set seen = seen + ["{max(ranks)} {min(ranks + [2])} {sum(ranks)} {max([c.name for c in hand(current)])} {min([c.suit for c in pile])} {max([c.rank for c in pile] + [])} {sum([c.rank for c in pile])}"]
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no >= 6 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        out.append([g.state.globals["seen"] for g in (play(rs, 2, seed, agents=["random", "random"]) for seed in range(4))])
+    assert out[0] == out[1]
+    assert any("none" in line for game in out[1] for line in game)
+    source = compiled_for(rs).source
+    assert source.count("_max_list(") >= 2 and source.count("_min_list(") >= 1 and source.count("_sum_list(") >= 1

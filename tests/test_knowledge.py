@@ -194,6 +194,8 @@ turn {{
     end game
   }}
 }}
+derive tags = [name] + (if rank > 1 then ["high"] else [])
+def fit(p, c) = max([count(hand(p) + pile where l in tags and rank > 1) for l in c.tags] + [0])
 """
 
 HINT_CARDS = {"hints.yaml": "cards:\n- {name: Princess, rank: 8}\n- {name: Guard, rank: 1}\n"
@@ -253,6 +255,9 @@ def test_a_hint_reading_another_players_hidden_hand_is_refused(make_rules):
     ("o * count(hand(seat(2)) where rank2 > 2)", "the `rank2` of a card in hand(P2)"),
     ("o * count(hand(seat(2)) where mark = 0)", "the `mark` of a card in hand(P2)"),
     ("o * count(hand(seat(1)) where mark = 0)", None),
+    # a count by label inside a loop over labels, looked up (`held.label_count`): the same reads
+    ("o * fit(seat(2), first(hand(seat(1))))", "the `tags` of a card in hand(P2)"),
+    ("o * fit(seat(1), first(hand(seat(1))))", None),
 ])
 def test_a_hint_reads_only_what_its_seat_sees(make_rules, hint, refused):
     rs = _hint_rules(make_rules, hint)

@@ -547,7 +547,8 @@ class Expressions:
         meaning = call_meaning(self.rs, e.name)
         if meaning == "builtin" and B.FUNCTIONS[e.name].loop == "count" and len(e.args) == 1 \
                 and isinstance(e.args[0], A.Where):
-            n = self.count_over_ids(e.args[0], sc, fn)
+            n = (self.label_count(e.args[0], sc, fn) if e.name == "count" else None) or \
+                self.count_over_ids(e.args[0], sc, fn) or (self.count_by_value(e, sc, fn) if e.name == "count" else None)
             if n is not None:
                 on_count = B.FUNCTIONS[e.name].on_count
                 return n if on_count is None else on_count.format(n)
@@ -609,7 +610,7 @@ class Expressions:
                 return count
         f = B.FUNCTIONS[name]
         if f.on_list is not None and len(args) == 1 and self.ty(e.args[0], sc) in self.LISTY:
-            return f.on_list.format(args[0])
+            return f.on_list.format(args[0], node=self.k(e) if "{node}" in f.on_list else None)
         if f.on_card is not None and len(args) == 1 and isinstance(args[0], Var) and args[0] not in self._id_vars \
                 and self.ty(e.args[0], sc) == "card":
             return f.on_card.format(args[0], where=self.state(fn, "where"))

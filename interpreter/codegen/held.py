@@ -1,14 +1,16 @@
-"""The generator's loop-invariant reads: a loop's zone listed once per expression."""
+"""The generator's loop-invariant reads: a loop's zone listed once per expression, a hint's
+counts by label kept for all its options."""
 from __future__ import annotations
 
 from typing import Optional
 
 from ..base import ast as A
+from ..check.resolver import deterministic_expr
 from .writer import Var
 
 
 class Held:
-    """A mixin of CodeGen, used by `x_Where` and `x_Comprehension` (expressions.py).
+    """A mixin of CodeGen, used by `x_Where`, `x_Comprehension` and `x_Call` (expressions.py).
 
     A loop's zone read once per expression: a comprehension or `where` inside another loop
     of the same expression goes round the same zone each time the outer loop does (MGT's
@@ -49,6 +51,114 @@ class Held:
             a, b = self.zone_read(e.left, sc, fn), self.zone_read(e.right, sc, fn)
             return None if a is None or b is None else a + b
         return None
+
+    def label_count(self, e, sc, fn) -> Optional[str]:
+        """In a hint, `count(ZONE where V in LIST and REST)` inside a loop over V as a look-up
+        kept for all the hint's options (MGT's `usefulness`, the greedy discard's `prefer`:
+        for each label of each card in hand, the cards of the hand and table holding that
+        label), when ZONE, LIST and REST read nothing that changes as the loops go round.
+        The first count goes round the zone as the `where` would, in its order (what fails,
+        fails there and then), noting which cards hold each value of LIST; a later count of
+        another V tests REST only on the cards holding V, in their order (the cards the
+        `where` would test it on); a V counted before is its count again (`_label_count`).
+        The counts last one evaluation of the hint (`Hints.eval_memo`, keyed by this place
+        and the values of the locals read), during which nothing changes: so the hint reads
+        the same faces and keys, each first read in the same order, and each card's LIST
+        once rather than once per V and option. Not outside hints: where each card has a
+        label or two and nothing is kept from one evaluation to the next (MGT's estimate),
+        a pass per label is cheaper than noting them. None when this does not apply: V must
+        be a text and LIST a list of texts (`in` is then Python's, on hashable values), and
+        LIST and REST deterministic."""
+        if fn is None or not self.hinting or not fn.comp_vars or fn.iterable:
+            return None
+        tests = []
+        cond = e.cond
+        while isinstance(cond, A.And):
+            tests.append(cond.right)
+            cond = cond.left
+        tests.reverse()
+        if not (isinstance(cond, A.In) and not cond.negated and isinstance(cond.left, A.Name)):
+            return None
+        b = self.local_of(cond.left, sc)
+        if b is None or b.maybe or b.var not in fn.comp_vars or self.ty(cond.left, sc) != "str":
+            return None
+        v, inner = self._it_scope(e, sc, fn)
+        if self.ty(cond.right, inner) != "strs" or self.zone_read(e.source, sc, fn) is None \
+                or self.ty(e.source, sc) not in ("zone", "cards"):
+            return None
+        read = {}    # the locals read (outside the loops): what the counts depend on
+        for part in [e.source, cond.right, *tests]:
+            if part is not e.source and not deterministic_expr(self.rs, part):
+                return None
+            for n in A.walk(part):
+                if isinstance(n, A.Name):
+                    u = self.meaning(n)
+                    nb = inner.find(u.name) if u.kind in ("local", "maybe") else None
+                    if nb is not None and nb is not inner.names["it"]:
+                        if nb.maybe or nb.var in fn.comp_vars:
+                            return None
+                        read[nb.var] = nb
+        cards = self.cards_src(e.source, sc, fn)
+        if cards is None:
+            return None
+        key = self.x(cond.left, sc, fn)
+        with fn.looping(v):
+            labels = self.lambda_of(v, cond.right, inner, fn)
+            keep = self._keep(v, tests, inner, fn)
+        site = self.fresh("n")
+        # (keyed by the values read, with their class where the type checker does not know it:
+        # `1` and `true` are equal keys to Python, not to the rules)
+        values = "".join(f"{self.ref(nb)}, " if nb.ty in ("player", "card", "str", "int") else
+                         f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
+        memo = f"_eval_memo(eng, ({site!r}, {values}), "
+
+        def call(memo):
+            return f"_label_count({memo}, {key}, lambda: {cards}, {labels}, {keep})"
+
+        if fn.lambdas or fn.memo is None:   # (no variable to keep it in)
+            return call(memo + "None)")
+        fn.memo[("labels", site)] = site, 2
+        return (f"({site}[{key}] if {key} in ({site} if {site} is not _MISSING else ({site} := {memo}{{}}))) "
+                f"else {call(site)})")
+
+    def count_by_value(self, e, sc, fn) -> Optional[str]:
+        """`count(ZONE where COND)` (call `e`) inside a loop over V of the same expression,
+        counted once for each value of V: kept in a variable of the expression's memo, by
+        V, when COND reads no loop's variable but V (a text: labels, suits, names come
+        again; a loop's cards or players seldom do) and rolls no dice, and ZONE reads none
+        (MGT's estimate: `usefulness` counts, for each card of the hand, the cards holding
+        each of its labels; a label on two cards is counted once). The first count of a
+        value is the `where`'s, where it stood; None when this does not apply."""
+        w = e.args[0]
+        if fn is None or fn.memo is None or not fn.comp_vars or fn.iterable or fn.lambdas \
+                or self.zone_read(w.source, sc, fn) is None or not deterministic_expr(self.rs, w.cond):
+            return None
+        _, inner = self._it_scope(w, sc, fn)
+        by = None
+        for n in A.walk(w.cond):
+            if isinstance(n, A.Name):
+                u = self.meaning(n)
+                nb = inner.find(u.name) if u.kind in ("local", "maybe") else None
+                if nb is not None and nb is not inner.names["it"] and (nb.maybe or nb.var in fn.comp_vars):
+                    if nb.maybe or by not in (None, nb) or nb.ty != "str":
+                        return None
+                    by = nb
+        if by is None:
+            return None
+        m, v = self.fresh("n"), self.ref(by)
+        fn.memo[("by", m)] = m, 2
+        count = self.call_builtin(e, [self.x(w, sc, fn)], sc, fn)
+        return f"({m}[{v}] if {m} is not _MISSING and {v} in {m} else ({m} if {m} is not _MISSING else ({m} := {{}})).setdefault({v}, {count}))"
+
+    def _keep(self, v, tests, sc, fn) -> str:
+        """`lambda v: T1 and T2 …` (nothing remembered across it), or None without tests."""
+        if not tests:
+            return "None"
+        fn.lambdas += 1
+        try:
+            return f"lambda {v}: " + " and ".join(self._bool(t, sc, fn) for t in tests)
+        finally:
+            fn.lambdas -= 1
 
     @staticmethod
     def over_held(held, loop: str) -> str:

@@ -305,7 +305,56 @@ def _entry(env, name):
     return _MISSING
 
 
+def _label_count(memo, v, cards, labels_of, keep):
+    """`count(cards() where v in labels_of(it) and keep(it))`, the generator's `label_count`:
+    `memo` (one evaluation's) keeps each value counted and, under _MISSING, the cards
+    holding each label, noted as the first count goes round the cards in their order,
+    testing as the `where` does. A later value's count tests `keep` on the cards holding it,
+    in order: what the `where` would test it on. Without a memo, the `where`'s count."""
+    if memo is None:
+        return sum(1 for c in cards() if v in labels_of(c) and (keep is None or keep(c)))
+    n = memo.get(v)
+    if n is not None:
+        return n
+    index = memo.get(_MISSING)
+    if index is None:
+        index = memo[_MISSING] = {}
+        n = 0
+        for c in cards():
+            labels = labels_of(c)
+            if v in labels and (keep is None or keep(c)):
+                n += 1
+            for label in (dict.fromkeys(labels) if len(labels) > 1 else labels):   # (each card once a label)
+                held = index.get(label)
+                if held is None:
+                    index[label] = [c]
+                else:
+                    held.append(c)
+    else:
+        held = index.get(v, ())
+        n = len(held) if keep is None else sum(1 for c in held if keep(c))
+    memo[v] = n
+    return n
+
+
+def _eval_memo(eng, key, alone):
+    """What one hint's evaluation keeps under `key` (a count's place and the values it
+    depends on: `Hints.eval_memo`); outside one, `alone`."""
+    memo = eng.eval_memo
+    if memo is None:
+        return alone
+    try:
+        found = memo.get(key)
+    except TypeError:   # (a value that cannot key it: a list)
+        return alone
+    if found is None:
+        found = memo[key] = {}
+    return found
+
+
 RUNTIME = {
+    "_label_count": _label_count, "_eval_memo": _eval_memo,
+    "_max_list": B.max_list, "_min_list": B.min_list, "_sum_list": B.sum_list,
     "_everr": _everr, "_runerr": _runerr, "_toolong": _toolong, "_attr": _attr, "_it_attr": _it_attr,
     "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_cat": _cat, "_text": _text, "_arith": _arith, "_big": _big, "_count_labels": _count_labels, "_dice": _dice,
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,

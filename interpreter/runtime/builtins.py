@@ -35,7 +35,8 @@ class Function:
     result: Optional[str] = None     # static type of the result (None: unknown)
     reads_game: bool = False         # its value depends on where cards lie, who plays… (never cached per ruleset)
     # The generator's shortcut when the (single) argument is statically a list: a Python
-    # expression with `{0}` for the argument's source; None: the generic call of `run`.
+    # expression with `{0}` for the argument's source (`{node}` for the call's node); None:
+    # the generic call of `run`.
     on_list: Optional[str] = None
     # What each argument must be, for the type checker: "player", "card", "int", "list"
     # (a list or a zone), "countable" (a list, a zone or a text), "any".
@@ -88,6 +89,20 @@ def _sum(eng, e, a):
     return sum(_num(x, e, eng) for x in eng.as_list(a[0], e))
 
 
+def sum_list(eng, items, e):
+    """`sum(items)` of a list, as `_sum` (the generator writes this call: no argument list,
+    no look-ups on the way; anything but whole numbers goes to `_sum`, which says what is wrong)."""
+    if items.__class__ is list:
+        total = 0
+        for x in items:
+            if x.__class__ is not int:
+                break
+            total += x
+        else:
+            return total
+    return _sum(eng, e, [items])
+
+
 def _flatten(eng, e, a):
     out = []
     for x in eng.as_list(a[0], e):
@@ -115,6 +130,27 @@ def _max(eng, e, a):
 
 def _min(eng, e, a):
     return _extreme(eng, e, a, min)
+
+
+def max_list(eng, items, e):
+    """`max(items)` of a list, as `_max` (the generator writes this call; an empty list, and
+    values that cannot be put in order, go to `_max`)."""
+    if items.__class__ is list and items:
+        try:
+            return max(items)
+        except TypeError:
+            pass
+    return _extreme(eng, e, [items], max)
+
+
+def min_list(eng, items, e):
+    """`min(items)` of a list, as `_min` (see `max_list`)."""
+    if items.__class__ is list and items:
+        try:
+            return min(items)
+        except TypeError:
+            pass
+    return _extreme(eng, e, [items], min)
 
 
 def _first(eng, e, a):
@@ -267,12 +303,15 @@ def _fn(name, lo, hi, signature, doc, run, result=None, reads_game=False, on_lis
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (
     _fn("count", 1, 1, "count(X)", "how many elements: cards of a zone, items of a list, characters of a text",
         _count, "int", on_list="len({0})", args=("countable",), loop="count"),
-    _fn("sum", 1, 1, "sum(LIST)", "the sum of numbers", _sum, "int", args=("list",)),
+    _fn("sum", 1, 1, "sum(LIST)", "the sum of numbers", _sum, "int", args=("list",),
+        on_list="_sum_list(eng, {0}, {node})"),
     _fn("flatten", 1, 1, "flatten(LIST)",
         "one list of the items of a list of lists or zones, in order: `flatten([squad(s, p) for s in sites])`, "
         "every card of p's sides", _flatten, reads_game=True, args=("list",)),
-    _fn("max", 1, 1, "max(LIST)", "the largest (`none` if empty)", _max, args=("list",)),
-    _fn("min", 1, 1, "min(LIST)", "the smallest (`none` if empty)", _min, args=("list",)),
+    _fn("max", 1, 1, "max(LIST)", "the largest (`none` if empty)", _max, args=("list",),
+        on_list="_max_list(eng, {0}, {node})"),
+    _fn("min", 1, 1, "min(LIST)", "the smallest (`none` if empty)", _min, args=("list",),
+        on_list="_min_list(eng, {0}, {node})"),
     _fn("first", 1, 1, "first(X)", "the first element (`none` if empty); for a zone its top card", _first,
         on_list="_first({0})", args=("list",), loop="items"),
     _fn("last", 1, 1, "last(X)", "the last element (`none` if empty); for a zone its bottom card", _last,

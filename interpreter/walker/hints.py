@@ -43,17 +43,21 @@ class Hints:
     # what the hint's seat is known to see (`sight_of`): the generated hints' quick test
     # before they call `hint_sees` (Expressions.hint_card_getter)
     hint_zones: dict = {}
+    # what the compiled engine's generated hints keep while one hint is evaluated (all the
+    # options of a choice: codegen `Held.label_count`), None otherwise: nothing changes
+    # meanwhile, and a `possible` inside the hint runs without it (`unwatched`)
+    eval_memo: Optional[dict] = None
 
     def hint_values(self, seat: int, node, fn, *args):
         """`fn(*args)`, the values of hint `node` for player `seat`, with its reads watched."""
-        outer = self.hint_seat, self._hint_node, self.hint_zones
+        outer = self.hint_seat, self._hint_node, self.hint_zones, self.eval_memo
         self.hint_seat, self._hint_node = seat, node
-        self.hint_zones = self.sight_of(seat)
+        self.hint_zones, self.eval_memo = self.sight_of(seat), {}
         self.attr_of = self._hint_attr        # (an instance attribute: `clone` leaves it behind)
         try:
             return fn(*args)
         finally:
-            self.hint_seat, self._hint_node, self.hint_zones = outer
+            self.hint_seat, self._hint_node, self.hint_zones, self.eval_memo = outer
             if outer[0] is None:
                 del self.attr_of
 
@@ -68,13 +72,13 @@ class Hints:
         """`fn(*args)` as rules (a `possible` trial inside a hint, a derived property)."""
         if self.hint_seat is None:
             return fn(*args)
-        seat, node = self.hint_seat, self._hint_node
-        self.hint_seat = self._hint_node = None
+        seat, node, memo = self.hint_seat, self._hint_node, self.eval_memo
+        self.hint_seat = self._hint_node = self.eval_memo = None
         del self.attr_of
         try:
             return fn(*args)
         finally:
-            self.hint_seat, self._hint_node = seat, node
+            self.hint_seat, self._hint_node, self.eval_memo = seat, node, memo
             self.attr_of = self._hint_attr
 
     def _hint_attr(self, obj, name):

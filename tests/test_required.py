@@ -175,6 +175,30 @@ def test_a_trial_through_a_required_part_leaves_no_trace(make_rules):
     assert a.state.rng.getstate() == b.state.rng.getstate() and texts(a) == texts(b)
 
 
+def test_a_trial_through_that_swaps_and_moves_leaves_the_games_zones_as_they_were(make_rules):
+    # A way through shares the game's zones' lists until it changes one (State.zone_store):
+    # the swap, the draw and the discard each change lists the game still holds, and the
+    # required part falls short at the end (nothing is possible), so every way is tried.
+    body = """
+        procedure effect(p) {
+          require { swap first(hand(p)) with first(deck)  draw 1 to hand(p)  discard first(hand(p))  draw 99 to hand(p) }
+        }
+        action play "Play" when possible(effect(actor)) { pass }
+        action rest "Rest" { pass }
+        action wait "Wait" { pass }
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """
+    tried = make_rules(body)
+    plain = make_rules(body.replace("when possible(effect(actor))", ""), name="plain.cgl")
+    a, asked = run_script(tried, [0], seed=5)
+    b, _ = run_script(plain, [1], seed=5)
+    assert asked[0].labels == ["Rest", "Wait"]
+    assert a.state.zones == b.state.zones and a.state.where == b.state.where
+    assert texts(a) == texts(b)
+
+
 def test_each_way_through_reads_the_games_derived_values(make_rules):
     # The first way through marks the card and reads a derived property of the mark (cached
     # for its trial's state), then falls short; the second reads the same property, which on

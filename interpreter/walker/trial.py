@@ -14,7 +14,7 @@ copies of it (`State.trial_copy`, which shares with it what a trial does not cha
 the caches are as before the trial.
 A procedure that may run a required part (`require { … }`, itself or through the
 procedures it calls: `Facts.requiring`) is asked about its parts instead: a way through
-goes on past moves, on its own zones' lists, to its end (or to a part no other can follow,
+goes on past moves (copying a zone's list as it first changes it), to its end (or to a part no other can follow,
 `Facts.last_parts`), and counts when every required part it met was done in full (it ends
 at the first that falls short: an effect may require several things of its player, each a
 part, with what others must do between them); a way through that meets none counts when
@@ -95,9 +95,8 @@ class Trials:
         trial = self.state = _trial_copy(base)
         self._trial_level = -1
         self._trial_met = False
-        if through:   # past moves: the trial's own zones' lists
+        if through:   # past moves (each zone's list the trial's own as it first changes it: `State.zone_store`)
             trial.trial_through = True
-            trial.zones = {k: v[:] for k, v in trial.zones.items()}
             self._trial_level = len(trial.event_chain)
         gen = self.run_block(proc.body, Env(dict(zip(proc.params, args))))
         answers: list = []

@@ -337,7 +337,7 @@ class Statements:
         if self._zone_rules and (self.refused(ev_a) or self.refused(ev_b)):
             self.short()
             return 0
-        if self.state.trying and not self.state.trial_through:
+        if self.state.trying and (not self.state.trial_through or self._trial_past):
             raise _TrialMoved()
         za_ids, zb_ids = self.state.zone_store(ka), self.state.zone_store(kb)
         ia, ib = za_ids.index(a.id), zb_ids.index(b.id)

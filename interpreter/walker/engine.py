@@ -272,7 +272,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
             st.shown.pop(cid, None)
         own = st.own_zones   # (a trial's copy: the zones' lists it shares with the game are copied first)
         if old is not None:
-            ids = zones[old] if own is None else st.zone_store(old)
+            ids = zones[old] if own is None or old in own else st.zone_store(old)
             if ids[-1] == cid:  # the top card (a draw): no search
                 ids.pop()
             else:
@@ -286,7 +286,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                 if self.move_hooks and not st.trying:
                     for hook in self.move_hooks:
                         hook(cid, old, dkey)
-        ids = zones.get(dkey) if own is None else st.zone_store(dkey)
+        ids = zones.get(dkey) if own is None or dkey in own else st.zone_store(dkey)
         if ids is None:
             ids = zones[dkey] = []
         watched = self._watched

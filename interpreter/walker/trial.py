@@ -214,10 +214,13 @@ class Targets:
             ask = asks.get(t.name)
             if ask is None:
                 ask = asks[t.name] = _TargetAsk(t)
-            prompt = (lambda t=t: self.target_value(t.prompt, card, chooser)) if t.prompt is not None else \
-                f"{card.name}: choose its target ({t.name})"
-            scores = None if t.prefer is None else \
-                self.target_scores(t, ask, Env({"card": card, "player": chooser, "it": card}))
+            if st.trying:   # (a trial answers its decisions itself, unseen: no prompt to word, nothing to prefer)
+                prompt, scores = t.name, None
+            else:
+                prompt = (lambda t=t: self.target_value(t.prompt, card, chooser)) if t.prompt is not None else \
+                    f"{card.name}: choose its target ({t.name})"
+                scores = None if t.prefer is None else \
+                    self.target_scores(t, ask, Env({"card": card, "player": chooser, "it": card}))
             value = yield from self.c_decide(ask, options, chooser, prompt, scores)
             if value is OTHERWISE:   # (c_ask counted the shortfall)
                 return None

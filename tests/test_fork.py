@@ -183,11 +183,16 @@ def test_a_trial_copy_shares_until_it_writes_and_draws_as_the_game_would():
     var = next(iter(st.card_vars[3]))
     trial.card_store(3)[var] = "tried"
     assert trial.card_vars[3] is not st.card_vars[3] and trial.card_store(3) is trial.card_vars[3]
+    key = next(k for k, v in st.zones.items() if v)
+    assert trial.zones[key] is st.zones[key]                               # a zone's list: shared until changed
+    trial.zone_store(key).pop()
+    assert trial.zone_store(key) is trial.zones[key] and trial.zones[key] == st.zones[key][:-1]
+    assert st.zones == deep.zones
     twin = st.copy()
     assert [trial.rng.random() for _ in range(3)] == [twin.rng.random() for _ in range(3)]
     assert st.card_vars == deep.card_vars and st.rng.getstate() == deep.rng.getstate()
     again = trial.copy()                                                  # a copy of a trial's copy owns it all
-    assert again.own_cards is None and again.card_vars[3][var] == "tried"
+    assert again.own_cards is None and again.own_zones is None and again.card_vars[3][var] == "tried"
     assert again.rng.getstate() == trial.rng.getstate()
 
 

@@ -175,6 +175,53 @@ def test_a_trial_through_a_required_part_leaves_no_trace(make_rules):
     assert a.state.rng.getstate() == b.state.rng.getstate() and texts(a) == texts(b)
 
 
+def test_a_trial_through_that_swaps_and_moves_leaves_the_games_zones_as_they_were(make_rules):
+    # A way through shares the game's zones' lists until it changes one (State.zone_store):
+    # the swap, the draw and the discard each change lists the game still holds, and the
+    # required part falls short at the end (nothing is possible), so every way is tried.
+    body = """
+        procedure effect(p) {
+          require { swap first(hand(p)) with first(deck)  draw 1 to hand(p)  discard first(hand(p))  draw 99 to hand(p) }
+        }
+        action play "Play" when possible(effect(actor)) { pass }
+        action rest "Rest" { pass }
+        action wait "Wait" { pass }
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """
+    tried = make_rules(body)
+    plain = make_rules(body.replace("when possible(effect(actor))", ""), name="plain.cgl")
+    a, asked = run_script(tried, [0], seed=5)
+    b, _ = run_script(plain, [1], seed=5)
+    assert asked[0].labels == ["Rest", "Wait"]
+    assert a.state.zones == b.state.zones and a.state.where == b.state.where
+    assert texts(a) == texts(b)
+
+
+def test_a_move_after_every_part_a_way_can_meet_changes_the_game_as_without_parts(make_rules):
+    # Past the last statement a required part can follow (Facts.past_parts), a trial's way
+    # through ends at its next move: it changed the game, as a move does in a procedure with
+    # no part (the trial stops there), even when a later move puts the card back.
+    body = """
+        procedure effect(p) {
+          if count(hand(p)) > 5 { require { draw 1 to hand(p) } }
+          move first(hand(p)) to pile
+          move first(pile) to hand(p)
+        }
+        action play "Play" when possible(effect(actor)) { pass }
+        action rest "Rest" { pass }
+        match { rounds 1 }
+        round { start { deal 1 to hand } until turn_no >= 1 }
+        turn { phase p { act by current } }
+    """
+    with_parts = make_rules(body)
+    without = make_rules(body.replace("if count(hand(p)) > 5 { require { draw 1 to hand(p) } }", ""), name="plain.cgl")
+    for rs in (with_parts, without):
+        g, asked = run_script(rs, [1])
+        assert asked[0].labels == ["Play", "Rest"]
+
+
 def test_each_way_through_reads_the_games_derived_values(make_rules):
     # The first way through marks the card and reads a derived property of the mark (cached
     # for its trial's state), then falls short; the second reads the same property, which on
@@ -228,3 +275,33 @@ def test_a_trial_stops_only_at_a_part_no_other_can_follow(make_rules):
     assert [x for _, x in parts("looped")] == [False]
     assert [x for _, x in parts("outer")] == [True]
     assert [x for _, x in parts("alone")] == [True, True]   # two branches: one runs, nothing after
+
+
+@pytest.mark.one_engine
+def test_the_statements_no_part_can_follow(make_rules):
+    # Facts.past_parts: a card statement or a call of a procedure with no part, outside any
+    # part, that no part can follow at its level, nor in the procedures calling its own
+    # (those calls outside parts too): from there a trial's way through ends at a move
+    from cgl.interpreter.base import ast as A
+    from cgl.interpreter.check.resolver import facts
+    rs = make_rules("""
+        procedure bonus(p) { draw 1 to hand(p) }
+        procedure taken(p) { draw 1 to hand(p) }
+        procedure main(p) { draw 1 to hand(p)  require { draw 1 to hand(p) }  bonus(p)  draw 2 to hand(p) }
+        procedure inside(p) { require { taken(p) } }
+        procedure looped(p) { repeat 2 { draw 1 to hand(p)  require { draw 1 to hand(p) } } }
+        match { rounds 1 }
+        round { until turn_no >= 1 }
+        turn { phase p { pass } }
+    """)
+    past = facts(rs).past_parts
+
+    def marks(name):
+        kinds = (A.Draw, A.CallStmt)
+        found = [n for n in A.walk(rs.procedures[name].body) if isinstance(n, kinds)]
+        return [id(n) in past for n in sorted(found, key=lambda n: (n.span.line, n.span.column))]
+    assert marks("main") == [False, False, True, True]   # (the draw in the part is in it)
+    assert marks("bonus") == [True]
+    assert marks("taken") == [False]                       # called inside a part
+    assert marks("inside") == [False]
+    assert marks("looped") == [False, False]

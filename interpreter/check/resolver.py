@@ -218,6 +218,11 @@ class Facts:
     # id(A.Require node) of the required parts after which no other can run at the same
     # level, wherever their procedure is called (`last_parts`): a trial stops there.
     last_parts: frozenset = frozenset()
+    # id of the card statements and procedure calls (of a procedure that runs no required
+    # part) outside any required part, from which on no required part can run at their
+    # level, wherever their procedure is called (`last_parts`): a trial's way through that
+    # comes to one ends at its next move (walker/trial.py, `Trials.trial_past_parts`).
+    past_parts: frozenset = frozenset()
     # def, derive or table -> whether it is deterministic (`deterministic`), made on first use
     deterministic: dict = attrs.field(factory=dict)
     # target declaration's name -> whether `target(c)` may test its value alone against the
@@ -300,7 +305,11 @@ def _make_facts(rs) -> Facts:
                  decl_order={id(d): i for i, d in enumerate(rs.items)},
                  derives_reading=_derives_reading(rs, derive_kinds), check_zones=check_zones,
                  check_vars=check_vars, requiring=(requiring := requiring_procedures(rs)),
-                 last_parts=last_parts(rs, requiring))
+                 **dict(zip(("last_parts", "past_parts"), required_tails(rs, requiring))))
+
+
+#: The statements that move cards (`past_parts`: a trial's way through ends at its next move).
+_CARD_STATEMENTS = (A.Move, A.Swap, A.Draw, A.Deal, A.Discard)
 
 
 def last_parts(rs, requiring: frozenset) -> frozenset:
@@ -309,6 +318,16 @@ def last_parts(rs, requiring: frozenset) -> frozenset:
     in a loop, or followed by a statement that may run one, is not last; nor is a part of
     a procedure called where one may follow, or called recursively). `possible` reads every
     part a way through meets; after a last part done in full there is nothing left to ask."""
+    return required_tails(rs, requiring)[0]
+
+
+def required_tails(rs, requiring: frozenset) -> tuple:
+    """(`last_parts`, `past_parts`): the required parts no other can follow (above), and the
+    card statements and calls of procedures that run no required part, outside any required
+    part, that no required part can follow, nor any in the procedures that call theirs
+    (those calls outside required parts too), as `last_parts` reads "follow". A way through
+    that comes to one has done every required part it will meet: from there on, a move
+    is all `possible` needs to know (it changed the game), as for a procedure with none."""
     loops = (A.For, A.Repeat, A.While, A.Simultaneously)
 
     def may_require(node) -> bool:
@@ -316,48 +335,58 @@ def last_parts(rs, requiring: frozenset) -> frozenset:
                    for n in A.walk(node))
 
     parts: list = []          # (Require node, owner procedure, nothing may follow it there)
+    past: list = []           # (card statement or call, owner procedure), nothing may follow it there
     sites: dict = {}          # procedure -> [(calling procedure, nothing may follow the call there)]
+    bare: dict = {}           # procedure -> [(calling procedure, as sites, and outside any required part)]
 
-    def block(b, owner, clean):
+    def block(b, owner, clean, inside):
         if b is None:
             return
         stmts = b.stmts
         for i, st in enumerate(stmts):
-            stmt(st, owner, clean and not any(may_require(x) for x in stmts[i + 1:]))
+            stmt(st, owner, clean and not any(may_require(x) for x in stmts[i + 1:]), inside)
 
-    def stmt(st, owner, clean):
+    def stmt(st, owner, clean, inside):
         if isinstance(st, A.Require):
             inner = clean and not may_require(st.then)
             parts.append((st, owner, inner))
-            block(st.body, owner, inner)
-            block(st.then, owner, clean)
-        elif isinstance(st, A.CallStmt):
+            block(st.body, owner, inner, True)
+            block(st.then, owner, clean, inside)
+            return
+        if isinstance(st, A.CallStmt):
             sites.setdefault(st.name, []).append((owner, clean))
-        elif isinstance(st, loops):
-            block(st.body, owner, clean and not may_require(st.body))
+            bare.setdefault(st.name, []).append((owner, clean and not inside))
+            if clean and not inside and st.name not in requiring:
+                past.append((st, owner))
+            return
+        if isinstance(st, _CARD_STATEMENTS) and clean and not inside and not may_require(st):
+            past.append((st, owner))
+        if isinstance(st, loops):
+            block(st.body, owner, clean and not may_require(st.body), inside)
         elif isinstance(st, A.If):
             for _, b in st.branches:
-                block(b, owner, clean)
-            block(st.otherwise, owner, clean)
+                block(b, owner, clean, inside)
+            block(st.otherwise, owner, clean, inside)
         else:   # alternatives (choose, may, targets: body or else) or a card statement's `then`
             for f in attrs.fields(type(st)):
                 v = getattr(st, f.name)
                 if isinstance(v, A.Block):
-                    block(v, owner, clean)
+                    block(v, owner, clean, inside)
 
     for name, proc in rs.procedures.items():
-        block(proc.body, name, True)
-    tails: dict = {}
+        block(proc.body, name, True, False)
 
-    def tail_clean(name, seen=()) -> bool:
+    def tail_clean(calls, tails, name, seen=()) -> bool:
         if name in seen:
             return False
         if name not in tails:
-            tails[name] = all(clean and tail_clean(caller, seen + (name,))
-                              for caller, clean in sites.get(name, ()))
+            tails[name] = all(clean and tail_clean(calls, tails, caller, seen + (name,))
+                              for caller, clean in calls.get(name, ()))
         return tails[name]
 
-    return frozenset(id(r) for r, owner, clean in parts if clean and tail_clean(owner))
+    last, free = {}, {}
+    return (frozenset(id(r) for r, owner, clean in parts if clean and tail_clean(sites, last, owner)),
+            frozenset(id(st) for st, owner in past if tail_clean(bare, free, owner)))
 
 
 def requiring_procedures(rs) -> frozenset:

@@ -287,6 +287,8 @@ class Statements:
             while f is not None:        # it reads the budget of the function it is written in
                 f.limited = True
                 f = f.parent
+        if id(s) in self.facts.past_parts:   # as `Engine.run` (Trials.trial_past_parts)
+            fn.emit("if st.trying: eng.trial_past_parts()")
         method(fn, s, sc, ks)
         if self.rs.checks and s.__class__ in A.CHANGES:
             if isinstance(s, A.Set) and self.facts.check_vars:   # as `Engine.x_set` does

@@ -31,9 +31,9 @@ _COPY = {
 }
 
 #: How `State.trial_copy` copies a kind of field, where it differs from `copy`. A trial
-#: (`walker/trial.py`) never moves a card (the first move ends it), so it shares the zones'
-#: lists (a shuffle, the one other change to a zone's order, puts a new list in its place);
-#: it writes few card variables, so it shares their dicts until it writes one
+#: (`walker/trial.py`) moves few cards (most end at their first move), so it shares the
+#: zones' lists until it changes one (`zone_store`; a shuffle or a cut, the other changes
+#: to a zone's order, puts a new list in its place); it writes few card variables, so it shares their dicts until it writes one
 #: (`card_store`); it seldom draws a random number, so it copies the random source when it
 #: first does (`_DrawnRandom`); it writes no log and keeps no counters that outlive it.
 _TRIAL_COPY = {
@@ -160,13 +160,15 @@ class State:
     # where the innermost open one runs (-1: none); `shortfall`, the failures counted so
     # far (a card statement that moved fewer cards than asked, a choice with too few
     # options or declined); `trial_through`: a trial of a procedure that may run a required
-    # part, which goes on past moves (it has its own zones' lists).
+    # part, which goes on past moves (each zone's list its own as it first changes it: `zone_store`).
     require_depth: int = _kept("value", default=-1)
     shortfall: int = _kept("value", default=0)
     trial_through: bool = _kept("value", default=False)
     # A trial's copy (`trial_copy`): the ids of the cards whose variables it has made its
-    # own (`card_store`); None in any other state, whose card variables are all its own.
+    # own (`card_store`), and the keys of the zones whose lists it has (`zone_store`); None
+    # in any other state, whose card variables and zones' lists are all its own.
     own_cards: Optional[set] = _kept("owned", default=None)
+    own_zones: Optional[set] = _kept("owned", default=None)
 
     def copy(self, log: bool = True) -> "State":
         """An independent copy (the random source included; the log left out with `log=False`).
@@ -192,6 +194,19 @@ class State:
             own.add(cid)
             d = self.card_vars[cid] = d.copy()
         return d
+
+    def zone_store(self, key: str) -> list:
+        """The list of card ids of zone `key`, to change in place (made, empty, when the
+        state has none): the one way a zone's list is changed in place (`Engine._place`,
+        `swap`; a trial's copy shares the lists with the game's state until then)."""
+        ids = self.zones.get(key)
+        own = self.own_zones
+        if own is not None and key not in own:
+            own.add(key)
+            ids = self.zones[key] = [] if ids is None else ids[:]
+        elif ids is None:
+            ids = self.zones[key] = []
+        return ids
 
     def deep_copy(self) -> "State":
         """A copy sharing nothing with this state (what `copy` is checked against)."""

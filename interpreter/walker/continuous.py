@@ -47,7 +47,7 @@ class ContinuousRules:
         once it is over; nor in a trial that runs through a required part (`possible`
         asks what the procedure does, not what the game makes of it once settled)."""
         st = self.state
-        if st.event_chain or st.holding or not st.checks_on or st.finished or st.trial_through:
+        if settle_waits(st):
             return
         if st.changes == st.settled and not force:
             return   # nothing changed since the checks last found nothing to do
@@ -144,3 +144,10 @@ class ContinuousRules:
         src = self.zone_of_card(card)
         who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
         return self.refusing_rule(Event("move", None, card, self.players[who], src, dest)) is None
+
+
+def settle_waits(st) -> bool:
+    """Whether the state checks wait (`ContinuousRules.settle` does nothing): a trigger,
+    reaction or check body running, a `then` block open, the game not begun or over, or a
+    trial that runs through a required part."""
+    return bool(st.event_chain or st.holding or not st.checks_on or st.finished or st.trial_through)

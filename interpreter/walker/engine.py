@@ -260,7 +260,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
 
     def _place(self, card, dest: ZoneRef, position="top"):
         st = self.state
-        if st.trying and not st.trial_through:   # `possible`: a card that moves is all the trial needs to know
+        if st.trying and (not st.trial_through or self._trial_past):   # `possible`: a card that moves is all the trial needs to know
             raise _TrialMoved()
         cid = card.id
         dkey = dest.key
@@ -270,8 +270,9 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
             self._learn(cid, old, dest)
         if st.shown:
             st.shown.pop(cid, None)
+        own = st.own_zones   # (a trial's copy: the zones' lists it shares with the game are copied first)
         if old is not None:
-            ids = zones[old]
+            ids = zones[old] if own is None or old in own else st.zone_store(old)
             if ids[-1] == cid:  # the top card (a draw): no search
                 ids.pop()
             else:
@@ -285,7 +286,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                 if self.move_hooks and not st.trying:
                     for hook in self.move_hooks:
                         hook(cid, old, dkey)
-        ids = zones.get(dkey)
+        ids = zones.get(dkey) if own is None or dkey in own else st.zone_store(dkey)
         if ids is None:
             ids = zones[dkey] = []
         watched = self._watched
@@ -501,9 +502,12 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
             yield from self.run(s, inner)
 
     def run(self, s, env):
-        self.state.steps += 1
-        if self.max_steps is not None and self.state.steps > self.max_steps:
+        st = self.state
+        st.steps += 1
+        if self.max_steps is not None and st.steps > self.max_steps:
             raise self.out_of_steps(s)
+        if st.trying and id(s) in resolver.facts(self.rs).past_parts:   # (see Trials.trial_past_parts)
+            self.trial_past_parts()
         try:
             yield from _EXEC[type(s)](self, s, env)
         except (CglError, _EndScope, _GameOver, GeneratorExit):

@@ -15,6 +15,7 @@ from ..base.protocol import MAX_EVENT_DEPTH
 from ..runtime.state import Event
 from ..runtime.values import _truth
 from .compiler import Env, event_env
+from .continuous import settle_waits
 
 
 class _OrderAsk:
@@ -87,6 +88,9 @@ class Events:
         ruleset has state checks), returned as a generator, or None when nothing is."""
         hit = self.event_begin(ev)
         if self._checks:
+            st = self.state
+            if hit is None and (settle_waits(st) or st.changes == st.settled):
+                return None   # (nothing waits, and settling would find nothing to do: the caller runs it at once)
             return self._run_and_settle(ev, hit)
         return None if hit is None else self.event_run(ev, hit)
 

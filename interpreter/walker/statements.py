@@ -325,7 +325,7 @@ class Statements:
         are placed, and only then are the two move events raised (a's, then b's), so every
         trigger sees the final position; the game settles after both."""
         a, b = self._one_card(a, s.a), self._one_card(b, s.b)
-        where, zones = self.state.where, self.state.zones
+        where = self.state.where
         ka, kb = where[a.id], where[b.id]
         if a.id == b.id or ka == kb:
             self.short()
@@ -337,10 +337,11 @@ class Statements:
         if self._zone_rules and (self.refused(ev_a) or self.refused(ev_b)):
             self.short()
             return 0
-        if self.state.trying and not self.state.trial_through:
+        if self.state.trying and (not self.state.trial_through or self._trial_past):
             raise _TrialMoved()
-        ia, ib = zones[ka].index(a.id), zones[kb].index(b.id)
-        zones[ka][ia], zones[kb][ib] = b.id, a.id
+        za_ids, zb_ids = self.state.zone_store(ka), self.state.zone_store(kb)
+        ia, ib = za_ids.index(a.id), zb_ids.index(b.id)
+        za_ids[ia], zb_ids[ib] = b.id, a.id
         self.state.changes += 1
         if self.state.known is not None:
             self._learn(a.id, ka, zb)

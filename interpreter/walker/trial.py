@@ -14,8 +14,9 @@ copies of it (`State.trial_copy`, which shares with it what a trial does not cha
 the caches are as before the trial.
 A procedure that may run a required part (`require { … }`, itself or through the
 procedures it calls: `Facts.requiring`) is asked about its parts instead: a way through
-goes on past moves, on its own zones' lists, to its end (or to a part no other can follow,
-`Facts.last_parts`), and counts when every required part it met was done in full (it ends
+goes on past moves (copying a zone's list as it first changes it), to its end (or to a part no other can follow,
+`Facts.last_parts`, or to a move after a statement no part can follow, `Facts.past_parts`,
+which changed the game), and counts when every required part it met was done in full (it ends
 at the first that falls short: an effect may require several things of its player, each a
 part, with what others must do between them); a way through that meets none counts when
 it changed the game, as above.
@@ -52,6 +53,7 @@ class Trials:
 
     _trial_level = -1   # the event chain's length where the procedure tried runs (its required parts end there)
     _trial_met = False  # a required part of the way through being tried was done in full
+    _trial_past = False  # the way through being tried met every required part it can (`trial_past_parts`)
 
     def possible(self, e, args) -> bool:
         """`possible(P(args))`: could procedure P, run now with these arguments, change the game?"""
@@ -85,6 +87,7 @@ class Trials:
         finally:
             self.state = base   # the game's own state, untouched: everything tried was on copies
             self._trial_level = -1
+            self._trial_past = False
             self.record, self.listeners = record, listeners
             self.derived_put_back(kept)   # those cached while trying read a trial's state
 
@@ -94,10 +97,9 @@ class Trials:
         answer one later decision otherwise)."""
         trial = self.state = _trial_copy(base)
         self._trial_level = -1
-        self._trial_met = False
-        if through:   # past moves: the trial's own zones' lists
+        self._trial_met = self._trial_past = False
+        if through:   # past moves (each zone's list the trial's own as it first changes it: `State.zone_store`)
             trial.trial_through = True
-            trial.zones = {k: v[:] for k, v in trial.zones.items()}
             self._trial_level = len(trial.event_chain)
         gen = self.run_block(proc.body, Env(dict(zip(proc.params, args))))
         answers: list = []
@@ -121,6 +123,16 @@ class Trials:
         finally:
             gen.close()
         return self._trial_met or _changed(trial, base), more
+
+
+    def trial_past_parts(self):
+        """A statement of `Facts.past_parts` begins, in a trial: when it runs at the level of
+        the procedure tried (not in a trigger), the way through has met every required part it
+        can, so a move from here on is all it needs to know (it changed the game: `_place`
+        ends it, as in a procedure with none). Both engines call this where the statement
+        begins (`Engine.run`, the generator's `stmt`)."""
+        if len(self.state.event_chain) == self._trial_level:
+            self._trial_past = True
 
 
 def _answers(d):
@@ -202,10 +214,13 @@ class Targets:
             ask = asks.get(t.name)
             if ask is None:
                 ask = asks[t.name] = _TargetAsk(t)
-            prompt = (lambda t=t: self.target_value(t.prompt, card, chooser)) if t.prompt is not None else \
-                f"{card.name}: choose its target ({t.name})"
-            scores = None if t.prefer is None else \
-                self.target_scores(t, ask, Env({"card": card, "player": chooser, "it": card}))
+            if st.trying:   # (a trial answers its decisions itself, unseen: no prompt to word, nothing to prefer)
+                prompt, scores = t.name, None
+            else:
+                prompt = (lambda t=t: self.target_value(t.prompt, card, chooser)) if t.prompt is not None else \
+                    f"{card.name}: choose its target ({t.name})"
+                scores = None if t.prefer is None else \
+                    self.target_scores(t, ask, Env({"card": card, "player": chooser, "it": card}))
             value = yield from self.c_decide(ask, options, chooser, prompt, scores)
             if value is OTHERWISE:   # (c_ask counted the shortfall)
                 return None

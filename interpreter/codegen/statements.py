@@ -340,9 +340,15 @@ class Statements:
             return not e.items
         return isinstance(e, A.Const) and (e.value is None or isinstance(e.value, (bool, str)))
 
+    def joined_lists(self, e, sc) -> bool:
+        """`LIST + LIST`, written as `_cat` (x_BinOp), which keeps its list within MAX_LIST."""
+        listy = self.LISTY | {"zone"}
+        return isinstance(e, A.BinOp) and e.op == "+" and self.ty(e.left, sc) in listy and self.ty(e.right, sc) in listy
+
     def s_Set(self, fn, s, sc, ks):
         v = self.guard(fn, s.value, sc)
-        if s.op == "=" and self.ty(s.value, sc) not in self._SMALL and not self.small_constant(s.value):
+        if s.op == "=" and self.ty(s.value, sc) not in self._SMALL and not self.small_constant(s.value) \
+                and not self.joined_lists(s.value, sc):
             v = f"_big(eng, {v}, {ks})"   # (as `_apply` does for `=`: the limits of values)
         t = s.target
         if isinstance(t, A.Name):

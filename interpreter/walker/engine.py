@@ -165,8 +165,12 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                     st.player_vars[p][name] = _fresh(self.ev(v.init, root))
             elif v.scope == "card":
                 init = self.ev(v.init, root)
-                for c in range(len(self.cards)):
-                    st.card_vars[c][name] = _fresh(init)
+                if isinstance(init, list):
+                    for d in st.card_vars:
+                        d[name] = list(init)   # (`_fresh`: a list of each card's own)
+                else:
+                    for d in st.card_vars:
+                        d[name] = init
         return st
 
     def fail(self, node, message, code="E010", hint=None):

@@ -593,8 +593,7 @@ class Statements:
             return options[0] if count is None else list(options)
         seat = chooser.seat
         view = None if self.record else self._views.get(seat)
-        # (the hint kept as its pieces, read by `Decision.scores` through `hint_values`; `asks_hidden`,
-        # decided once per node: `hit`)
+        # (the hint kept as its pieces, read by `Decision.scores`; `asks_hidden`, decided once per node: `hit`)
         chain, hit = self.state.event_chain, self._hidden_asks.get(id(s))
         return Decision(seat, "choose", prompt, options, None, lo, hi, s.optional, s.tag, self.state.secret_depth > 0,
                         s.span, scores_fn, view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names
@@ -606,9 +605,7 @@ class Statements:
         if self._validated is d:   # the answer Game.answer checked: one option's index
             if self.record or self.listeners:
                 self._log_choice(d, self.players[d.player], [answer], d.prompt)
-            if s.lo is None and s.hi is None:
-                return d.options[answer]
-            return [d.options[answer]]
+            return d.options[answer] if s.lo is None and s.hi is None else [d.options[answer]]
         picked = self.validate_answer(d, answer)
         if picked is None:
             if self.record or self.listeners:

@@ -573,6 +573,38 @@ def test_all_cards_in_a_named_zone_are_looked_for_there_compiled(make_rules, mon
     assert cx.source.count("_cards_in_zones(eng, 'table')") >= 3
 
 
+def test_a_cards_variables_set_one_after_another_share_its_store_compiled(make_rules, monkeypatch):
+    """`set c.a = …  set c.b = …` of one local card, each to a value that runs nothing, asks
+    `State.card_store` once; a `set` after a block (an `if` that set one of them) or of
+    another card asks again: the same values as the tree walker's."""
+    rs = make_rules("""
+        var a per card = 0
+        var b per card = none
+        var marks = []
+        turn { phase p {
+          draw 1
+          for c in hand(current) {
+            set c.a = 1
+            set c.b = 5
+            if c.rank > 1 { set c.a = 2  set c.b = 6 }
+            set c.a = 3
+            let d = first(deck)
+            if d != none { set d.a = 4  set c.b = 7 }
+          }
+          set marks = marks + ["{[c.a for c in all_cards]} {[c.b for c in all_cards]}"]
+          if turn_no >= 4 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        out.append([play(rs, 2, seed, agents=["random", "random"]).state.globals["marks"] for seed in range(3)])
+    assert out[0] == out[1]
+    assert any("7" in m for marks in out[1] for m in marks) and any("4" in m for marks in out[1] for m in marks)
+    source = compiled_for(rs).source
+    assert source.count("st.card_store(") == 5   # c.a and c.b once, c.a and c.b in the `if` once, c.a, d.a, c.b
+
+
 def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(make_rules, monkeypatch):
     """In a hint, `count(ZONE where l in LIST and REST)` inside a loop over `l` of the same
     expression (MGT's `usefulness`: for each label of each card, the cards holding it) goes

@@ -125,6 +125,19 @@ def test_the_generator_and_lint_read_the_same_types(make_rules):
     assert gen.types.var_ty("note", "global") == "str"
 
 
+@pytest.mark.parametrize("stmt, ty", [
+    ("set seen = seen + [card]", "list"),       # grown as `+=` grows it: typed as `set seen += [card]`
+    ("set seen = [card] + seen", "list"),
+    ("set seen = seen + 1", None),              # a list set to something else: no type
+    ("set seen = card", None),
+])
+def test_a_variable_set_to_itself_and_more_keeps_its_type(make_rules, stmt, ty):
+    """`set NAME = NAME + E` is typed as `set NAME += E`: a list grown by a list stays a list
+    (the generator then joins the two lists without asking what they are)."""
+    rs = make_rules(PLAYED.format(stmt="draw 1") + "var seen = []\n" + f"on draw as t {{ {stmt} }}\n")
+    assert TypeChecker(rs).var_ty("seen", "global") == ty
+
+
 @pytest.mark.parametrize("decl, message", [
     ("on draw as t ordered by card { pass }", "`ordered by` names the player who orders the triggers, and this is a card"),
     ("on move to pile instead as t ordered by player { pass }", "an `instead` trigger replaces a move, one at a time"),

@@ -65,6 +65,9 @@ class _TrialRequired(Exception):
 
 # ---------------------------------------------------------------- decisions
 
+_PLAIN = object()   # (see `Decision._hint`)
+
+
 @attrs.define
 class Decision:
     """A point where a player must decide. Answer with :meth:`Game.answer`.
@@ -101,6 +104,10 @@ class Decision:
     # the engine that asked, which tells how each option reads when `labels` is first read
     # and `_labels` is None (`Views.options_for`): no function made per question
     _asker: Any = attrs.field(default=None, repr=False, eq=False)
+    # `_scores` as a choice's hint (`Statements.c_ask`): its `prefer` node, whose reads the
+    # asker watches for this seat (`hint_values`) when the scores are read; `_PLAIN`: `_scores()`
+    # gives them. Kept as its pieces, not a function made per question: most bots never read it.
+    _hint: Any = attrs.field(default=_PLAIN, repr=False, eq=False)
 
     @property
     def labels(self) -> list:
@@ -113,7 +120,12 @@ class Decision:
 
     def scores(self) -> Optional[list]:
         """The ruleset's `prefer` values for each option (bigger is better), if it gave any."""
-        return self._scores() if self._scores else None
+        fn = self._scores
+        if fn is None:
+            return None
+        if self._hint is _PLAIN:
+            return fn()
+        return self._asker.hint_values(self.player, self._hint, fn, self.options)
 
     def view(self) -> dict:
         """What the deciding player may know, this decision included: the seat view

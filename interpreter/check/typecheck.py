@@ -297,6 +297,8 @@ class TypeChecker:
                 continue
             if n.op == "=":
                 vt = self.ty(n.value, Scope())
+                if vt is None and scope == "global" and ty in ("int", "list"):
+                    vt = self._grown(n.value, name, ty)
                 if (vt in LISTY and ty == "list") or vt == ty:
                     continue
                 return None
@@ -308,6 +310,19 @@ class TypeChecker:
                 return None
         self._types[key] = ty
         return ty
+
+    def _grown(self, value, name: str, ty: str) -> Optional[str]:
+        """The type of `set NAME = NAME + E` (global NAME, whose first value is of type `ty`,
+        "int" or "list"), as `set NAME += E` is typed: `ty` when E is of that type (a list for
+        "list"), else None. (Typed in place: the variable's type is what is being found.)"""
+        if not (isinstance(value, A.BinOp) and value.op == "+"):
+            return None
+        for mine, other in ((value.left, value.right), (value.right, value.left)):
+            if isinstance(mine, A.Name) and mine.id == name:
+                ot = self.ty(other, Scope())
+                if ot == ty or ty == "list" and ot in LISTY:
+                    return ty
+        return None
 
     def card_ty(self, name) -> Optional[str]:
         """The type of a card's property `name` (one that `card_readable` accepts)."""

@@ -614,7 +614,7 @@ class Expressions:
         if f.on_card is not None and len(args) == 1 and isinstance(args[0], Var) and args[0] not in self._id_vars \
                 and self.ty(e.args[0], sc) == "card":
             return f.on_card.format(args[0], where=self.state(fn, "where"))
-        if f.on_player is not None and len(args) == 1 and self.ty(e.args[0], sc) == "player":
+        if f.on_player is not None and len(args) == 1:   # (it checks its argument: no list made for it)
             return f.on_player.format(args[0], node=self.k(e))
         if name == "count" and len(args) == 1:
             return f"_count(eng, {args[0]}, {self.k(e)})"

@@ -88,10 +88,11 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
 def _fire(ind: str, key: str, name: str, body: str) -> list:
     """Lines running a trigger's or reaction's body (`body`, a generator), counted under
     `key` and named `name` in the event chain, as `Engine._fire` does (`_st`: the state,
-    read once as the runner starts, as generated bodies read it)."""
+    read once as the runner starts, as generated bodies read it; `cause` called only when a
+    log is kept: else it is the name)."""
     return [f"{ind}stats = _st.stats",
             f"{ind}stats[{key}] = stats.get({key}, 0) + 1",
-            f"{ind}_st.event_chain.append(eng.cause({name}, ev))",
+            f"{ind}_st.event_chain.append(eng.cause({name}, ev) if eng.record or eng.listeners else {name})",
             f"{ind}try:",
             f"{ind}    yield from {body}",
             f"{ind}finally:",

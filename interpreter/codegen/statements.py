@@ -275,11 +275,16 @@ class Statements:
             self.stmt(fn, s, inner)
 
     def stmt(self, fn: _Fn, s, sc: Scope):
+        held = fn.held_store
+        fn.held_store = None   # (kept only from one `set` of a card's variable to the next: `held_set`)
         method = getattr(self, "s_" + type(s).__name__, None)
         if method is None or isinstance(s, A.CallStmt) and not self._callable(s):
             self.fallback(fn, s, sc)  # the tree walker's `run` counts the step
             return
         ks = self.k(s)
+        mine = self.held_set(s, sc)
+        if held is not None and mine is held[0]:
+            fn.held_store = held
         fn.emit("st.steps += 1")
         if self.budget:
             fn.emit(f"if st.steps > _lim: raise _toolong(eng, {ks})")
@@ -290,7 +295,10 @@ class Statements:
         if id(s) in self.facts.past_parts:   # as `Engine.run` (Trials.trial_past_parts)
             fn.emit("if st.trying: eng.trial_past_parts()")
         method(fn, s, sc, ks)
+        if mine is None:   # (a statement with blocks of its own: a store kept inside them stays there)
+            fn.held_store = None
         if self.rs.checks and s.__class__ in A.CHANGES:
+            fn.held_store = None
             if isinstance(s, A.Set) and self.facts.check_vars:   # as `Engine.x_set` does
                 fn.emit("st.changes += 1")
             # as `Engine.run`: the one place a statement settles the game
@@ -342,9 +350,27 @@ class Statements:
             return not e.items
         return isinstance(e, A.Const) and (e.value is None or isinstance(e.value, (bool, str)))
 
+    def joined_lists(self, e, sc) -> bool:
+        """`LIST + LIST`, written as `_cat` (x_BinOp), which keeps its list within MAX_LIST."""
+        listy = self.LISTY | {"zone"}
+        return isinstance(e, A.BinOp) and e.op == "+" and self.ty(e.left, sc) in listy and self.ty(e.right, sc) in listy
+
+    def held_set(self, s, sc):
+        """The binding of the local card `c` when `s` is `set c.VAR = CONSTANT`, a card's
+        variable set to a value that runs nothing: consecutive such statements on the same
+        local share the store `State.card_store` gave the first (nothing between them can
+        change which dict that is). None otherwise."""
+        t = s.target if isinstance(s, A.Set) else None
+        if not (isinstance(t, A.Attr) and s.op == "=" and isinstance(t.obj, A.Name) and t.name in self.card_vars
+                and self.small_constant(s.value) and self.ty(t.obj, sc) == "card"):
+            return None
+        b = self.local_of(t.obj, sc)
+        return b if b is not None and not b.maybe else None
+
     def s_Set(self, fn, s, sc, ks):
         v = self.guard(fn, s.value, sc)
-        if s.op == "=" and self.ty(s.value, sc) not in self._SMALL and not self.small_constant(s.value):
+        if s.op == "=" and self.ty(s.value, sc) not in self._SMALL and not self.small_constant(s.value) \
+                and not self.joined_lists(s.value, sc):
             v = f"_big(eng, {v}, {ks})"   # (as `_apply` does for `=`: the limits of values)
         t = s.target
         if isinstance(t, A.Name):
@@ -380,8 +406,13 @@ class Statements:
                     fn.emit(f"if {o}.__class__ is Player:")
                 store = f"st.player_vars[{o}.seat]"
             fn.ind += not sure
-            if name in self.card_vars:   # (`State.card_store`: the one way card variables are written)
+            held = self.held_set(s, sc) if sure else None
+            if held is not None and fn.held_store is not None:
+                store = fn.held_store[1]   # (the previous statement's: `held_set`)
+            elif name in self.card_vars:   # (`State.card_store`: the one way card variables are written)
                 fn.emit(f"{store} = st.card_store({o}.id)")
+                if held is not None:
+                    fn.held_store = (held, store)
             reading = self.facts.derives_reading.get(name, ())
             if name not in self.card_vars and s.op != "=":   # (the player's variables, looked up once)
                 vars_of = self.fresh("vs")

@@ -58,6 +58,9 @@ class _Fn:
         self.stmt_memo: Optional[dict] = None   # the same, for the statements of one expression (ev_into)
         self.lambdas = 0
         self.comp_vars: set = set()
+        # (binding of a local card, the variable holding its `State.card_store`) after a `set`
+        # of one of its variables that the next statement may share (Statements.held_set)
+        self.held_store: Optional[tuple] = None
 
     @classmethod
     def function(cls, gen, name, params, indent=0) -> "_Fn":

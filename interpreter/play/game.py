@@ -138,11 +138,12 @@ class Game:
         if d.kind == "may":
             if not isinstance(answer, bool):
                 raise AnswerError("answer yes or no")
+        elif type(answer) is int and 0 <= answer < len(d.options) and d.lo <= 1 <= d.hi:
+            # the usual answer, one option's index, checked here as validate_answer would, and
+            # remembered, so that the engine need not check it again (`Statements.c_took`)
+            self.engine._validated = d
         else:
-            # remembered, so that the engine need not check the same answer again
-            # (the usual answer, one option's index, checked here as validate_answer would)
-            self.engine._validated = (d, answer, [answer] if type(answer) is int and 0 <= answer < len(d.options)
-                                      and d.lo <= 1 <= d.hi else self.engine.validate_answer(d, answer))
+            self.engine.validate_answer(d, answer)   # (a bad answer raises here, the game unmoved)
         self.answers.append(answer)
         self.secret_by.append((d.player, self.engine.state.simul_no) if d.secret else None)
         self.answered_by.append(d.player)

@@ -50,7 +50,9 @@ class Function:
     # expression with `{0}` for the argument's source (`{where}` for the state's card id ->
     # zone key list); None: the generic call of `run`.
     on_card: Optional[str] = None
-    # The same when the argument is statically a player (`{node}` for the call's node).
+    # The generator's direct call of a function of one player, whatever the argument's static
+    # type (`{0}` the argument's source, `{node}` the call's node): the function `run` unpacks
+    # its argument list into, which checks its argument is a player as `run` would.
     on_player: Optional[str] = None
     # How the generator may write a call whose argument is a loop it writes as statements (a
     # comprehension, a `where`): "count" (the loop only counts; `on_count` gives the result,
@@ -198,7 +200,7 @@ def _others(eng, e, a):
 
 
 def others_of(eng, p, e):
-    """`others(p)` (the generator writes this call when `p` is statically a player)."""
+    """`others(p)` (`_others` with its argument unpacked: the generator writes this call)."""
     if p.__class__ is not Player:
         p = eng.as_player(p, e)
     if not eng.state.out:
@@ -211,7 +213,7 @@ def _others_after(eng, e, a):
 
 
 def others_after_of(eng, p, e):
-    """`others_after(p)` (the generator writes this call when `p` is statically a player)."""
+    """`others_after(p)` (`_others_after` with its argument unpacked: the generator writes this call)."""
     if p.__class__ is not Player:
         p = eng.as_player(p, e)
     st = eng.state

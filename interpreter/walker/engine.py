@@ -126,7 +126,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         # its `start of phase` event): `Game` keeps the state there, to fork the game from (see `clone`)
         self.snap = None
         self._views: dict = {}
-        self._validated = None         # (decision, answer, indices) checked by Game.answer
+        self._validated = None         # the decision whose answer, one option's index, Game.answer checked
         self.card_getters: dict = {}
         self.derive_cache: dict = {}   # "card", "place" derives, for this game's state
         # calls of defs and tables, counted by both engines' calls (`calls_out`, past `call_limit`)
@@ -165,8 +165,12 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                     st.player_vars[p][name] = _fresh(self.ev(v.init, root))
             elif v.scope == "card":
                 init = self.ev(v.init, root)
-                for c in range(len(self.cards)):
-                    st.card_vars[c][name] = _fresh(init)
+                if isinstance(init, list):
+                    for d in st.card_vars:
+                        d[name] = list(init)   # (`_fresh`: a list of each card's own)
+                else:
+                    for d in st.card_vars:
+                        d[name] = init
         return st
 
     def fail(self, node, message, code="E010", hint=None):

@@ -164,16 +164,16 @@ class Flow:
                 raise
         yield from self._round_end(root)
 
-    def _turn_begins(self, played: int, seat: int, why: str):
+    def _turn_begins(self, played: int, seat: int, why: str, limit: Optional[int]):
         """Turn `played` of a round begins, `seat`'s (`why`: "extra" for an extra turn):
-        within MAX_TURNS, a step of the game's budget (a turn with nothing in it, too), the
-        turn counted, the turn hooks called and the turn logged."""
+        within MAX_TURNS, a step of the game's budget (`limit`, the engine's `max_steps`: a
+        turn with nothing in it is a step too), the turn counted, the turn hooks called and
+        the turn logged."""
         rs, st = self.rs, self.state
         if played > MAX_TURNS:
             raise self.fail(rs.round, f"a round ran {MAX_TURNS} turns without ending", code="E011",
                             hint="give the round an end: `until …` or `end round`")
         st.steps += 1
-        limit = self.max_steps   # (a property of the compiled engine: read once)
         if limit is not None and st.steps > limit:
             raise self.out_of_steps(rs.turn or rs.round)
         if why == "extra":
@@ -202,11 +202,6 @@ class Flow:
             return self._turn_after(first, root)
         return first, why
 
-    def _turns_over(self, until, root) -> bool:
-        """Whether a round's turns are over: its `until` holds, or nobody is left in it
-        (everyone still in the game is knocked out of it)."""
-        return until is not None and _truth(self.ev(until, root)) or len(self.state.out) >= self.n
-
     def play_turns(self, root, first: int, max_turns, why: str = "first", phase: int = 0, resumed: bool = False):
         """A round's turns, from seat `first` (extra turns given before them come first),
         until its `until` holds or `end round`. While they are played, `give turn to` and
@@ -225,6 +220,8 @@ class Flow:
         block_fn = self.block_fn   # (a local: the comprehension does not make `self` a closure cell)
         phases = [(ph.name, block_fn(ph.body)) for ph in turn.phases] if turn else []
         starts, ends = "start" in self._scope_kinds, "end" in self._scope_kinds
+        limit = self.max_steps   # (read once a round: a property of the compiled engine)
+        n = self.n
         st.in_turns = True
         try:
             seat, why = self._first_turn(first, why, phase, root)
@@ -234,13 +231,13 @@ class Flow:
                 if not phase:
                     if self.snap is not None:
                         self.snap(seat, why)
-                    if not asked and self._turns_over(until, root):
-                        return
+                    if not asked and (until is not None and _truth(self.ev(until, root)) or len(st.out) >= n):
+                        return   # (the round's turns are over: its `until` holds, or nobody is left in it)
                     if max_turns is not None and played >= max_turns:
                         st.stopped_before = seat     # (whose turn comes next: a scenario's `next:`)
                         raise _EndScope("game")
                     played += 1
-                    self._turn_begins(played, seat, why)
+                    self._turn_begins(played, seat, why, limit)
                 try:
                     if not phase:
                         if starts:
@@ -278,7 +275,8 @@ class Flow:
                     self.check_promises()
                 if ends:
                     yield from self.scope_event("end", "turn")
-                if self._turns_over(until, root):   # the turn `order` is asked only for a turn to come
+                # over, as above (the turn `order` is asked only for a turn to come)
+                if until is not None and _truth(self.ev(until, root)) or len(st.out) >= n:
                     return
                 asked = True
                 seat, why = self._turn_after(seat, root)

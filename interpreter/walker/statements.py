@@ -325,8 +325,7 @@ class Statements:
         are placed, and only then are the two move events raised (a's, then b's), so every
         trigger sees the final position; the game settles after both."""
         a, b = self._one_card(a, s.a), self._one_card(b, s.b)
-        where = self.state.where
-        ka, kb = where[a.id], where[b.id]
+        ka, kb = (where := self.state.where)[a.id], where[b.id]
         if a.id == b.id or ka == kb:
             self.short()
             return 0   # the same zone: nothing moves
@@ -594,18 +593,20 @@ class Statements:
             return options[0] if count is None else list(options)
         seat = chooser.seat
         view = None if self.record else self._views.get(seat)
-        # (a partial, not a lambda: no closure cells; `asks_hidden`, decided once per node: `hit`)
+        # (the hint kept as its pieces, read by `Decision.scores`; `asks_hidden`, decided once per node: `hit`)
         chain, hit = self.state.event_chain, self._hidden_asks.get(id(s))
         return Decision(seat, "choose", prompt, options, None, lo, hi, s.optional, s.tag, self.state.secret_depth > 0,
-                        s.span, None if scores_fn is None else partial(self.hint_values, seat, s.prefer, scores_fn, options),
-                        view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names
-                        or (hit[1] if hit is not None and hit[0] is s else asks_hidden(self.rs, s)), self)
+                        s.span, scores_fn, view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names
+                        or (hit[1] if hit is not None and hit[0] is s else asks_hidden(self.rs, s)), self, s.prefer)
 
     def c_took(self, s, d: Decision, answer):
         """The value `answer` chooses in decision `d` (which `c_ask` made for `s`), logged;
         OTHERWISE when an optional choice is declined."""
-        v = self._validated
-        picked = v[2] if v is not None and v[0] is d and v[1] is answer else self.validate_answer(d, answer)
+        if self._validated is d:   # the answer Game.answer checked: one option's index
+            if self.record or self.listeners:
+                self._log_choice(d, self.players[d.player], [answer], d.prompt)
+            return d.options[answer] if s.lo is None and s.hi is None else [d.options[answer]]
+        picked = self.validate_answer(d, answer)
         if picked is None:
             if self.record or self.listeners:
                 chooser = self.players[d.player]

@@ -134,25 +134,21 @@ def _min(eng, e, a):
     return _extreme(eng, e, a, min)
 
 
-def max_list(eng, items, e):
-    """`max(items)` of a list, as `_max` (the generator writes this call; an empty list, and
-    values that cannot be put in order, go to `_max`)."""
-    if items.__class__ is list and items:
-        try:
-            return max(items)
-        except TypeError:
-            pass
-    return _extreme(eng, e, [items], max)
+def _extreme_of_list(pick):
+    """`max_list`/`min_list`: `pick(items)` of a list, as `_max`/`_min` (the generator writes
+    this call; an empty list, and values that cannot be put in order, go to `_extreme`)."""
+    def of_list(eng, items, e):
+        if items.__class__ is list and items:
+            try:
+                return pick(items)
+            except TypeError:
+                pass
+        return _extreme(eng, e, [items], pick)
+    return of_list
 
 
-def min_list(eng, items, e):
-    """`min(items)` of a list, as `_min` (see `max_list`)."""
-    if items.__class__ is list and items:
-        try:
-            return min(items)
-        except TypeError:
-            pass
-    return _extreme(eng, e, [items], min)
+max_list = _extreme_of_list(max)
+min_list = _extreme_of_list(min)
 
 
 def _first(eng, e, a):

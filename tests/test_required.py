@@ -155,6 +155,17 @@ def test_possible_asks_every_required_part_met(make_rules):
     assert asked[0].labels == ["Play B1", "Rest"]
 
 
+def _tried_and_plain(make_rules, body, answers):
+    """The game of `body`, whose `play` action is offered when `possible(effect(actor))`,
+    answered `answers` (the decisions asked), and the same game without that condition,
+    resting at once: a trial must leave the game as the plain one plays it."""
+    tried = make_rules(body)
+    plain = make_rules(body.replace("when possible(effect(actor))", ""), name="plain.cgl")
+    a, asked = run_script(tried, answers, seed=5)
+    b, _ = run_script(plain, [1], seed=5)
+    return a, asked, b
+
+
 def test_a_trial_through_a_required_part_leaves_no_trace(make_rules):
     body = """
         var seen = 0
@@ -166,10 +177,7 @@ def test_a_trial_through_a_required_part_leaves_no_trace(make_rules):
         round { until turn_no >= 1 }
         turn { phase p { act by current } }
     """
-    tried = make_rules(body)
-    plain = make_rules(body.replace("when possible(effect(actor))", ""), name="plain.cgl")
-    a, asked = run_script(tried, [1], seed=5)
-    b, _ = run_script(plain, [1], seed=5)
+    a, asked, b = _tried_and_plain(make_rules, body, [1])
     assert asked[0].labels == ["Play", "Rest"]
     assert a.state.zones == b.state.zones and a.state.globals == b.state.globals
     assert a.state.rng.getstate() == b.state.rng.getstate() and texts(a) == texts(b)
@@ -190,10 +198,7 @@ def test_a_trial_through_that_swaps_and_moves_leaves_the_games_zones_as_they_wer
         round { start { deal 2 to hand } until turn_no >= 1 }
         turn { phase p { act by current } }
     """
-    tried = make_rules(body)
-    plain = make_rules(body.replace("when possible(effect(actor))", ""), name="plain.cgl")
-    a, asked = run_script(tried, [0], seed=5)
-    b, _ = run_script(plain, [1], seed=5)
+    a, asked, b = _tried_and_plain(make_rules, body, [0])
     assert asked[0].labels == ["Rest", "Wait"]
     assert a.state.zones == b.state.zones and a.state.where == b.state.where
     assert texts(a) == texts(b)

@@ -39,8 +39,8 @@ from functools import partial
 from .compiler import Env
 from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
 from ..base import ast as A
+from ..check.loader import Card
 from ..check.resolver import deterministic_expr, facts
-from ..check.statics import UNKNOWN, Statics
 from ..runtime.state import ZoneRef
 from ..runtime.values import _show, _truth
 
@@ -197,24 +197,31 @@ class Targets:
     def s_choose_targets(self, s, card, chooser):
         """Name the targets of `card` not yet named (a generator): the number added to its
         targets (for `targets_end`), or None when one had no legal option (nothing added)."""
-        if not hasattr(card, "props"):
+        if card.__class__ is not Card and not hasattr(card, "props"):
             raise self.fail(s.card, f"`choose targets of` needs a card, not {_show(card)}")
+        f = facts(self.rs)
+        decls = f.targets_of.get(card.id)
+        if decls is None:
+            decls = self.targets_for(card)
+        if not decls:
+            return 0   # (no declaration can concern the card: nothing to name)
         st = self.state
         have = st.targets.get(card.id, ())
-        named = {t[0] for t in have}
+        named = {t[0] for t in have} if have else ()
         new = []
-        asks = facts(self.rs).target_asks
-        for t in self.targets_for(card):
+        asks = f.target_asks
+        trying = st.trying
+        for t in decls:
             if t.name in named:
                 continue
             if t.cond is not None and not _truth(self.target_value(t.cond, card, chooser)):
                 continue
             domain = self.target_value(t.domain, card, chooser)
-            options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain))
+            options = list(self.cards_of(domain) if domain.__class__ is ZoneRef else self.as_list(domain, t.domain))
             ask = asks.get(t.name)
             if ask is None:
                 ask = asks[t.name] = _TargetAsk(t)
-            if st.trying:   # (a trial answers its decisions itself, unseen: no prompt to word, nothing to prefer)
+            if trying:   # (a trial answers its decisions itself, unseen: no prompt to word, nothing to prefer)
                 prompt, scores = t.name, None
             else:
                 prompt = (lambda t=t: self.target_value(t.prompt, card, chooser)) if t.prompt is not None else \
@@ -237,10 +244,7 @@ class Targets:
         known = facts(self.rs).targets_of
         found = known.get(card.id)
         if found is None:
-            static = Statics(self.rs)
-            found = known[card.id] = tuple(
-                t for t in self.rs.targets
-                if t.cond is None or (v := static.value(t.cond, {"card": card, "it": card})) is UNKNOWN or _truth(v))
+            found = known[card.id] = tuple(t for t in self.rs.targets if self.may_hold(t.cond, card))
         return found
 
     def target_value(self, e, card, player):
@@ -273,7 +277,7 @@ class Targets:
         targets of` (by declaration `NAME`; with no name, its one target: an error when it
         has several); `none` when none is, or when it is no longer legal (no longer in its
         declaration's domain, evaluated now for the same card and chooser)."""
-        if not hasattr(card, "props"):
+        if card.__class__ is not Card and not hasattr(card, "props"):
             if card is None:
                 return None
             raise self.fail(node, f"`target` needs a card, not {_show(card)}")
@@ -312,10 +316,10 @@ class Targets:
             test = tests[t.name] = isinstance(d, A.Where) and deterministic_expr(self.rs, d.cond)
         if not test:
             domain = self.target_value(d, card, player)
-            options = self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, d)
+            options = self.cards_of(domain) if domain.__class__ is ZoneRef else self.as_list(domain, d)
             return value in options
         src = self.target_value(d.source, card, player)
-        options = self.cards_of(src) if isinstance(src, ZoneRef) else self.as_list(src, d.source)
+        options = self.cards_of(src) if src.__class__ is ZoneRef else self.as_list(src, d.source)
         return value in options and _truth(self.target_where(d.cond, card, player, value))
 
 

@@ -695,7 +695,8 @@ def asks_hidden(rs, s) -> bool:
     for a statement of the ruleset also by the statement's id, with the statement kept
     beside it (so that the id stays its own): `Statements.c_ask` reads that entry first, a
     dictionary look-up per question asked. (A target's question is asked through an object
-    made for the question, `_TargetAsk`, which is not kept.)"""
+    made once per declaration and kept with the ruleset, `_TargetAsk`, whose entry
+    `Targets.s_choose_targets` makes when it makes the object.)"""
     known = facts(rs).hidden_asks
     hit = known.get(id(s))
     if hit is not None and hit[0] is s:

@@ -242,16 +242,21 @@ class ContinuousRules:
 
     def may_move(self, card, dest, node=None) -> bool:
         """`can_move(card, zone)`: no continuous rule would refuse moving the card there now."""
-        if not hasattr(card, "props"):
+        if card.__class__ is not Card and not hasattr(card, "props"):
             raise self.fail(node, f"`can_move` needs a card first, got {_kind(card)}")
         if dest.__class__ is not ZoneRef:
             dest = self.as_zone(dest, node)
         if not self._zone_rules:
             return True
-        src = self.zone_of_card(card)
-        if not (self._rules_about(self._enter_rules_of, "enter", dest.name, card)
-                or self._rules_about(self._leave_rules_of, "leave", src.name, card)):
-            return True   # (no rule can refuse this card: no event to make)
+        src = None
+        if not self._rules_about(self._enter_rules_of, "enter", dest.name, card):
+            if not self._leave_rules_of:
+                return True   # (no rule can refuse this card: no event to make)
+            src = self.zone_of_card(card)
+            if not self._rules_about(self._leave_rules_of, "leave", src.name, card):
+                return True
+        if src is None:
+            src = self.zone_of_card(card)
         who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
         return self.refusing_rule(Event("move", None, card, self.players[who], src, dest)) is None
 

@@ -920,7 +920,7 @@ class Statements:
                 local.vars["actor"] = who
                 if a.when is not None and not _truth(self.ev(a.when, local)):
                     continue
-                if not self.allowed(a.name, local, v, (a.param,)):
+                if not self.allowed(a.name, local, local.vars.get(a.param), (a.param,)):
                     continue
                 label = self.ev(a.label, local) if a.label else (a.name if v is None else f"{a.name} {_show(v)}")
                 choices.append(ActionChoice(a, v, label))

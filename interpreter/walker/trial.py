@@ -40,7 +40,7 @@ from .compiler import Env
 from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
 from ..base import ast as A
 from ..check.loader import Card
-from ..check.resolver import deterministic_expr, facts
+from ..check.resolver import asks_hidden, deterministic_expr, facts
 from ..runtime.state import ZoneRef
 from ..runtime.values import _show, _truth
 
@@ -82,7 +82,8 @@ class Trials:
                 done, more = self._try(proc, args, todo.pop(), base, through)
                 if done:
                     return True
-                todo.extend(reversed(more))   # depth first: the first alternatives first
+                # depth first: the first alternatives first
+                todo.extend(reversed([path + (x,) for path, others in more for x in others]))
             return True
         finally:
             self.state = base   # the game's own state, untouched: everything tried was on copies
@@ -93,8 +94,9 @@ class Trials:
 
     def _try(self, proc, args, path: tuple, base, through: bool = False):
         """One way through: the answers of `path`, then first options. (whether it changed
-        the game, or did every required part it met in full when `through`; the paths that
-        answer one later decision otherwise)."""
+        the game, or did every required part it met in full when `through`; the other ways,
+        each a later decision's other answers after the answers before it, as (those answers,
+        the others))."""
         trial = self.state = _trial_copy(base)
         self._trial_level = -1
         self._trial_met = self._trial_past = False
@@ -111,7 +113,8 @@ class Trials:
                     a = path[len(answers)]
                 else:
                     a, others = _answers(d)
-                    more += [tuple(answers) + (x,) for x in others]
+                    if others:   # (the ways they make are made only if this one fails)
+                        more.append((tuple(answers), others))
                 answers.append(a)
                 d = gen.send(a)
         except StopIteration:
@@ -138,11 +141,14 @@ class Trials:
 def _answers(d):
     """A decision's first answer while trying, and the other answers to try after it."""
     if d.kind == "may":
-        return True, [False]
+        return True, _NO
     n = len(d.options)
     if d.lo <= 1 <= d.hi:
-        return 0, list(range(1, min(n, 1 + MAX_ALTERNATIVES)))
-    return list(range(d.lo)), []
+        return 0, range(1, min(n, 1 + MAX_ALTERNATIVES))
+    return list(range(d.lo)), ()
+
+
+_NO = (False,)
 
 
 def _trial_copy(st):
@@ -219,8 +225,9 @@ class Targets:
             domain = self.target_value(t.domain, card, chooser)
             options = list(self.cards_of(domain) if domain.__class__ is ZoneRef else self.as_list(domain, t.domain))
             ask = asks.get(t.name)
-            if ask is None:
+            if ask is None:   # (kept with the ruleset: `c_ask` finds whether it asks from hidden things by its id)
                 ask = asks[t.name] = _TargetAsk(t)
+                f.hidden_asks[id(ask)] = (ask, asks_hidden(self.rs, ask))
             if trying:   # (a trial answers its decisions itself, unseen: no prompt to word, nothing to prefer)
                 prompt, scores = t.name, None
             else:

@@ -10,6 +10,7 @@ import pytest
 
 from cgl.interpreter.base.diagnostics import CglError
 from cgl.interpreter.play.game import play
+from cgl.interpreter.runtime.state import Event
 
 from conftest import run_script, texts
 
@@ -96,6 +97,25 @@ def test_a_replacement_cannot_route_a_card_around_a_rule(make_rules):
     assert "rule closed refuses: A1 moves from hand(P1) to hand(P2)" in texts(g)
 
 
+def test_an_instead_is_asked_only_for_the_cards_its_condition_can_concern(make_rules):
+    # `suit = "red"` is false for a blue card whatever the game: its discard asks no
+    # replacement; a red card's still runs it, and its condition's other part as the game goes
+    rs = make_rules("""
+        on discard if suit = "red" and count(pile) = 1 instead as red_home { move card to deck }
+        match { rounds 1 }
+        round { start { move all_cards where name in ["A1", "A2", "B1"] to hand(current) } until turn_no >= 1 }
+        turn { phase p { discard first(hand(current) where name = "B1")  discard hand(current) } }
+    """)
+    g, _ = run_script(rs, [])
+    assert names(rs, g.state.zones["pile"]) == ["B1"]
+    assert g.state.zones["hand:0"] == [] and g.state.stats["instead:red_home"] == 2
+    eng = g.engine
+    red, blue = (next(c for c in rs.cards if c.name == n) for n in ("A1", "B1"))
+    hand, pile = eng.zone_of_card(red), eng._default_zone("discard", None)
+    assert eng.replacements(Event("discard", None, blue, eng.players[0], hand, pile)) == ()
+    assert [t.name for t in eng.replacements(Event("discard", None, red, eng.players[0], hand, pile))] == ["red_home"]
+
+
 def test_a_rule_follows_the_state_of_the_game(make_rules):
     # blue may not enter the pile while a red card lies there
     rs = make_rules("""
@@ -110,6 +130,59 @@ def test_a_rule_follows_the_state_of_the_game(make_rules):
     """)
     g, _ = run_script(rs, [])
     assert names(rs, g.state.zones["pile"]) == ["B1", "A1"]
+
+
+def test_a_rule_is_asked_only_for_the_cards_its_condition_can_concern(make_rules):
+    # `card.suit = "blue"` is false for a red card whatever the game: no move or `can_move`
+    # of a red card asks the rule; a blue card's still does, and it holds as the game goes
+    rs = make_rules("""
+        rule no_blue_on_red: forbid enter pile if card.suit = "blue" and exists(pile where suit = "red")
+        var asked = []
+        match { rounds 1 }
+        round { start {
+            move first(all_cards where name = "A1") to pile
+            set asked = [can_move(c, pile) for c in all_cards where name in ["A2", "B1"]]
+            move first(all_cards where name = "B1") to pile
+            move first(all_cards where name = "A2") to pile
+        } until turn_no >= 1 }
+        turn { phase p { pass } }
+    """)
+    g, _ = run_script(rs, [])
+    assert names(rs, g.state.zones["pile"]) == ["A1", "A2"]
+    assert g.state.globals["asked"] == [True, False]
+    eng = g.engine
+    red, blue = (next(c for c in rs.cards if c.name == n) for n in ("A2", "B1"))
+    assert eng.zone_rules_for("enter", "pile", red) == ()
+    assert [r.name for r in eng.zone_rules_for("enter", "pile", blue)] == ["no_blue_on_red"]
+    assert eng.zone_rules_for("leave", "pile", blue) == ()
+
+
+def test_a_forbid_rule_is_asked_only_for_the_cards_its_condition_can_concern(make_rules):
+    # `c.suit = "red"` first: a blue or green card is never asked about `red_late`; `late_red`
+    # reads `turn_no` first, known only where it is asked, so every card is asked about it;
+    # and a choice's option is named by its tag's rules as `option`
+    rs = make_rules("""
+        rule red_late: forbid play if c.suit = "red" and turn_no > 1
+        rule late_red: forbid play if turn_no > 9 and c.suit = "red"
+        rule no_blue: forbid pick if option.suit = "blue" and turn_no >= 1
+        match { rounds 1 }
+        round { start {
+            move all_cards where name in ["A1", "B1"] to hand(current)
+        } until turn_no >= 3 }
+        action play(c in hand(actor)) "Play {c.name}" { discard c }
+        action rest "Rest" { pass }
+        turn { phase p { act by current  choose x in all_cards where name in ["B2", "C1"] by current as pick { say "picked {x.name}" } } }
+    """)
+    g, asked = run_script(rs, [2, 0, 0, 0, 0])
+    labels = [[getattr(o, "label", None) or o.name for o in d.options] for d in asked]
+    # (turn 3: the red A1 may no longer be played; the blue B2 is never an option to pick)
+    assert labels == [["Play B1", "Play A1", "Rest"], ["C1", "C1"], ["C1", "C1"], ["Play B1", "Rest"], ["C1", "C1"]]
+    eng = g.engine
+    red, blue = (next(c for c in rs.cards if c.name == n) for n in ("A2", "B1"))
+    assert [r.name for r in eng.tag_rules_for("play", ("c",), red)] == ["red_late", "late_red"]
+    assert [r.name for r in eng.tag_rules_for("play", ("c",), blue)] == ["late_red"]
+    assert [r.name for r in eng.tag_rules_for("pick", ("x", "it", "option"), blue)] == ["no_blue"]
+    assert eng.tag_rules_for("pick", ("x", "it", "option"), red) == ()
 
 
 # ---------------------------------------------------------------- checks

@@ -230,6 +230,20 @@ class Facts:
     target_tests: dict = attrs.field(factory=dict)
     target_asks: dict = attrs.field(factory=dict)     # its name -> the `choose` it asks (`Targets`), read only
     target_decls: dict = attrs.field(factory=dict)    # its name -> the target declaration (made on first use)
+    # (forbid, zone name) -> {card id: the `forbid enter|leave ZONE` rules whose condition the
+    # card data alone does not rule out} (`ContinuousRules.zone_rules_for`), made on first use
+    zone_rules_of: dict = attrs.field(factory=dict)
+    # (tag, the names bound to a card, card id) -> the `forbid TAG` rules the card data does not
+    # rule out (`ContinuousRules.tag_rules_for`), made on first use
+    tag_rules_of: dict = attrs.field(factory=dict)
+    # (kind, name, from, to, phase) of a card event -> (the `instead` triggers waiting for it,
+    # {card id: those of them whose condition the card data does not rule out})
+    # (`Events.replacements`), made on first use
+    instead_of: dict = attrs.field(factory=dict)
+    # (id of a condition of an event's card, card id) -> whether the card data leaves it
+    # possible (`ContinuousRules.may_hold`), made on first use
+    card_conds: dict = attrs.field(factory=dict)
+    statics: Any = None                               # the ruleset's `check.statics.Statics`, made on first use
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)
@@ -681,7 +695,8 @@ def asks_hidden(rs, s) -> bool:
     for a statement of the ruleset also by the statement's id, with the statement kept
     beside it (so that the id stays its own): `Statements.c_ask` reads that entry first, a
     dictionary look-up per question asked. (A target's question is asked through an object
-    made for the question, `_TargetAsk`, which is not kept.)"""
+    made once per declaration and kept with the ruleset, `_TargetAsk`, whose entry
+    `Targets.s_choose_targets` makes when it makes the object.)"""
     known = facts(rs).hidden_asks
     hit = known.get(id(s))
     if hit is not None and hit[0] is s:

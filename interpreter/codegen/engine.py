@@ -264,7 +264,7 @@ class CompiledEngine(Engine):
                 if a.name in self._forbidden:
                     local = Env({a.param: v} if a.param else {}, env_fn())
                     local.vars["actor"] = who
-                    if not self.allowed(a.name, local):
+                    if not self.allowed(a.name, local, local.vars.get(a.param), (a.param,)):
                         continue
                 label = c.label(self, who, v) if c.label else (a.name if v is None else f"{a.name} {_show(v)}")
                 choices.append(ActionChoice(a, v, label))

@@ -20,6 +20,10 @@ from typing import Optional
 from .compiler import Env, event_env
 from ..base.diagnostics import CglError, Diagnostic
 from ..base.protocol import MAX_SETTLE
+from ..base import ast as A
+from ..check.loader import Card
+from ..check.resolver import facts, use_of
+from ..check.statics import UNKNOWN, Statics
 from ..runtime.state import Event, ZoneRef
 from ..runtime.values import _kind, _truth
 
@@ -28,11 +32,56 @@ class ContinuousRules:
     """`allowed`, `refused`, `refusing_rule`, `may_move` and `settle` (see the module doc)."""
 
     # ------------------------------------------------------------ continuous rules
-    def allowed(self, name: str, env: Env) -> bool:
-        """False when a `rule …: forbid NAME if …` holds in this situation."""
-        for r in self._tag_rules.get(name, ()):
+    def allowed(self, name: str, env: Env, value=None, names: tuple = ()) -> bool:
+        """False when a `rule …: forbid NAME if …` holds in this situation. `value` is what
+        `env` binds to each of `names` (an action's parameter, a choice's option): when a card,
+        only the rules its data does not rule out are asked (`tag_rules_for`)."""
+        rules = self._tag_rules.get(name, ())
+        if rules and value.__class__ is Card:
+            rules = self.tag_rules_for(name, names, value)
+        for r in rules:
             if r.cond is None or _truth(self.ev(r.cond, env)):
                 self.bump(f"rule:{r.name}")
+                return False
+        return True
+
+    def tag_rules_for(self, name: str, names: tuple, card) -> tuple:
+        """The `forbid NAME` rules, in order, less those whose condition is false for `card`
+        bound to `names` whatever the game: the first parts of its `a and b and …` that read
+        no other local are worked out from the card data (`check/statics.py`); one false
+        rules the rule out (`limp_horn: forbid play if c.kind = upgrade and …` for a card
+        that is no upgrade). Worked out once per ruleset, rule, names and card
+        (`Facts.tag_rules_of`)."""
+        known = self._tag_rules_of
+        key = (name, names, card.id)
+        found = known.get(key)
+        if found is None:
+            given = dict.fromkeys(names, card)
+            found = known[key] = tuple(r for r in self._tag_rules.get(name, ()) if self._may_hold(r.cond, given))
+        return found
+
+    def _may_hold(self, cond, given: dict) -> bool:
+        """False when a first part of `cond`'s `a and b and …` that reads no local but those
+        of `given` is false from the card data alone (the engines would find it false there
+        too, after the same parts before it)."""
+        if cond is None:
+            return True
+        parts = []
+        while isinstance(cond, A.And):
+            parts.append(cond.right)
+            cond = cond.left
+        parts.append(cond)
+        static = self._statics()
+        for part in reversed(parts):
+            for n in A.walk(part):
+                if n.__class__ is A.Name:
+                    u = use_of(self.rs, n)
+                    if u.kind != "global" and (u.name if u.kind != "it" else "it") not in given:
+                        return True   # (a local the rule sees where it is asked: known only there)
+            v = static.value(part, given)
+            if v is UNKNOWN:
+                return True
+            if not _truth(v):
                 return False
         return True
 
@@ -87,11 +136,18 @@ class ContinuousRules:
         on a card event (`zone_rule_test`)."""
         self._tag_rules: dict = {}
         self._zone_rules: dict = {}
+        self._zone_tests: dict = {}   # id(rule) -> the test of its condition
+        f = facts(self.rs)
+        self._tag_rules_of = f.tag_rules_of
         for r in self.rs.rules:
             if r.zone is not None:
-                self._zone_rules.setdefault((r.forbid, r.zone), []).append((r, self.zone_rule_test(r)))
+                holds = self._zone_tests[id(r)] = self.zone_rule_test(r)
+                self._zone_rules.setdefault((r.forbid, r.zone), []).append((r, holds))
             else:
                 self._tag_rules.setdefault(r.forbid, []).append(r)
+        # zone name -> {card id: the rules `zone_rules_for` found}, for the zones with a rule
+        self._leave_rules_of = {z: f.zone_rules_of.setdefault(("leave", z), {}) for fb, z in self._zone_rules if fb == "leave"}
+        self._enter_rules_of = {z: f.zone_rules_of.setdefault(("enter", z), {}) for fb, z in self._zone_rules if fb == "enter"}
 
     def trigger_test(self, tr):
         """`holds(engine, event)`: whether trigger `tr`'s condition holds for an event (None:
@@ -121,27 +177,86 @@ class ContinuousRules:
 
     def refusing_rule(self, ev: Event):
         """The first `forbid leave` rule of the card's zone, then `forbid enter` rule of the
-        zone it would go to, that holds for this card event; None if none does."""
-        by_zone = self._zone_rules
-        src = ev.source
+        zone it would go to, that holds for this card event; None if none does. Only the
+        rules the card's data does not rule out are asked (`zone_rules_for`)."""
+        card, src = ev.card, ev.source
         if src is not None:
-            for r, holds in by_zone.get(("leave", src.name), ()):
-                if holds(self, ev):
+            known = self._leave_rules_of.get(src.name)
+            if known is not None:
+                rules = known.get(card.id)
+                for r in self.zone_rules_for("leave", src.name, card) if rules is None else rules:
+                    if self._zone_tests[id(r)](self, ev):
+                        return r
+        known = self._enter_rules_of.get(ev.dest.name)
+        if known is not None:
+            rules = known.get(card.id)
+            for r in self.zone_rules_for("enter", ev.dest.name, card) if rules is None else rules:
+                if self._zone_tests[id(r)](self, ev):
                     return r
-        for r, holds in by_zone.get(("enter", ev.dest.name), ()):
-            if holds(self, ev):
-                return r
         return None
+
+    def zone_rules_for(self, forbid: str, zone: str, card) -> tuple:
+        """The `forbid leave|enter ZONE` rules of this zone, in order, less those whose
+        condition is false for `card` whatever the game (`card.kind = baby and …`: its value
+        from the card data alone, `check/statics.py`, the engines' own meaning): most moves
+        have none to ask. Worked out once per ruleset, zone and card (`Facts.zone_rules_of`)."""
+        rules = self._zone_rules.get((forbid, zone))
+        if not rules:
+            return ()
+        known = facts(self.rs).zone_rules_of.setdefault((forbid, zone), {})
+        found = known.get(card.id)
+        if found is None:
+            found = known[card.id] = tuple(r for r, _ in rules if self.may_hold(r.cond, card))
+        return found
+
+    def may_hold(self, cond, card) -> bool:
+        """Whether condition `cond` of an event's `card` (a zone rule's, an `instead`
+        trigger's, a `target` declaration's) may hold for this card: False when the card data
+        alone makes it false whatever the game (its value from `check/statics.py`, the engines'
+        own meaning, with `card` and `it` the card). Worked out once per ruleset, condition
+        and card (`Facts.card_conds`)."""
+        if cond is None:
+            return True
+        known = facts(self.rs).card_conds
+        key = (id(cond), card.id)
+        found = known.get(key)
+        if found is None:
+            v = self._statics().value(cond, {"card": card, "it": card})
+            found = known[key] = v is UNKNOWN or _truth(v)
+        return found
+
+    def _rules_about(self, by_zone: dict, forbid: str, zone: str, card) -> tuple:
+        """`zone_rules_for`, looked up in `by_zone` (`_leave_rules_of` or `_enter_rules_of`)."""
+        known = by_zone.get(zone)
+        if known is None:
+            return ()
+        rules = known.get(card.id)
+        return self.zone_rules_for(forbid, zone, card) if rules is None else rules
+
+    def _statics(self):
+        """The ruleset's static evaluator (made on first use)."""
+        f = facts(self.rs)
+        if f.statics is None:
+            f.statics = Statics(self.rs)
+        return f.statics
 
     def may_move(self, card, dest, node=None) -> bool:
         """`can_move(card, zone)`: no continuous rule would refuse moving the card there now."""
-        if not hasattr(card, "props"):
+        if card.__class__ is not Card and not hasattr(card, "props"):
             raise self.fail(node, f"`can_move` needs a card first, got {_kind(card)}")
         if dest.__class__ is not ZoneRef:
             dest = self.as_zone(dest, node)
         if not self._zone_rules:
             return True
-        src = self.zone_of_card(card)
+        src = None
+        if not self._rules_about(self._enter_rules_of, "enter", dest.name, card):
+            if not self._leave_rules_of:
+                return True   # (no rule can refuse this card: no event to make)
+            src = self.zone_of_card(card)
+            if not self._rules_about(self._leave_rules_of, "leave", src.name, card):
+                return True
+        if src is None:
+            src = self.zone_of_card(card)
         who = dest.owner if dest.owner is not None else (src.owner if src.owner is not None else self.state.current)
         return self.refusing_rule(Event("move", None, card, self.players[who], src, dest)) is None
 

@@ -78,7 +78,8 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self.decl_order = facts.decl_order
         self._triggers_by_kind = _index_by_kind([t for t in rs.triggers if not t.instead])
         self._instead_by_kind = _index_by_kind([t for t in rs.triggers if t.instead])
-        self._instead_found: dict = {}   # (kind, name, from, to, phase) -> the `instead` triggers for it, in order
+        self._instead_found: dict = {}   # (kind, name, from, to, phase) -> its `Facts.instead_of`
+        self._instead_tests: dict = {}   # id(instead trigger) -> the test of its condition (`trigger_test`)
         # some trigger is `ordered by` a player (Events.trigger_order)
         self._ordering = any(t.order_by is not None for t in rs.triggers if not t.instead)
         self._reactions_by_kind = _index_by_kind(rs.reactions)

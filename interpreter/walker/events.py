@@ -12,6 +12,7 @@ from typing import Optional
 from ..base import ast as A
 from ..base.diagnostics import CglError, Diagnostic
 from ..base.protocol import MAX_EVENT_DEPTH
+from ..check.resolver import facts
 from ..runtime.state import Event
 from ..runtime.values import _truth
 from .compiler import Env, event_env
@@ -30,6 +31,9 @@ class _OrderAsk:
         self.name, self.span, self.prefer = name, span, prefer
 
 
+_MISSING = object()
+
+
 def _same(x):
     return x
 
@@ -41,20 +45,37 @@ class Events:
     """`raise_event`, `event_begin`, `event_run`, `trigger_order`, `s_order`, `open_window`,
     `scope_event`, and `_replace` (a move an `instead` trigger replaces; see the module doc)."""
 
-    def _replace(self, ev: Event):
-        """Run the first `instead` trigger that replaces this card move; True if one did.
-        An optional one (`instead … may`) asks first: declined, the next one is looked at,
-        and with none the move happens."""
-        if not self._instead_by_kind:
-            return False
+    def replacements(self, ev: Event) -> tuple:
+        """The `instead` triggers that may replace this card move, in order: those waiting for
+        its kind, name, zones and phase (`_matching`), less those whose condition is false for
+        its card whatever the game (`on move to pile if kind = baby instead`: its value from
+        the card data alone, `check/statics.py`). Worked out once per ruleset, event key and
+        card (`Facts.instead_of`): most moves have none, and make no `_replace` to run."""
         ev.phase = ev.phase or self.state.phase
         src, dest = ev.source, ev.dest
         key = (ev.kind, ev.name, None if src is None else src.name, None if dest is None else dest.name, ev.phase)
-        found = self._instead_found.get(key)
-        if found is None:   # (per ruleset: all that `_matching` reads is in the key)
-            found = self._instead_found[key] = tuple((tr, self.trigger_test(tr))
-                                                     for tr in self._matching(self._instead_by_kind, ev))
-        for tr, holds in found:
+        known = self._instead_found.get(key)
+        if known is None:
+            known = facts(self.rs).instead_of.get(key)
+            if known is None:   # (per ruleset: all that `_matching` reads is in the key)
+                known = facts(self.rs).instead_of[key] = (tuple(self._matching(self._instead_by_kind, ev)), {})
+            self._instead_found[key] = known
+        waiting, by_card = known
+        card = ev.card
+        found = by_card.get(card.id)
+        if found is None:
+            found = by_card[card.id] = tuple(tr for tr in waiting if self.may_hold(tr.cond, card))
+        return found
+
+    def _replace(self, ev: Event, found: tuple):
+        """Run the first `instead` trigger of `found` (`replacements`) that replaces this card
+        move; True if one did. An optional one (`instead … may`) asks first: declined, the next
+        one is looked at, and with none the move happens."""
+        tests = self._instead_tests
+        for tr in found:
+            holds = tests.get(id(tr), _MISSING)
+            if holds is _MISSING:
+                holds = tests[id(tr)] = self.trigger_test(tr)
             if holds is not None and not _truth(holds(self, ev)):
                 continue
             env = event_env(ev)

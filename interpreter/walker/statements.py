@@ -176,7 +176,7 @@ class Statements:
             ev = Event("move", None, c, self.players[who], src, dest)
             if ruled and self.refused(ev):
                 continue
-            if self._instead_by_kind and (yield from self._replace(ev)):
+            if self._instead_by_kind and (found := self.replacements(ev)) and (yield from self._replace(ev, found)):
                 continue
             moved += 1
             hit = self._moved(ev, s.position)
@@ -262,7 +262,7 @@ class Statements:
         ev = Event(kind, None, self.cards[ids[-1]], who, src, dest)
         if self._zone_rules and self.refused(ev):
             return None
-        if self._instead_by_kind and (yield from self._replace(ev)):
+        if self._instead_by_kind and (found := self.replacements(ev)) and (yield from self._replace(ev, found)):
             return 0
         hit = self._moved(ev, "top", stat)
         if hit is not None:
@@ -306,7 +306,7 @@ class Statements:
             ev = Event("discard", None, c, self.players[who], src, dest, s.forced)
             if self._zone_rules and self.refused(ev):
                 continue
-            if self._instead_by_kind and (yield from self._replace(ev)):
+            if self._instead_by_kind and (found := self.replacements(ev)) and (yield from self._replace(ev, found)):
                 continue
             moved += 1
             hit = self._moved(ev, "top", CARD_STATS["discard"])
@@ -536,8 +536,8 @@ class Statements:
         the environment the rules' conditions see)."""
         options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, s.domain))
         if s.tag:
-            env = env_fn()
-            options = [o for o in options if self.allowed(s.tag, env.child({s.name: o, "it": o, "option": o}))]
+            env, names = env_fn(), (s.name, "it", "option")
+            options = [o for o in options if self.allowed(s.tag, env.child({s.name: o, "it": o, "option": o}), o, names)]
         return options
 
     def c_decide(self, s, options, chooser, prompt_fn, scores_fn, count=None):
@@ -920,7 +920,7 @@ class Statements:
                 local.vars["actor"] = who
                 if a.when is not None and not _truth(self.ev(a.when, local)):
                     continue
-                if not self.allowed(a.name, local):
+                if not self.allowed(a.name, local, local.vars.get(a.param), (a.param,)):
                     continue
                 label = self.ev(a.label, local) if a.label else (a.name if v is None else f"{a.name} {_show(v)}")
                 choices.append(ActionChoice(a, v, label))

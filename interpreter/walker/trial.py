@@ -39,8 +39,8 @@ from functools import partial
 from .compiler import Env
 from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
 from ..base import ast as A
-from ..check.resolver import deterministic_expr, facts
-from ..check.statics import UNKNOWN, Statics
+from ..check.loader import Card
+from ..check.resolver import asks_hidden, deterministic_expr, facts
 from ..runtime.state import ZoneRef
 from ..runtime.values import _show, _truth
 
@@ -82,7 +82,8 @@ class Trials:
                 done, more = self._try(proc, args, todo.pop(), base, through)
                 if done:
                     return True
-                todo.extend(reversed(more))   # depth first: the first alternatives first
+                # depth first: the first alternatives first
+                todo.extend(reversed([path + (x,) for path, others in more for x in others]))
             return True
         finally:
             self.state = base   # the game's own state, untouched: everything tried was on copies
@@ -93,8 +94,9 @@ class Trials:
 
     def _try(self, proc, args, path: tuple, base, through: bool = False):
         """One way through: the answers of `path`, then first options. (whether it changed
-        the game, or did every required part it met in full when `through`; the paths that
-        answer one later decision otherwise)."""
+        the game, or did every required part it met in full when `through`; the other ways,
+        each a later decision's other answers after the answers before it, as (those answers,
+        the others))."""
         trial = self.state = _trial_copy(base)
         self._trial_level = -1
         self._trial_met = self._trial_past = False
@@ -111,7 +113,8 @@ class Trials:
                     a = path[len(answers)]
                 else:
                     a, others = _answers(d)
-                    more += [tuple(answers) + (x,) for x in others]
+                    if others:   # (the ways they make are made only if this one fails)
+                        more.append((tuple(answers), others))
                 answers.append(a)
                 d = gen.send(a)
         except StopIteration:
@@ -138,11 +141,14 @@ class Trials:
 def _answers(d):
     """A decision's first answer while trying, and the other answers to try after it."""
     if d.kind == "may":
-        return True, [False]
+        return True, _NO
     n = len(d.options)
     if d.lo <= 1 <= d.hi:
-        return 0, list(range(1, min(n, 1 + MAX_ALTERNATIVES)))
-    return list(range(d.lo)), []
+        return 0, range(1, min(n, 1 + MAX_ALTERNATIVES))
+    return list(range(d.lo)), ()
+
+
+_NO = (False,)
 
 
 def _trial_copy(st):
@@ -197,24 +203,32 @@ class Targets:
     def s_choose_targets(self, s, card, chooser):
         """Name the targets of `card` not yet named (a generator): the number added to its
         targets (for `targets_end`), or None when one had no legal option (nothing added)."""
-        if not hasattr(card, "props"):
+        if card.__class__ is not Card and not hasattr(card, "props"):
             raise self.fail(s.card, f"`choose targets of` needs a card, not {_show(card)}")
+        f = facts(self.rs)
+        decls = f.targets_of.get(card.id)
+        if decls is None:
+            decls = self.targets_for(card)
+        if not decls:
+            return 0   # (no declaration can concern the card: nothing to name)
         st = self.state
         have = st.targets.get(card.id, ())
-        named = {t[0] for t in have}
+        named = {t[0] for t in have} if have else ()
         new = []
-        asks = facts(self.rs).target_asks
-        for t in self.targets_for(card):
+        asks = f.target_asks
+        trying = st.trying
+        for t in decls:
             if t.name in named:
                 continue
             if t.cond is not None and not _truth(self.target_value(t.cond, card, chooser)):
                 continue
             domain = self.target_value(t.domain, card, chooser)
-            options = list(self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, t.domain))
+            options = list(self.cards_of(domain) if domain.__class__ is ZoneRef else self.as_list(domain, t.domain))
             ask = asks.get(t.name)
-            if ask is None:
+            if ask is None:   # (kept with the ruleset: `c_ask` finds whether it asks from hidden things by its id)
                 ask = asks[t.name] = _TargetAsk(t)
-            if st.trying:   # (a trial answers its decisions itself, unseen: no prompt to word, nothing to prefer)
+                f.hidden_asks[id(ask)] = (ask, asks_hidden(self.rs, ask))
+            if trying:   # (a trial answers its decisions itself, unseen: no prompt to word, nothing to prefer)
                 prompt, scores = t.name, None
             else:
                 prompt = (lambda t=t: self.target_value(t.prompt, card, chooser)) if t.prompt is not None else \
@@ -237,10 +251,7 @@ class Targets:
         known = facts(self.rs).targets_of
         found = known.get(card.id)
         if found is None:
-            static = Statics(self.rs)
-            found = known[card.id] = tuple(
-                t for t in self.rs.targets
-                if t.cond is None or (v := static.value(t.cond, {"card": card, "it": card})) is UNKNOWN or _truth(v))
+            found = known[card.id] = tuple(t for t in self.rs.targets if self.may_hold(t.cond, card))
         return found
 
     def target_value(self, e, card, player):
@@ -273,7 +284,7 @@ class Targets:
         targets of` (by declaration `NAME`; with no name, its one target: an error when it
         has several); `none` when none is, or when it is no longer legal (no longer in its
         declaration's domain, evaluated now for the same card and chooser)."""
-        if not hasattr(card, "props"):
+        if card.__class__ is not Card and not hasattr(card, "props"):
             if card is None:
                 return None
             raise self.fail(node, f"`target` needs a card, not {_show(card)}")
@@ -312,10 +323,10 @@ class Targets:
             test = tests[t.name] = isinstance(d, A.Where) and deterministic_expr(self.rs, d.cond)
         if not test:
             domain = self.target_value(d, card, player)
-            options = self.cards_of(domain) if isinstance(domain, ZoneRef) else self.as_list(domain, d)
+            options = self.cards_of(domain) if domain.__class__ is ZoneRef else self.as_list(domain, d)
             return value in options
         src = self.target_value(d.source, card, player)
-        options = self.cards_of(src) if isinstance(src, ZoneRef) else self.as_list(src, d.source)
+        options = self.cards_of(src) if src.__class__ is ZoneRef else self.as_list(src, d.source)
         return value in options and _truth(self.target_where(d.cond, card, player, value))
 
 

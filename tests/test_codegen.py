@@ -13,6 +13,7 @@ import random
 import pytest
 
 from cgl.interpreter.codegen import CompiledEngine, compiled_for
+from cgl.interpreter.codegen.generator import CodeGen
 from cgl.interpreter.base.diagnostics import CglError
 from cgl.interpreter.walker.engine import Engine
 from cgl.interpreter.play.game import Game, play
@@ -708,3 +709,30 @@ def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeyp
     assert any("none" in line for game in out[1] for line in game)
     source = compiled_for(rs).source
     assert source.count("_max_list(") >= 2 and source.count("_min_list(") >= 1 and source.count("_sum_list(") >= 1
+
+
+def test_a_static_derive_known_for_every_card_is_read_with_no_test_compiled(make_rules, monkeypatch):
+    """A derived property the card data alone decides is filled in for every card as the
+    generator writes it (`CodeGen.static_values`, from check/statics.py) and read with no
+    test; one that fails for some card (here a number less a text, for the green cards,
+    which no rule reads) stays worked out when first read: the same games either way."""
+    rs = make_rules("""
+        derive weight = if suit = "red" then rank * 2 else rank
+        derive odd = if suit = "green" then rank - name else rank
+        var total = 0
+        setup { deal 2 to hand }
+        turn { phase a {
+          draw 1
+          choose c in hand(current) by current "Discard" { discard c }
+          set total += sum([c.weight for c in pile])
+          set total += sum([c.odd for c in pile where suit != "green"])
+          if turn_no >= 6 { end game }
+        } }
+    """)
+    gen = CodeGen(rs, budget=True)
+    gen.generate()
+    assert gen._static_full == {"weight"}
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6, players=2)
+    weight = cx.ns[gen._static_caches["weight"]]
+    assert weight == [rs.cards[i].props["rank"] * (2 if rs.cards[i].props["suit"] == "red" else 1)
+                      for i in range(len(rs.cards))]

@@ -7,11 +7,12 @@ from typing import Optional
 from ..base import ast as A
 from ..runtime import builtins as B
 from ..check.resolver import card_attr_meaning, facts
+from ..check.statics import Statics
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope, TypeChecker
 from .expressions import Expressions
 from .held import Held
-from .runtime import _CARD_EVENTS
+from .runtime import _CARD_EVENTS, _MISSING
 from .statements import Statements
 from .writer import Var, _Fn
 
@@ -52,6 +53,8 @@ class CodeGen(Expressions, Held, Statements):
         self._sizes: dict = {}          # def -> nodes in its body (small ones are written in place)
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
+        self._static_full: set = set()  # static derives whose list holds every card's value (static_values)
+        self._statics = None            # the static evaluator (check/statics.py), made when first asked
         self._id_vars: set = set()      # variables of loops over card ids (see Statements.loop_into)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
@@ -74,6 +77,20 @@ class CodeGen(Expressions, Held, Statements):
             name = self.const_ids[id(obj)] = f"K{len(self.consts)}"
             self.consts[name] = obj
         return Var(name)
+
+    def static_values(self, name) -> list:
+        """The list of static derive `name`'s values, by card id: each card's value as
+        `check/statics.py` works it out from the card data (`_static_full`, read with no
+        test), or all `_MISSING` (each worked out when first read) when one of them is not
+        known so (it fails, or reads what it may not) or is not a plain text, number, truth
+        value or none (a list is made anew by each read of the rules' own)."""
+        if self._statics is None:
+            self._statics = Statics(self.rs)
+        values = [self._statics.attr(c, name) for c in self.rs.cards]
+        if any(v is not None and v.__class__ not in (str, int, bool) for v in values):   # (UNKNOWN too)
+            return [_MISSING] * len(self.rs.cards)
+        self._static_full.add(name)
+        return values
 
     # ------------------------------------------------------------ bodies
     def procedure(self, proc: A.Procedure, types=()) -> str:

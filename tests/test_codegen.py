@@ -736,3 +736,27 @@ def test_a_static_derive_known_for_every_card_is_read_with_no_test_compiled(make
     weight = cx.ns[gen._static_caches["weight"]]
     assert weight == [rs.cards[i].props["rank"] * (2 if rs.cards[i].props["suit"] == "red" else 1)
                       for i in range(len(rs.cards))]
+
+
+def test_a_games_cache_of_a_derive_is_read_with_or_unless_its_values_are_often_false_compiled(make_rules, monkeypatch):
+    """A game's cache of a derived property holds a false value for a card not worked out
+    (`_UNSET`), so a derive whose values are seldom false (a list, a text) is read as
+    `cache[id] or DV_name(eng, card)`: a false value (an empty list here) is found in the
+    cache by DV_name. One whose values are often false (a number) is read with a test.
+    Forgotten when the card variable it reads changes: the same games as the tree walker's."""
+    rs = make_rules("""
+        var boost per card = 0
+        derive tags = if boost > 0 then [suit] else []
+        derive score = rank + boost
+        var total = 0
+        setup { deal 2 to hand }
+        turn { phase a {
+          draw 1
+          choose c in hand(current) by current "Boost" { set c.boost += 1 }
+          set total += count(hand(current) where "red" in tags) + sum([c.score for c in hand(current)])
+          choose d in hand(current) by current "Discard" { discard d }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6, players=2)
+    assert "or DV_tags(eng, " in cx.source and "or DV_score(" not in cx.source and "DV_score(" in cx.source

@@ -51,7 +51,7 @@ class Expressions:
                 cache = self._static_caches[name] if kind == "static" else f"eng.dcache[{name!r}]"
                 tail = ([f"    return {cache}[o.id]"] if name in self._static_full else   # (all known: `static_values`)
                         ["    v = " + cache + "[o.id]",
-                         f"    return v if v is not _MISSING else {self.derive_fn(name)}(eng, o)"])
+                         f"    return v if v is not {self.unset(name)} else {self.derive_fn(name)}(eng, o)"])
             else:
                 tail = [f"    return {plain}"]
             self.defs += [f"def {fname}(eng, o):",
@@ -415,7 +415,7 @@ class Expressions:
                 return f"{cache}[{oid}]" if name in self._static_full else self.cached(cache, dv, oid, card, fn)
             if isinstance(o, Var) and self.derive_kinds[name] in ("card", "place") and fn is not None:
                 fn.caches.add(name)  # the game's list of values, fetched as the function starts
-                return self.cached("_dc_" + name, dv, oid, card, fn)
+                return self.cached("_dc_" + name, dv, oid, card, fn, name)
             return f"{dv}(eng, {card})"
         if name in self.card_props:
             return f"{o}.props[{name!r}]"
@@ -426,16 +426,6 @@ class Expressions:
         if name == "zone" and not self.zone_in_data:
             return f"_ZONE_NAMES[{self.state(fn, 'where')}[{oid}]]"   # (B.zone_name_of, in place)
         return None
-
-    def cached(self, cache, dv, oid, card, fn) -> str:
-        """A derived property of a card (its id `oid`) read from its cache list, computed when
-        missing. Inside a comprehension's iterable, where Python forbids `:=`, the cache is
-        read twice."""
-        w = self.fresh("w")
-        read = f"{cache}[{oid}]"
-        if fn is not None and fn.iterable:
-            return f"({read} if {read} is not _MISSING else {dv}(eng, {card}))"
-        return f"({w} if ({w} := {read}) is not _MISSING else {dv}(eng, {card}))"
 
     def iterable(self, e, sc, fn) -> str:
         """Python for what a comprehension iterates over (`seq`, lazily, without `:=`)."""
@@ -475,7 +465,7 @@ class Expressions:
             self.defs += [f"def {fname}(eng, o):",
                           f"    c = {cache}",
                           "    v = c[o.id]",
-                          "    if v is _MISSING:",
+                          f"    if v is {self.unset(name)}:",
                           f"        v = c[o.id] = {body}(eng, o)",
                           "    return v", ""]
 

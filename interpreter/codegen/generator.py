@@ -78,6 +78,33 @@ class CodeGen(Expressions, Held, Statements):
             self.consts[name] = obj
         return Var(name)
 
+    # ------------------------------------------------------------ derived properties' caches
+    def cached(self, cache, dv, oid, card, fn, name=None) -> str:
+        """A derived property of a card (its id `oid`) read from its cache list, computed when
+        missing (a game's cache of derive `name`, whose missing entries are false, is read
+        with `or` when its values are seldom false: `falsy`). Inside a comprehension's
+        iterable, where Python forbids `:=`, the cache is read twice."""
+        w = self.fresh("w")
+        read = f"{cache}[{oid}]"
+        unset = "_MISSING" if name is None else self.unset(name)
+        if name is not None and not self.falsy(name):
+            return f"({read} or {dv}(eng, {card}))"
+        if fn is not None and fn.iterable:
+            return f"({read} if {read} is not {unset} else {dv}(eng, {card}))"
+        return f"({w} if ({w} := {read}) is not {unset} else {dv}(eng, {card}))"
+
+    def unset(self, name) -> str:
+        """What derived property `name`'s cache holds for a value not worked out."""
+        return "_MISSING" if self.derive_kinds[name] == "static" else "_UNSET"
+
+    def falsy(self, name) -> bool:
+        """Whether derived property `name` may often be false (a number, a truth value, none
+        or a value that may be none, by its static type: `TypeChecker.derive_ty`): its cache
+        is then read with a test, not `or` (which would call its getter for each false value;
+        a list, a text or a value of no known type is read with `or`)."""
+        ty = self.types.derive_ty(name)
+        return ty is not None and (ty in ("int", "bool", "none") or ty.endswith("?"))
+
     def static_values(self, name) -> list:
         """The list of static derive `name`'s values, by card id: each card's value as
         `check/statics.py` works it out from the card data (`_static_full`, read with no

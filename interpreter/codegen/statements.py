@@ -428,7 +428,7 @@ class Statements:
                 # holds the very same value as before
                 fn.emit(f"if {store}[{name!r}] is not {old_v}:")
                 for d in reading:
-                    fn.emit(f"    eng.dcache[{d!r}][{o}.id] = _MISSING")
+                    fn.emit(f"    eng.dcache[{d!r}][{o}.id] = _UNSET")
             if sure:
                 return
             fn.ind -= 1

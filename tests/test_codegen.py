@@ -789,3 +789,14 @@ def test_a_games_cache_of_a_derive_is_read_with_or_unless_its_values_are_often_f
     """)
     cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6, players=2)
     assert "or DV_tags(eng, " in cx.source and "or DV_score(" not in cx.source and "DV_score(" in cx.source
+
+
+def test_each_kind_of_event_has_a_runner_of_its_own_name_compiled():
+    """A profile keys a function by its file, line and name: the runners of MGT's kinds of
+    event (a custom event's name and the phase included) are named apart."""
+    rs = load("mgt")
+    play(rs, 4, 0, agents=["random"] * 4, record=False)
+    runners = [run for run in compiled_for(rs, budget=True).dispatch.values() if run is not None]
+    names = [run.__code__.co_filename for run in runners]
+    assert len(runners) > 3 and len(set(names)) == len(names)
+    assert any("custom discarded" in n for n in names)

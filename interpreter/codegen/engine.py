@@ -73,7 +73,10 @@ class CompiledEngine(Engine):
         if hit is _MISSING:
             triggers = [(tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev)]
             reactions = [(r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev)]
-            what = f" {ev.kind} {key[2]}>{key[3]}"   # its name in tracebacks and profiles
+            # its name in tracebacks and profiles, one per kind of event (a profile keys a
+            # function by file, line and name: runners named alike are counted as one)
+            what = f" {ev.kind} {key[2]}>{key[3]}" if key[1] is None else f" {ev.kind} {key[1]}"
+            what += "" if key[4] is None else f" in {key[4]}"
             if self._ordering and any(tr.order_by is not None for tr, _ in triggers):
                 hit = self._dispatch[key] = partial(CompiledEngine._ordered_run, triggers=triggers,
                                                     then=_runner([], reactions, self.cx.ns, what) if reactions else None)

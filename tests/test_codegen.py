@@ -13,6 +13,7 @@ import random
 import pytest
 
 from cgl.interpreter.codegen import CompiledEngine, compiled_for
+from cgl.interpreter.codegen.generator import CodeGen
 from cgl.interpreter.base.diagnostics import CglError
 from cgl.interpreter.walker.engine import Engine
 from cgl.interpreter.play.game import Game, play
@@ -110,6 +111,35 @@ def test_step_budget_stops_at_the_same_statement_compiled(make_rules, monkeypatc
         out.append((info.value.diagnostics[0].message, game.state.steps, game.state.globals["n"]))
     assert out[0] == out[1]
     assert out[1][1] == 501
+
+
+def test_a_run_of_quiet_statements_counts_its_steps_at_once_and_stops_at_the_same_one_compiled(make_rules, monkeypatch):
+    """Consecutive `let`s and `set`s count their steps at once (`Statements.quiet_run`), and
+    one by one near the end of the budget: with every budget around the run's, the game
+    stops at the same statement, with the same steps and values, on both engines; and it
+    counts the same steps to its end."""
+    rs = make_rules("var n = 0\nvar m = 0\nturn { phase a { let k = n + 1  set n = k  set m += n } }\n"
+                    "round { until n > 40 }\nmatch { rounds 1 }")
+    code = compiled_for(rs, budget=True).source
+    assert "if st.steps + 3 > _lim:" in code and "st.steps += 3" in code
+    for limit in range(60, 70):
+        out = []
+        for engine in ("tree", "compiled"):
+            monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+            game = Game(rs, 2, 0)
+            game.engine.max_steps = limit
+            with pytest.raises(CglError) as info:
+                d = game.start()
+                while d is not None:
+                    d = game.answer(0)
+            g = game.state.globals
+            out.append((info.value.diagnostics[0].message, info.value.diagnostics[0].span, game.state.steps,
+                        g["n"], g["m"]))
+        assert out[0] == out[1], limit
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        out.append(play(rs, 2, 0, agents=["random"] * 2).result.steps)
+    assert out[-1] == out[-2]
 
 
 def test_simultaneous_choices_set_outer_locals_compiled(make_rules, monkeypatch):
@@ -708,3 +738,65 @@ def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeyp
     assert any("none" in line for game in out[1] for line in game)
     source = compiled_for(rs).source
     assert source.count("_max_list(") >= 2 and source.count("_min_list(") >= 1 and source.count("_sum_list(") >= 1
+
+
+def test_a_static_derive_known_for_every_card_is_read_with_no_test_compiled(make_rules, monkeypatch):
+    """A derived property the card data alone decides is filled in for every card as the
+    generator writes it (`CodeGen.static_values`, from check/statics.py) and read with no
+    test; one that fails for some card (here a number less a text, for the green cards,
+    which no rule reads) stays worked out when first read: the same games either way."""
+    rs = make_rules("""
+        derive weight = if suit = "red" then rank * 2 else rank
+        derive odd = if suit = "green" then rank - name else rank
+        var total = 0
+        setup { deal 2 to hand }
+        turn { phase a {
+          draw 1
+          choose c in hand(current) by current "Discard" { discard c }
+          set total += sum([c.weight for c in pile])
+          set total += sum([c.odd for c in pile where suit != "green"])
+          if turn_no >= 6 { end game }
+        } }
+    """)
+    gen = CodeGen(rs, budget=True)
+    gen.generate()
+    assert gen._static_full == {"weight"}
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6, players=2)
+    weight = cx.ns[gen._static_caches["weight"]]
+    assert weight == [rs.cards[i].props["rank"] * (2 if rs.cards[i].props["suit"] == "red" else 1)
+                      for i in range(len(rs.cards))]
+
+
+def test_a_games_cache_of_a_derive_is_read_with_or_unless_its_values_are_often_false_compiled(make_rules, monkeypatch):
+    """A game's cache of a derived property holds a false value for a card not worked out
+    (`_UNSET`), so a derive whose values are seldom false (a list, a text) is read as
+    `cache[id] or DV_name(eng, card)`: a false value (an empty list here) is found in the
+    cache by DV_name. One whose values are often false (a number) is read with a test.
+    Forgotten when the card variable it reads changes: the same games as the tree walker's."""
+    rs = make_rules("""
+        var boost per card = 0
+        derive tags = if boost > 0 then [suit] else []
+        derive score = rank + boost
+        var total = 0
+        setup { deal 2 to hand }
+        turn { phase a {
+          draw 1
+          choose c in hand(current) by current "Boost" { set c.boost += 1 }
+          set total += count(hand(current) where "red" in tags) + sum([c.score for c in hand(current)])
+          choose d in hand(current) by current "Discard" { discard d }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6, players=2)
+    assert "or DV_tags(eng, " in cx.source and "or DV_score(" not in cx.source and "DV_score(" in cx.source
+
+
+def test_each_kind_of_event_has_a_runner_of_its_own_name_compiled():
+    """A profile keys a function by its file, line and name: the runners of MGT's kinds of
+    event (a custom event's name and the phase included) are named apart."""
+    rs = load("mgt")
+    play(rs, 4, 0, agents=["random"] * 4, record=False)
+    runners = [run for run in compiled_for(rs, budget=True).dispatch.values() if run is not None]
+    names = [run.__code__.co_filename for run in runners]
+    assert len(runners) > 3 and len(set(names)) == len(names)
+    assert any("custom discarded" in n for n in names)

@@ -17,7 +17,7 @@ from ..runtime.state import Event, Player, ZoneRef, custom_event
 from ..runtime.values import _hashable, _show, _truth
 from .module import _strict, compiled_for
 from .runners import _runner
-from .runtime import _CARD_EVENTS, _MISSING, NO_LIMIT, PYERR, Unsupported
+from .runtime import _CARD_EVENTS, _MISSING, _UNSET, NO_LIMIT, PYERR, Unsupported
 
 # ---------------------------------------------------------------- the engine
 
@@ -29,7 +29,7 @@ class CompiledEngine(Engine):
         self.cx = compiled or compiled_for(rs, budget=max_steps is not None)
         self.step_limit = NO_LIMIT
         super().__init__(rs, players, seed, check_invariants, max_steps)
-        self.dcache = {name: [_MISSING] * len(self.cards) for name in self.card_derives}
+        self.dcache = {name: [_UNSET] * len(self.cards) for name in self.card_derives}
         self._use(self.cx)
         self.hint_plain_derives = frozenset(self.cx.derives) - self.card_var_names
         self._forbidden = {r.tag for r in rs.rules} - {None}
@@ -56,12 +56,12 @@ class CompiledEngine(Engine):
 
     def forget(self, card, derives) -> None:
         for name in derives:
-            self.dcache[name][card.id] = _MISSING
+            self.dcache[name][card.id] = _UNSET
 
     def forget_all(self) -> None:
         Engine.forget_all(self)
         for values in self.dcache.values():
-            values[:] = [_MISSING] * len(values)
+            values[:] = [_UNSET] * len(values)
 
     # ------------------------------------------------------------ events
     def _handlers(self, ev: Event):
@@ -73,7 +73,10 @@ class CompiledEngine(Engine):
         if hit is _MISSING:
             triggers = [(tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev)]
             reactions = [(r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev)]
-            what = f" {ev.kind} {key[2]}>{key[3]}"   # its name in tracebacks and profiles
+            # its name in tracebacks and profiles, one per kind of event (a profile keys a
+            # function by file, line and name: runners named alike are counted as one)
+            what = f" {ev.kind} {key[2]}>{key[3]}" if key[1] is None else f" {ev.kind} {key[1]}"
+            what += "" if key[4] is None else f" in {key[4]}"
             if self._ordering and any(tr.order_by is not None for tr, _ in triggers):
                 hit = self._dispatch[key] = partial(CompiledEngine._ordered_run, triggers=triggers,
                                                     then=_runner([], reactions, self.cx.ns, what) if reactions else None)

@@ -10,7 +10,7 @@ from ..check.resolver import Use, call_meaning, card_attr_meaning, deterministic
 from ..runtime.state import ZoneRef
 from ..check.typecheck import LISTY, Scope, elem_ty
 from ..check.typecheck import Binding as _Binding
-from .runtime import _MISSING, Unsupported
+from .runtime import Unsupported
 from .writer import Lit, Var, _Fn
 
 _O = Var("o")   # the parameter of a module function reading a property of a value
@@ -49,8 +49,9 @@ class Expressions:
             kind = self.derive_kinds.get(name) if card_attr_meaning(self.rs, name) == "derive" else None
             if kind in ("card", "place", "static"):   # the cache read here, its getter called only when missing
                 cache = self._static_caches[name] if kind == "static" else f"eng.dcache[{name!r}]"
-                tail = ["    v = " + cache + "[o.id]",
-                        f"    return v if v is not _MISSING else {self.derive_fn(name)}(eng, o)"]
+                tail = ([f"    return {cache}[o.id]"] if name in self._static_full else   # (all known: `static_values`)
+                        ["    v = " + cache + "[o.id]",
+                         f"    return v if v is not {self.unset(name)} else {self.derive_fn(name)}(eng, o)"])
             else:
                 tail = [f"    return {plain}"]
             self.defs += [f"def {fname}(eng, o):",
@@ -410,10 +411,11 @@ class Expressions:
         if meaning == "derive":
             dv = self.derive_fn(name)
             if isinstance(o, Var) and self.derive_kinds[name] == "static":
-                return self.cached(self._static_caches[name], dv, oid, card, fn)
+                cache = self._static_caches[name]   # (holding every card's value: read it; `static_values`)
+                return f"{cache}[{oid}]" if name in self._static_full else self.cached(cache, dv, oid, card, fn)
             if isinstance(o, Var) and self.derive_kinds[name] in ("card", "place") and fn is not None:
                 fn.caches.add(name)  # the game's list of values, fetched as the function starts
-                return self.cached("_dc_" + name, dv, oid, card, fn)
+                return self.cached("_dc_" + name, dv, oid, card, fn, name)
             return f"{dv}(eng, {card})"
         if name in self.card_props:
             return f"{o}.props[{name!r}]"
@@ -424,16 +426,6 @@ class Expressions:
         if name == "zone" and not self.zone_in_data:
             return f"_ZONE_NAMES[{self.state(fn, 'where')}[{oid}]]"   # (B.zone_name_of, in place)
         return None
-
-    def cached(self, cache, dv, oid, card, fn) -> str:
-        """A derived property of a card (its id `oid`) read from its cache list, computed when
-        missing. Inside a comprehension's iterable, where Python forbids `:=`, the cache is
-        read twice."""
-        w = self.fresh("w")
-        read = f"{cache}[{oid}]"
-        if fn is not None and fn.iterable:
-            return f"({read} if {read} is not _MISSING else {dv}(eng, {card}))"
-        return f"({w} if ({w} := {read}) is not _MISSING else {dv}(eng, {card}))"
 
     def iterable(self, e, sc, fn) -> str:
         """Python for what a comprehension iterates over (`seq`, lazily, without `:=`)."""
@@ -465,16 +457,15 @@ class Expressions:
         if kind == "dynamic":
             self.defs += [f"{fname} = {body}", ""]
         else:
-            # "card", "place": one list per game, entries forgotten when the card's variables
-            # change, and for "place" when it moves (CompiledEngine.forget); "static": one
-            # list per ruleset
-            cache = f"eng.dcache[{name!r}]" if kind != "static" else self.k([_MISSING] * len(self.rs.cards))
+            # "card", "place": one list per game, entries forgotten when the card's variables change,
+            # and for "place" when it moves (CompiledEngine.forget); "static": one list per ruleset
+            cache = f"eng.dcache[{name!r}]" if kind != "static" else self.k(self.static_values(name))
             if kind == "static":
                 self._static_caches[name] = cache
             self.defs += [f"def {fname}(eng, o):",
                           f"    c = {cache}",
                           "    v = c[o.id]",
-                          "    if v is _MISSING:",
+                          f"    if v is {self.unset(name)}:",
                           f"        v = c[o.id] = {body}(eng, o)",
                           "    return v", ""]
 

@@ -7,11 +7,12 @@ from typing import Optional
 from ..base import ast as A
 from ..runtime import builtins as B
 from ..check.resolver import card_attr_meaning, facts
+from ..check.statics import Statics
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope, TypeChecker
 from .expressions import Expressions
 from .held import Held
-from .runtime import _CARD_EVENTS
+from .runtime import _CARD_EVENTS, _MISSING
 from .statements import Statements
 from .writer import Var, _Fn
 
@@ -42,6 +43,7 @@ class CodeGen(Expressions, Held, Statements):
         # property or card data of that name says otherwise (`Engine._card_getter`)
         self.builtin_owner = card_attr_meaning(rs, "owner") == "data" and not any("owner" in c.props for c in rs.cards)
         self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in A.walk(item))
+        self._has_possible = any(isinstance(n, A.Possible) for item in rs.items for n in A.walk(item))
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
@@ -52,6 +54,8 @@ class CodeGen(Expressions, Held, Statements):
         self._sizes: dict = {}          # def -> nodes in its body (small ones are written in place)
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
+        self._static_full: set = set()  # static derives whose list holds every card's value (static_values)
+        self._statics = None            # the static evaluator (check/statics.py), made when first asked
         self._id_vars: set = set()      # variables of loops over card ids (see Statements.loop_into)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
@@ -74,6 +78,47 @@ class CodeGen(Expressions, Held, Statements):
             name = self.const_ids[id(obj)] = f"K{len(self.consts)}"
             self.consts[name] = obj
         return Var(name)
+
+    # ------------------------------------------------------------ derived properties' caches
+    def cached(self, cache, dv, oid, card, fn, name=None) -> str:
+        """A derived property of a card (its id `oid`) read from its cache list, computed when
+        missing (a game's cache of derive `name`, whose missing entries are false, is read
+        with `or` when its values are seldom false: `falsy`). Inside a comprehension's
+        iterable, where Python forbids `:=`, the cache is read twice."""
+        w = self.fresh("w")
+        read = f"{cache}[{oid}]"
+        unset = "_MISSING" if name is None else self.unset(name)
+        if name is not None and not self.falsy(name):
+            return f"({read} or {dv}(eng, {card}))"
+        if fn is not None and fn.iterable:
+            return f"({read} if {read} is not {unset} else {dv}(eng, {card}))"
+        return f"({w} if ({w} := {read}) is not {unset} else {dv}(eng, {card}))"
+
+    def unset(self, name) -> str:
+        """What derived property `name`'s cache holds for a value not worked out."""
+        return "_MISSING" if self.derive_kinds[name] == "static" else "_UNSET"
+
+    def falsy(self, name) -> bool:
+        """Whether derived property `name` may often be false (a number, a truth value, none
+        or a value that may be none, by its static type: `TypeChecker.derive_ty`): its cache
+        is then read with a test, not `or` (which would call its getter for each false value;
+        a list, a text or a value of no known type is read with `or`)."""
+        ty = self.types.derive_ty(name)
+        return ty is not None and (ty in ("int", "bool", "none") or ty.endswith("?"))
+
+    def static_values(self, name) -> list:
+        """The list of static derive `name`'s values, by card id: each card's value as
+        `check/statics.py` works it out from the card data (`_static_full`, read with no
+        test), or all `_MISSING` (each worked out when first read) when one of them is not
+        known so (it fails, or reads what it may not) or is not a plain text, number, truth
+        value or none (a list is made anew by each read of the rules' own)."""
+        if self._statics is None:
+            self._statics = Statics(self.rs)
+        values = [self._statics.attr(c, name) for c in self.rs.cards]
+        if any(v is not None and v.__class__ not in (str, int, bool) for v in values):   # (UNKNOWN too)
+            return [_MISSING] * len(self.rs.cards)
+        self._static_full.add(name)
+        return values
 
     # ------------------------------------------------------------ bodies
     def procedure(self, proc: A.Procedure, types=()) -> str:

@@ -32,6 +32,20 @@ from ..runtime.values import (
 
 PYERR = (RecursionError,)
 _MISSING = object()
+
+
+class _Unset(tuple):
+    """What a game's cache of a card's derived property holds for a card whose value is
+    not worked out (`CompiledEngine.dcache`): false, so that a read is `cache[id] or
+    DV_name(eng, card)` (a false value is found by DV_name in the cache, and returned).
+    (An empty tuple, which no rules value is: false without a Python call.)"""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "_UNSET"
+
+
+_UNSET = _Unset()
 NO_LIMIT = 1 << 62
 _CARD_EVENTS = frozenset(("draw", "discard", "deal", "move"))
 
@@ -362,7 +376,7 @@ RUNTIME = {
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
     "_pz_ids": _pz_ids, "_first": _first, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_owner_card": _owner_card, "_cards_in_zones": _cards_in_zones, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
-    "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_PE": PYERR,
+    "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_UNSET": _UNSET, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
     "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "Decision": Decision, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()}, "_builtins": B,
     "_Match": Match, "_Group": Group, "_hashable": _hashable,

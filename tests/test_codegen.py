@@ -113,35 +113,6 @@ def test_step_budget_stops_at_the_same_statement_compiled(make_rules, monkeypatc
     assert out[1][1] == 501
 
 
-def test_a_run_of_quiet_statements_counts_its_steps_at_once_and_stops_at_the_same_one_compiled(make_rules, monkeypatch):
-    """Consecutive `let`s and `set`s count their steps at once (`Statements.quiet_run`), and
-    one by one near the end of the budget: with every budget around the run's, the game
-    stops at the same statement, with the same steps and values, on both engines; and it
-    counts the same steps to its end."""
-    rs = make_rules("var n = 0\nvar m = 0\nturn { phase a { let k = n + 1  set n = k  set m += n } }\n"
-                    "round { until n > 40 }\nmatch { rounds 1 }")
-    code = compiled_for(rs, budget=True).source
-    assert "if st.steps + 3 > _lim:" in code and "st.steps += 3" in code
-    for limit in range(60, 70):
-        out = []
-        for engine in ("tree", "compiled"):
-            monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-            game = Game(rs, 2, 0)
-            game.engine.max_steps = limit
-            with pytest.raises(CglError) as info:
-                d = game.start()
-                while d is not None:
-                    d = game.answer(0)
-            g = game.state.globals
-            out.append((info.value.diagnostics[0].message, info.value.diagnostics[0].span, game.state.steps,
-                        g["n"], g["m"]))
-        assert out[0] == out[1], limit
-    for engine in ("tree", "compiled"):
-        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append(play(rs, 2, 0, agents=["random"] * 2).result.steps)
-    assert out[-1] == out[-2]
-
-
 def test_simultaneous_choices_set_outer_locals_compiled(make_rules, monkeypatch):
     """Choice bodies inside `simultaneously` run after every choice, and the `let`
     variables they set are the enclosing block's."""

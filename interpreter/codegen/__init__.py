@@ -41,10 +41,8 @@ Errors point at the same CGL source: a mistake in a rule is an explicit check th
 its node; only a rule calling itself without end is caught (E011), and any other Python
 error is a bug in cgl, reported as such. Statements count towards the step budget one by
 one, as in the tree walker, and check the game's budget (`max_steps`, on by default: see
-docs/language.md, "Limits"): a run of `let`s and `set`s that nothing can watch while they
-run (`Statements.quiet`) counts its steps at once, and one by one near the end of the
-budget, so that an overrun stops at the same statement; a game with no budget
-(`max_steps=None`) runs a second module whose statements only count. A known gap of the generator
+docs/language.md, "Limits"); a game with no budget (`max_steps=None`) runs a second module
+whose statements only count. A known gap of the generator
 (`Unsupported`), or Python's own limits on nesting (20 nested loops), leave the whole ruleset
 to the tree walker (`compiled_for` returns None; `cgl info` says why), except under `CGL_STRICT_COMPILE=1` (the tests), where it is an
 error. The generator only emits: everything it writes is decided on the AST and while

@@ -43,7 +43,6 @@ class CodeGen(Expressions, Held, Statements):
         # property or card data of that name says otherwise (`Engine._card_getter`)
         self.builtin_owner = card_attr_meaning(rs, "owner") == "data" and not any("owner" in c.props for c in rs.cards)
         self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in A.walk(item))
-        self._has_possible = any(isinstance(n, A.Possible) for item in rs.items for n in A.walk(item))
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function
         self.exprs: dict = {}           # id(expr) -> python name of its entry function

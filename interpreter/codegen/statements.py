@@ -271,48 +271,10 @@ class Statements:
         if blk is None or not blk.stmts:
             fn.emit("pass")
             return
-        stmts, i = blk.stmts, 0
-        while i < len(stmts):
-            j = i
-            while j < len(stmts) and self.quiet(stmts[j]):
-                j += 1
-            if j - i >= 2:
-                self.quiet_run(fn, stmts[i:j], inner)
-                i = j
-            else:
-                self.stmt(fn, stmts[i], inner)
-                i += 1
+        for s in blk.stmts:
+            self.stmt(fn, s, inner)
 
-    def quiet(self, s) -> bool:
-        """Whether statement `s` is a `let` or `set` that nothing can watch while it runs:
-        it asks nothing, moves nothing, raises no event, settles nothing and starts no trial
-        (a ruleset with `possible` anywhere has none), so that the steps of a run of them can
-        be counted at once (`quiet_run`)."""
-        return (s.__class__ in (A.Let, A.Set) and not self._has_possible and id(s) not in self.facts.past_parts
-                and not (self.rs.checks and s.__class__ in A.CHANGES))
-
-    def quiet_run(self, fn: _Fn, run: list, sc: Scope):
-        """Consecutive `quiet` statements, their steps counted at once: the same count after
-        each, where anything could read it. Near the end of the budget they are written as
-        always, statement by statement, so that an overrun stops at the same statement."""
-        held = fn.held_store
-        if self.budget:
-            fn.emit(f"if st.steps + {len(run)} > _lim:")
-            fn.ind += 1
-            for s in run:
-                self.stmt(fn, s, sc)
-            fn.ind -= 1
-            fn.emit("else:")
-            fn.ind += 1
-            fn.held_store = held
-        fn.emit(f"st.steps += {len(run)}")
-        for s in run:
-            self.stmt(fn, s, sc, counted=False)
-        if self.budget:
-            fn.ind -= 1
-            fn.held_store = None   # (each branch holds its own store)
-
-    def stmt(self, fn: _Fn, s, sc: Scope, counted: bool = True):
+    def stmt(self, fn: _Fn, s, sc: Scope):
         held = fn.held_store
         fn.held_store = None   # (kept only from one `set` of a card's variable to the next: `held_set`)
         method = getattr(self, "s_" + type(s).__name__, None)
@@ -323,9 +285,8 @@ class Statements:
         mine = self.held_set(s, sc)
         if held is not None and mine is held[0]:
             fn.held_store = held
-        if counted:   # (else counted with the run of quiet statements it is in: `quiet_run`)
-            fn.emit("st.steps += 1")
-        if self.budget and counted:
+        fn.emit("st.steps += 1")
+        if self.budget:
             fn.emit(f"if st.steps > _lim: raise _toolong(eng, {ks})")
             f = fn
             while f is not None:        # it reads the budget of the function it is written in

@@ -196,6 +196,30 @@ def test_a_trial_copy_shares_until_it_writes_and_draws_as_the_game_would():
     assert again.rng.getstate() == trial.rng.getstate()
 
 
+@pytest.mark.one_engine
+def test_a_world_copy_shares_card_variables_until_written_and_draws_as_the_game_would():
+    """A world (`Game.determinised`) is copied from a snapshot, which is never played on
+    again: it shares the card variables' dicts until it writes one and copies the random
+    source when it first draws; it follows no knowledge; the snapshot stays as it was."""
+    rs = load_cached("mgt")
+    game, _ = _play_to(rs, 4, 9, 80)
+    st = game.engine.snapshot()["state"]
+    deep = st.deep_copy()
+    world = st.world_copy()
+    assert world.known is None and st.known is not None and world.log == []
+    assert world.zones == st.zones and world.zones["stock"] is not st.zones["stock"]
+    assert world.card_vars == st.card_vars and world.card_vars[3] is st.card_vars[3]
+    var = next(iter(st.card_vars[3]))
+    world.card_store(3)[var] = "imagined"
+    assert world.card_vars[3] is not st.card_vars[3] and world.card_store(3) is world.card_vars[3]
+    twin = st.copy()
+    assert [world.rng.random() for _ in range(3)] == [twin.rng.random() for _ in range(3)]
+    assert st.card_vars == deep.card_vars and st.rng.getstate() == deep.rng.getstate()
+    assert st.world_copy(log=True).log == st.log
+    again = world.copy()                                                  # a copy of a world's copy owns it all
+    assert again.own_cards is None and again.card_vars[3][var] == "imagined"
+
+
 def test_a_fork_runs_into_the_turn_limit_where_its_game_does(make_rules, monkeypatch):
     """A round that never ends stops at MAX_TURNS turns (E011): a fork from a later turn's
     or phase's snapshot counts the round's turns from its start, as its game does."""

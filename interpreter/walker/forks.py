@@ -45,14 +45,16 @@ class Forks:
         turn is about to begin, or a later phase of it (see `snap`); `clone` makes a game of it."""
         return {"state": self.state.copy(), "derived": self._derived_copy()}
 
-    def clone(self, snap: dict) -> "Forks":
+    def clone(self, snap: dict, world: bool = False, log: bool = True) -> "Forks":
         """An engine for a game of the same ruleset and seats at snapshot `snap`, with
         nothing running: what `Game.fork` resumes from a turn's start. Made without
         evaluating the ruleset again: it shares this engine's parts (what belongs to the
         ruleset, the seats and the game's settings) and makes its own observers and caches
         afresh, as a new game does (`_begin`), on a copy of the snapshot's state. An
         attribute that stands in for one of the class's methods (a tool wrapping a method of
-        this engine) is not carried over: the clone acts on its own game only."""
+        this engine) is not carried over: the clone acts on its own game only. `world`: the
+        state copied as a world's (`State.world_copy`: what it does not change shared with
+        the snapshot, no knowledge followed); `log`: the log copied too."""
         cls = type(self)
         twin = object.__new__(cls)
         own = self.__dict__
@@ -63,7 +65,8 @@ class Forks:
             for k in own.keys() - names.keys():
                 names[k] = hasattr(cls, k)
         twin.__dict__.update({k: v for k, v in own.items() if not names[k]})
-        twin._begin(snap["state"].copy())
+        st = snap["state"]
+        twin._begin(st.world_copy(log) if world else st.copy(log))
         twin._derived_restore(snap["derived"])
         return twin
 

@@ -471,11 +471,14 @@ class Expressions:
             cache = f"eng.dcache[{name!r}]" if kind != "static" else self.k([_MISSING] * len(self.rs.cards))
             if kind == "static":
                 self._static_caches[name] = cache
+            # ("card": a world gives the value back to its snapshot, `Forks.derived_found`)
             self.defs += [f"def {fname}(eng, o):",
                           f"    c = {cache}",
                           "    v = c[o.id]",
                           "    if v is _MISSING:",
                           f"        v = c[o.id] = {body}(eng, o)",
+                          *([f"        if eng.derived_home is not None: eng.derived_found({name!r}, o.id, v)"]
+                            if kind == "card" else []),
                           "    return v", ""]
 
     @staticmethod

@@ -68,7 +68,20 @@ class Forks:
         st = snap["state"]
         twin._begin(st.world_copy(log) if world else st.copy(log))
         twin._derived_restore(snap["derived"])
+        if world:
+            twin.derived_home = (st.card_vars, snap["derived"])
         return twin
+
+    def derived_found(self, name: str, cid: int, value) -> None:
+        """A world's "card" derived property `name` of card `cid`, just worked out, given back
+        to the snapshot the world was copied from (`derived_home`) while the card's variables
+        are still that snapshot's (`State.world_copy` shares them until written): a "card"
+        derived property reads nothing else, so the value holds there too, and the worlds
+        copied from it after this one find it cached (each world deals the stock anew: in MGT
+        it drew about 20 cards whose labels and nature every world worked out again)."""
+        home_vars, home = self.derived_home
+        if self.state.card_vars[cid] is home_vars[cid]:
+            home[(cid, name)] = value
 
     def _derived_copy(self):
         """The cached derived properties of cards (they hold for the state they were read from)."""

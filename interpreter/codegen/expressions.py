@@ -467,18 +467,13 @@ class Expressions:
         else:
             # "card", "place": one list per game, entries forgotten when the card's variables
             # change, and for "place" when it moves (CompiledEngine.forget); "static": one
-            # list per ruleset
+            # list per ruleset. A world gives a "card" value back to its snapshot (`Forks.derived_found`)
             cache = f"eng.dcache[{name!r}]" if kind != "static" else self.k([_MISSING] * len(self.rs.cards))
             if kind == "static":
                 self._static_caches[name] = cache
-            # ("card": a world gives the value back to its snapshot, `Forks.derived_found`)
-            self.defs += [f"def {fname}(eng, o):",
-                          f"    c = {cache}",
-                          "    v = c[o.id]",
-                          "    if v is _MISSING:",
-                          f"        v = c[o.id] = {body}(eng, o)",
-                          *([f"        if eng.derived_home is not None: eng.derived_found({name!r}, o.id, v)"]
-                            if kind == "card" else []),
+            give = f"        if eng.derived_home is not None: eng.derived_found({name!r}, o.id, v)"
+            self.defs += [f"def {fname}(eng, o):", f"    c = {cache}", "    v = c[o.id]", "    if v is _MISSING:",
+                          f"        v = c[o.id] = {body}(eng, o)", *([give] if kind == "card" else []),
                           "    return v", ""]
 
     @staticmethod

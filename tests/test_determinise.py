@@ -297,3 +297,17 @@ def test_a_world_keeps_the_cards_the_pending_actions_are_on(players, seed, at, s
     w = world.pending
     while w is not None:        # (the world plays on to its end without a rules error)
         w = world.answer(agents[w.player].decide(w))
+
+
+@pytest.mark.one_engine
+def test_a_worlds_shuffle_puts_cards_in_the_order_random_shuffle_does():
+    """`shuffled` (one loop, no call per card) makes the order `Random.shuffle` makes from
+    the same source, and leaves the source where it leaves it."""
+    from cgl.interpreter.play.game import shuffled
+    for n in (0, 1, 2, 3, 7, 64, 65, 160, 300):
+        for seed in range(12):
+            mine, theirs = random.Random(seed), random.Random(seed)
+            a, b = list(range(n)), list(range(n))
+            shuffled(a, mine)
+            theirs.shuffle(b)
+            assert a == b and mine.getstate() == theirs.getstate()

@@ -196,6 +196,73 @@ def test_a_trial_copy_shares_until_it_writes_and_draws_as_the_game_would():
     assert again.rng.getstate() == trial.rng.getstate()
 
 
+@pytest.mark.one_engine
+def test_a_world_copy_shares_card_variables_until_written_and_draws_as_the_game_would():
+    """A world (`Game.determinised`) is copied from a snapshot, which is never played on
+    again: it shares the card variables' dicts until it writes one and copies the random
+    source when it first draws; it follows no knowledge; the snapshot stays as it was."""
+    rs = load_cached("mgt")
+    game, _ = _play_to(rs, 4, 9, 80)
+    st = game.engine.snapshot()["state"]
+    deep = st.deep_copy()
+    world = st.world_copy()
+    assert world.known is None and st.known is not None and world.log == []
+    assert world.zones == st.zones and world.zones["stock"] is not st.zones["stock"]
+    assert world.card_vars == st.card_vars and world.card_vars[3] is st.card_vars[3]
+    var = next(iter(st.card_vars[3]))
+    world.card_store(3)[var] = "imagined"
+    assert world.card_vars[3] is not st.card_vars[3] and world.card_store(3) is world.card_vars[3]
+    twin = st.copy()
+    assert [world.rng.random() for _ in range(3)] == [twin.rng.random() for _ in range(3)]
+    assert st.card_vars == deep.card_vars and st.rng.getstate() == deep.rng.getstate()
+    assert st.world_copy(log=True).log == st.log
+    again = world.copy()                                                  # a copy of a world's copy owns it all
+    assert again.own_cards is None and again.card_vars[3][var] == "imagined"
+
+
+def _cached(eng, card, name):
+    """Whether engine `eng` holds `card`'s derived property `name` worked out (either engine's cache)."""
+    from cgl.interpreter.codegen.runtime import _MISSING
+    dcache = getattr(eng, "dcache", None)
+    if dcache is not None:
+        return dcache[name][card.id] is not _MISSING
+    return (card.id, name) in eng.derive_cache
+
+
+def test_a_worlds_card_derived_values_go_back_to_its_snapshot_while_its_cards_are_the_snapshots(make_rules):
+    """A world works out a "card" derived property (one that reads the card's own data and
+    variables) of a card whose variables it has not written: the value holds in the
+    snapshot the world was copied from, so the worlds and forks copied from it later find
+    it cached; of a card whose variables the world wrote, it does not go back."""
+    rs = make_rules("""
+        var bonus per card = 0
+        derive worth = rank * 10 + bonus
+        setup { deal 2 to hand }
+        turn {
+          phase play {
+            choose c in hand(current) by current "Play a card" { discard c }
+            draw 1 to hand(current)
+          }
+        }
+    """)
+    game = Game(rs, 2, 3, forkable=True, record=False)
+    d = game.start()
+    d = game.answer(0)
+    stock = [game.engine.cards[i] for i in game.state.zones["deck"]]
+    first, second = stock[0], stock[1]
+    assert not _cached(game.fork().engine, first, "worth")
+    world = game.determinised(d.player, random.Random(1))
+    eng = world.engine
+    assert eng.attr_of(first, "worth") == (True, first.props["rank"] * 10)
+    eng.state.card_store(second.id)["bonus"] = 5
+    eng.forget(second, ["worth"])
+    assert eng.attr_of(second, "worth") == (True, second.props["rank"] * 10 + 5)
+    later = game.determinised(d.player, random.Random(2)).engine
+    assert _cached(later, first, "worth") and not _cached(later, second, "worth")
+    assert later.attr_of(second, "worth") == (True, second.props["rank"] * 10)
+    assert _cached(game.fork().engine, first, "worth")
+
+
 def test_a_fork_runs_into_the_turn_limit_where_its_game_does(make_rules, monkeypatch):
     """A round that never ends stops at MAX_TURNS turns (E011): a fork from a later turn's
     or phase's snapshot counts the round's turns from its start, as its game does."""
@@ -237,6 +304,10 @@ def test_a_fork_dropped_is_freed_at_once(name, players):
     while d is not None and len(game.answers) < 40:
         d = game.answer(agents[d.player].decide(d))
     assert d is not None
+    # (a first fork and world fill what is worked out once per ruleset, as `targets_for`
+    # does per card: on its own, this test would count that garbage as the fork's)
+    game.fork().answer(agents[d.player].decide(d))
+    d.sample(random.Random(1))
     gc.collect()
     enabled = gc.isenabled()
     gc.disable()

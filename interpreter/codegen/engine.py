@@ -49,6 +49,11 @@ class CompiledEngine(Engine):
         Engine._derived_restore(self, {})
         self.dcache = {name: values[:] for name, values in kept.items()}
 
+    def derived_found(self, name: str, cid: int, value) -> None:
+        home_vars, home = self.derived_home
+        if self.state.card_vars[cid] is home_vars[cid]:
+            home[name][cid] = value
+
     def derived_put_back(self, kept) -> None:
         Engine.forget_all(self)   # (what `_derived_copy` does not keep)
         for name, values in self.dcache.items():

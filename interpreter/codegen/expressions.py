@@ -457,16 +457,15 @@ class Expressions:
         if kind == "dynamic":
             self.defs += [f"{fname} = {body}", ""]
         else:
-            # "card", "place": one list per game, entries forgotten when the card's variables change,
-            # and for "place" when it moves (CompiledEngine.forget); "static": one list per ruleset
+            # "card", "place": one list per game, entries forgotten when the card's variables
+            # change, and for "place" when it moves (CompiledEngine.forget); "static": one
+            # list per ruleset. A world gives a "card" value back to its snapshot (`Forks.derived_found`)
             cache = f"eng.dcache[{name!r}]" if kind != "static" else self.k(self.static_values(name))
             if kind == "static":
                 self._static_caches[name] = cache
-            self.defs += [f"def {fname}(eng, o):",
-                          f"    c = {cache}",
-                          "    v = c[o.id]",
-                          f"    if v is {self.unset(name)}:",
-                          f"        v = c[o.id] = {body}(eng, o)",
+            give = f"        if eng.derived_home is not None: eng.derived_found({name!r}, o.id, v)"
+            self.defs += [f"def {fname}(eng, o):", f"    c = {cache}", "    v = c[o.id]", f"    if v is {self.unset(name)}:",
+                          f"        v = c[o.id] = {body}(eng, o)", *([give] if kind == "card" else []),
                           "    return v", ""]
 
     @staticmethod

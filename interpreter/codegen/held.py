@@ -107,8 +107,10 @@ class Held:
             keep = self._keep(v, tests, inner, fn)
         site = self.fresh("n")
         # (keyed by the values read, with their class where the type checker does not know it:
-        # `1` and `true` are equal keys to Python, not to the rules)
-        values = "".join(f"{self.ref(nb)}, " if nb.ty in ("player", "card", "str", "int") else
+        # `1` and `true` are equal keys to Python, not to the rules; a player by its seat, which
+        # hashes without the Python call a `Player`'s hash is, once per option)
+        values = "".join(f"{self.ref(nb)}.seat, " if nb.ty == "player" else
+                         f"{self.ref(nb)}, " if nb.ty in ("card", "str", "int") else
                          f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
         memo = f"_eval_memo(eng, ({site!r}, {values}), "
 

@@ -71,14 +71,11 @@ class GreedyAgent(Agent):
         # each option's key: its score, best first, then a random draw (one per option, in
         # order); the first of equal keys wins, as a stable sort would pick it
         rand = self.rng.random
-        keys = [(-_score(scores[i]), rand()) for i in range(n)]
+        # (a score is a number, a bool too, as a float; anything else is 0)
+        keys = [(-float(s) if isinstance(s := scores[i], (int, float)) else -0.0, rand()) for i in range(n)]
         if d.hi == 1:
             return keys.index(min(keys))
         return sorted(sorted(range(n), key=keys.__getitem__)[:max(d.lo, 1)])
-
-
-def _score(v) -> float:
-    return float(v) if isinstance(v, (int, float)) else 0.0   # (a bool too: 1.0 or 0.0)
 
 
 

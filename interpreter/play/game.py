@@ -184,6 +184,12 @@ class Game:
         still open, which `seat` has not seen, are replayed as random legal answers drawn
         from `rng` (what `determinised` imagines).
         """
+        return self._fork(forkable, unseen_by)
+
+    def _fork(self, forkable: Optional[bool], unseen_by: Optional[tuple], world: bool = False,
+              log: bool = True) -> "Game":
+        """`fork`; `world`: for `determinised`, which deals the fork's random source anew (its
+        state a world's copy, `State.world_copy`, with its log when `log`)."""
         if forkable is None:
             forkable = self.engine.snap is not None
         snap = self._snap
@@ -196,12 +202,12 @@ class Game:
         kept, seat, why, given, phase = snap
         twin = Game.__new__(Game)
         twin.ruleset, twin.seed, twin.decks, twin.engine_kind = self.ruleset, self.seed, self.decks, self.engine_kind
-        eng = twin.engine = self.engine.clone(kept)
+        eng = twin.engine = self.engine.clone(kept, world, log)
         twin._snap = snap          # never changed: a fork of the fork copies it again
         twin._resuming = not phase      # (a phase's resumed fork meets no snapshot of its own first)
         eng.snap = _weak(twin, "_snapshot") if forkable else None
         if not forkable:
-            eng.state.known = None
+            eng.state.known = None   # (a world's copy has none)
         twin._start_args = self._start_args
         twin.answers, twin.secret_by = self.answers[:given], self.secret_by[:given]
         twin.answered_by = self.answered_by[:given]
@@ -249,7 +255,7 @@ class Game:
         snapshots and follows no knowledge: a world for a search to play out."""
         if self.state.known is None:
             raise ValueError("determinised() needs a Game(..., forkable=True)")
-        twin = self.fork(forkable=False, unseen_by=(seat, rng))
+        twin = self._fork(False, (seat, rng), world=True, log=record)
         eng, st = twin.engine, twin.state
         zones, where = st.zones, st.where
         known = self.state.known[seat]
@@ -273,7 +279,7 @@ class Game:
         shown = st.shown
         marks = [shown.pop(cid, _UNSHOWN) for cid in pool] if shown else None
         pool.sort()
-        rng.shuffle(pool)
+        shuffled(pool, rng)
         at = 0
         for ids, key, free in places:
             if free is None:
@@ -332,6 +338,21 @@ class Game:
 
 
 _UNSHOWN = object()   # (a place whose card no seat was shown: `determinised`)
+
+
+def shuffled(ids: list, rng: random.Random) -> None:
+    """`rng.shuffle(ids)`: the same order from the same draws (Fisher-Yates from the top,
+    each place's pick drawn as `Random._randbelow` draws it: the fewest bits that hold it,
+    drawn again while too large), in one loop without a call per card: a world's hidden
+    cards (about 160 in MGT) are shuffled once per search iteration."""
+    getrandbits = rng.getrandbits
+    for i in range(len(ids) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        ids[i], ids[j] = ids[j], ids[i]
 
 
 def _named_cards(d) -> set:

@@ -17,16 +17,17 @@ def _kept(how: str, **kw):
     "list", "dict", "each" (a list of dicts or sets: each copied), "cards" (the card
     variables: each copied, or shared by a trial until written), "zones" (a dict of lists),
     "maybe list" (None or a list), "rng" (the random source), "log", "counters" (a dict a
-    trial starts afresh), "owned" (what a trial's copy has made its own)."""
+    trial starts afresh), "known" (what each seat knows: None or a list of sets), "owned
+    cards" and "owned zones" (what a trial's copy has made its own)."""
     return attrs.field(metadata={"copy": how}, **kw)
 
 
 #: How each kind of field is copied (the source of one argument of the copy).
 _COPY = {
     "value": "s.{0}", "list": "s.{0}[:]", "dict": "s.{0}.copy()", "each": "[x.copy() for x in s.{0}]",
-    "cards": "[x.copy() for x in s.{0}]", "counters": "s.{0}.copy()", "owned": "None",
+    "cards": "[x.copy() for x in s.{0}]", "counters": "s.{0}.copy()", "owned cards": "None", "owned zones": "None",
     "zones": "{{k: v[:] for k, v in s.{0}.items()}}", "maybe list": "None if s.{0} is None else s.{0}[:]",
-    "maybe each": "None if s.{0} is None else [x.copy() for x in s.{0}]", "rng": "_rng_copy(s.{0})",
+    "known": "None if s.{0} is None else [x.copy() for x in s.{0}]", "rng": "_rng_copy(s.{0})",
     "log": "s.{0}[:] if log else []",
 }
 
@@ -37,8 +38,19 @@ _COPY = {
 #: (`card_store`); it seldom draws a random number, so it copies the random source when it
 #: first does (`_DrawnRandom`); it writes no log and keeps no counters that outlive it.
 _TRIAL_COPY = {
-    "cards": "s.{0}[:]", "owned": "set()", "zones": "s.{0}.copy()", "rng": "_DrawnRandom(s.{0})",
-    "log": "[]", "counters": "{{}}",
+    "cards": "s.{0}[:]", "owned cards": "set()", "owned zones": "set()", "zones": "s.{0}.copy()",
+    "rng": "_DrawnRandom(s.{0})", "log": "[]", "counters": "{{}}",
+}
+
+#: How `State.world_copy` copies a kind of field, where it differs from `copy`. A world
+#: (`Game.determinised`: a search's game imagined from one seat) is copied from a state
+#: that is never played on again (a snapshot, `Forks.snapshot`), so it may share what it
+#: does not change: the card variables' dicts until it writes one (`card_store`: a playout
+#: writes few), and the random source until it first draws (`_DrawnRandom`: it deals the
+#: world's own source before it plays on). It follows no knowledge (`known`: a world takes
+#: no snapshots and is sampled from no more) and keeps no log unless asked to.
+_WORLD_COPY = {
+    "cards": "s.{0}[:]", "owned cards": "set()", "rng": "_DrawnRandom(s.{0})", "known": "None",
 }
 
 
@@ -120,7 +132,7 @@ class State:
     # zones hidden from it whose place it saw them take (a public move, a move into or out
     # of its own zone, a reveal to it) and has not lost (a move it did not see, a shuffle).
     # None: not followed (only search needs it: `Game(forkable=True)`, `Game.determinised`).
-    known: Optional[list] = _kept("maybe each", default=None)
+    known: Optional[list] = _kept("known", default=None)
     # The cards shown by `reveal` that have not moved since (nor been shuffled or cut with
     # their zone): card id -> the seats shown it
     # (a tuple), or None when it was shown to everyone. Kept in every game (a hint may read
@@ -165,10 +177,11 @@ class State:
     shortfall: int = _kept("value", default=0)
     trial_through: bool = _kept("value", default=False)
     # A trial's copy (`trial_copy`): the ids of the cards whose variables it has made its
-    # own (`card_store`), and the keys of the zones whose lists it has (`zone_store`); None
-    # in any other state, whose card variables and zones' lists are all its own.
-    own_cards: Optional[set] = _kept("owned", default=None)
-    own_zones: Optional[set] = _kept("owned", default=None)
+    # own (`card_store`), and the keys of the zones whose lists it has (`zone_store`); a
+    # world's (`world_copy`): the cards only. None in any other state, whose card variables
+    # and zones' lists are all its own.
+    own_cards: Optional[set] = _kept("owned cards", default=None)
+    own_zones: Optional[set] = _kept("owned zones", default=None)
 
     def copy(self, log: bool = True) -> "State":
         """An independent copy (the random source included; the log left out with `log=False`).
@@ -185,9 +198,15 @@ class State:
         left out."""
         raise NotImplementedError   # replaced by _make_copy below
 
+    def world_copy(self, log: bool = False) -> "State":
+        """A copy to imagine a world on (`Forks.clone` for `Game.determinised`), taken from a
+        state that is never changed afterwards (a snapshot): what the world does not change
+        is shared with it until changed (`_WORLD_COPY`); no knowledge followed."""
+        raise NotImplementedError   # replaced by _make_copy below
+
     def card_store(self, cid: int) -> dict:
         """Card `cid`'s variables, to change: the one way they are written (a trial's copy
-        shares them with the game's state until then)."""
+        shares them with the game's state until then, a world's with its snapshot's)."""
         d = self.card_vars[cid]
         own = self.own_cards
         if own is not None and cid not in own:
@@ -237,10 +256,11 @@ class State:
 def _make_copy(cls):
     """`cls.copy` and `cls.trial_copy`, written once from how each field is kept (faster
     than a loop over fields)."""
-    for name, how in (("copy", _COPY), ("trial_copy", {**_COPY, **_TRIAL_COPY})):
+    for name, how in (("copy", _COPY), ("trial_copy", {**_COPY, **_TRIAL_COPY}),
+                      ("world_copy", {**_COPY, **_WORLD_COPY})):
         # (each field set in turn on a new instance: `State(...)`'s 48 keywords cost more)
         sets = "".join(f"    n.{f.name} = {how[f.metadata['copy']].format(f.name)}\n" for f in attrs.fields(cls))
-        src = f"def {name}(s{', log=True' if name == 'copy' else ''}):\n    n = _new(State)\n{sets}    return n\n"
+        src = f"def {name}(s{', log=True' if name == 'copy' else ', log=False' if name == 'world_copy' else ''}):\n    n = _new(State)\n{sets}    return n\n"
         ns = {"State": cls, "_rng_copy": _rng_copy, "_DrawnRandom": _DrawnRandom, "_new": object.__new__}
         exec(compile(src, f"<State.{name}>", "exec"), ns)
         ns[name].__doc__ = getattr(cls, name).__doc__

@@ -130,6 +130,10 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         self._validated = None         # the decision whose answer, one option's index, Game.answer checked
         self.card_getters: dict = {}
         self.derive_cache: dict = {}   # "card", "place" derives, for this game's state
+        # a world's (`clone(world=True)`): the snapshot it was copied from, as (its card
+        # variables, its cached derived properties), which the "card" derived properties
+        # the world works out are given back to (`derived_found`); None in any other game
+        self.derived_home = None
         # calls of defs and tables, counted by both engines' calls (`calls_out`, past `call_limit`)
         self.calls = 0
         self.call_limit = 0
@@ -417,7 +421,9 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
             def cached(eng, c):
                 key = (c.id, name)
                 if key not in cache:
-                    cache[key] = body(eng, Env({"it": c}))
+                    v = cache[key] = body(eng, Env({"it": c}))
+                    if kind == "card" and eng.derived_home is not None:
+                        eng.derived_found(name, c.id, v)
                 return True, cache[key]
             return cached
         if name in ("owner", "zone") and not any(name in c.props for c in self.cards):   # (the commonest)

@@ -45,14 +45,16 @@ class Forks:
         turn is about to begin, or a later phase of it (see `snap`); `clone` makes a game of it."""
         return {"state": self.state.copy(), "derived": self._derived_copy()}
 
-    def clone(self, snap: dict) -> "Forks":
+    def clone(self, snap: dict, world: bool = False, log: bool = True) -> "Forks":
         """An engine for a game of the same ruleset and seats at snapshot `snap`, with
         nothing running: what `Game.fork` resumes from a turn's start. Made without
         evaluating the ruleset again: it shares this engine's parts (what belongs to the
         ruleset, the seats and the game's settings) and makes its own observers and caches
         afresh, as a new game does (`_begin`), on a copy of the snapshot's state. An
         attribute that stands in for one of the class's methods (a tool wrapping a method of
-        this engine) is not carried over: the clone acts on its own game only."""
+        this engine) is not carried over: the clone acts on its own game only. `world`: the
+        state copied as a world's (`State.world_copy`: what it does not change shared with
+        the snapshot, no knowledge followed); `log`: the log copied too."""
         cls = type(self)
         twin = object.__new__(cls)
         own = self.__dict__
@@ -63,9 +65,23 @@ class Forks:
             for k in own.keys() - names.keys():
                 names[k] = hasattr(cls, k)
         twin.__dict__.update({k: v for k, v in own.items() if not names[k]})
-        twin._begin(snap["state"].copy())
+        st = snap["state"]
+        twin._begin(st.world_copy(log) if world else st.copy(log))
         twin._derived_restore(snap["derived"])
+        if world:
+            twin.derived_home = (st.card_vars, snap["derived"])
         return twin
+
+    def derived_found(self, name: str, cid: int, value) -> None:
+        """A world's "card" derived property `name` of card `cid`, just worked out, given back
+        to the snapshot the world was copied from (`derived_home`) while the card's variables
+        are still that snapshot's (`State.world_copy` shares them until written): a "card"
+        derived property reads nothing else, so the value holds there too, and the worlds
+        copied from it after this one find it cached (each world deals the stock anew: in MGT
+        it drew about 20 cards whose labels and nature every world worked out again)."""
+        home_vars, home = self.derived_home
+        if self.state.card_vars[cid] is home_vars[cid]:
+            home[(cid, name)] = value
 
     def _derived_copy(self):
         """The cached derived properties of cards (they hold for the state they were read from)."""

@@ -103,13 +103,26 @@ class Views:
         labels = [None] * len(options)
         blind: dict = {}
         seen: dict = {}   # label -> the indices of the cards the seat sees offered under it
+        where = self.state.where
+        # (whether the seat sees a zone, remembered per zone key as `hidden_keys` remembers
+        # it: a card in a zone it sees is known without asking `knows_card`)
+        sight = self.sight_of(seat) if seat is not None else None
         for i, o in enumerate(options):
-            if hasattr(o, "props") and not self.knows_card(o, seat):
-                blind.setdefault(self.state.where[o.id], []).append(i)
-            else:
+            if not hasattr(o, "props"):
                 labels[i] = self.show_option(o)
-                if hasattr(o, "props"):
-                    seen.setdefault(labels[i], []).append(i)
+                continue
+            key = where[o.id]
+            sees = None if sight is None or key is None else sight.get(key)
+            if sees is None and sight is not None and key is not None:
+                z = self.zone_ref(key)
+                sees = self.sees_zone(z, seat)
+                if z.card is None:
+                    sight[key] = sees
+            if sees or self.knows_card(o, seat):
+                labels[i] = label = self.show_card(o)
+                seen.setdefault(label, []).append(i)
+            else:
+                blind.setdefault(where[o.id], []).append(i)
         for key, at in blind.items():
             place = zone_label(self, self.zone_ref(key))
             for k, i in enumerate(at, 1):

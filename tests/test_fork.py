@@ -222,10 +222,10 @@ def test_a_world_copy_shares_card_variables_until_written_and_draws_as_the_game_
 
 def _cached(eng, card, name):
     """Whether engine `eng` holds `card`'s derived property `name` worked out (either engine's cache)."""
-    from cgl.interpreter.codegen.runtime import _MISSING
+    from cgl.interpreter.codegen.runtime import _UNSET
     dcache = getattr(eng, "dcache", None)
     if dcache is not None:
-        return dcache[name][card.id] is not _MISSING
+        return dcache[name][card.id] is not _UNSET
     return (card.id, name) in eng.derive_cache
 
 

@@ -472,17 +472,23 @@ def test_every_rule_condition_of_a_shipped_ruleset_is_compiled(name):
     assert [r.name for r in rs.rules if r.cond is not None and id(r.cond) not in compiled.exprs] == []
 
 
-def _same_games_on_both_engines(rs, monkeypatch, seeds: int, players: int = 2):
+def _same_games_on_both_engines(rs, monkeypatch, seeds: int, players: int = 2, read=record):
     """Play `seeds` seeded games of `rs` on the tree walker, then compiled; assert they are
-    the same games; (the compiled module, whose `source` shows what was written; the games' records)."""
+    the same games, as `read` sees a game (by default its whole record); (the compiled
+    module, whose `source` shows what was written; what `read` saw of each compiled game)."""
     out = []
     for engine in ("tree", "compiled"):
         monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append([record(play(rs, players, seed, agents=["random"] * players)) for seed in range(seeds)])
+        out.append([read(play(rs, players, seed, agents=["random"] * players)) for seed in range(seeds)])
     cx = compiled_for(rs)
     assert cx is not None
     assert out[0] == out[1]
     return cx, out[1]
+
+
+def _seen_and_steps(game):
+    """What a test game wrote in its `seen` variable, and the steps it took."""
+    return game.state.globals["seen"], game.result.steps
 
 
 def test_a_custom_events_card_eligibility_has_a_variant_for_a_card_compiled(make_rules, monkeypatch):
@@ -539,15 +545,10 @@ def test_a_loops_zone_is_listed_once_per_expression_compiled(make_rules, monkeyp
           if turn_no >= 8 { end game }
         } }
     """)
-    out = []
-    for engine in ("tree", "compiled"):
-        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append([(g.state.globals["seen"], g.result.steps)
-                    for g in (play(rs, 2, seed, agents=["random", "random"]) for seed in range(4))])
-    assert out[0] == out[1]
-    per_player = [json.loads(line) for game, _ in out[1] for line in game[1::3]]
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    per_player = [json.loads(line) for game, _ in games for line in game[1::3]]
     assert any(a != b for a, b in per_player)   # each player's hand counted as its own
-    source = compiled_for(rs).source
+    source = cx.source
     # listed once: `hand(p) + pile` in `near` (twice), `hand(p)` in `above`, `pile`; not `hand(q)`
     assert source.count(" is not None else None)") == 4
 
@@ -596,13 +597,9 @@ def test_a_cards_variables_set_one_after_another_share_its_store_compiled(make_r
           if turn_no >= 4 { end game }
         } }
     """)
-    out = []
-    for engine in ("tree", "compiled"):
-        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append([play(rs, 2, seed, agents=["random", "random"]).state.globals["marks"] for seed in range(3)])
-    assert out[0] == out[1]
-    assert any("7" in m for marks in out[1] for m in marks) and any("4" in m for marks in out[1] for m in marks)
-    source = compiled_for(rs).source
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3, read=lambda g: g.state.globals["marks"])
+    assert any("7" in m for marks in games for m in marks) and any("4" in m for marks in games for m in marks)
+    source = cx.source
     assert source.count("st.card_store(") == 5   # c.a and c.b once, c.a and c.b in the `if` once, c.a, d.a, c.b
 
 
@@ -675,16 +672,11 @@ def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules,
           if turn_no >= 12 { end game }
         } }
     """)
-    out = []
-    for engine in ("tree", "compiled"):
-        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append([(g.state.globals["seen"], g.result.steps)
-                    for g in (play(rs, 2, seed, agents=["random", "random"]) for seed in range(6))])
-    assert out[0] == out[1]
-    assert len({line for game, _ in out[1] for line in game}) > 20
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6, read=_seen_and_steps)
+    assert len({line for game, _ in games for line in game}) > 20
     # `fit` (in place): kept; not the count reading `c`, nor the loop of cards, nor the suits
     # (`s`, of a `let` list, is not known to be a text)
-    assert compiled_for(rs).source.count(".setdefault(") == 1
+    assert cx.source.count(".setdefault(") == 1
 
 
 def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeypatch):
@@ -701,13 +693,9 @@ def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeyp
           if turn_no >= 6 { end game }
         } }
     """)
-    out = []
-    for engine in ("tree", "compiled"):
-        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
-        out.append([g.state.globals["seen"] for g in (play(rs, 2, seed, agents=["random", "random"]) for seed in range(4))])
-    assert out[0] == out[1]
-    assert any("none" in line for game in out[1] for line in game)
-    source = compiled_for(rs).source
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=lambda g: g.state.globals["seen"])
+    assert any("none" in line for game in games for line in game)
+    source = cx.source
     assert source.count("_max_list(") >= 2 and source.count("_min_list(") >= 1 and source.count("_sum_list(") >= 1
 
 

@@ -212,17 +212,15 @@ class ContinuousRules:
     def may_hold(self, cond, card) -> bool:
         """Whether condition `cond` of an event's `card` (a zone rule's, an `instead`
         trigger's, a `target` declaration's) may hold for this card: False when the card data
-        alone makes it false whatever the game (its value from `check/statics.py`, the engines'
-        own meaning, with `card` and `it` the card). Worked out once per ruleset, condition
-        and card (`Facts.card_conds`)."""
+        alone makes it false whatever the game (`_may_hold`, with `card` and `it` the card).
+        Worked out once per ruleset, condition and card (`Facts.card_conds`)."""
         if cond is None:
             return True
         known = facts(self.rs).card_conds
         key = (id(cond), card.id)
         found = known.get(key)
         if found is None:
-            v = self._statics().value(cond, {"card": card, "it": card})
-            found = known[key] = v is UNKNOWN or _truth(v)
+            found = known[key] = self._may_hold(cond, {"card": card, "it": card})
         return found
 
     def _rules_about(self, by_zone: dict, forbid: str, zone: str, card) -> tuple:

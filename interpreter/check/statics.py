@@ -422,3 +422,13 @@ _MISSING = object()
 _NOT = object()   # (remembered: it is not known)
 #: node class -> its `Statics.v_…` method
 _EVALUATE = {getattr(A, name[2:]): fn for name, fn in vars(Statics).items() if name.startswith("v_")}
+
+
+def statics_of(rs) -> Statics:
+    """The ruleset's strict static evaluator, one per ruleset (kept in its facts,
+    `Facts.statics`), so that what the card data decides is worked out once for the
+    generator, the engines' continuous rules and the seat view alike."""
+    f = facts(rs)
+    if f.statics is None:
+        f.statics = Statics(rs)
+    return f.statics

@@ -7,7 +7,7 @@ from typing import Optional
 from ..base import ast as A
 from ..runtime import builtins as B
 from ..check.resolver import card_attr_meaning, facts
-from ..check.statics import Statics
+from ..check.statics import statics_of
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope, TypeChecker
 from .expressions import Expressions
@@ -54,7 +54,6 @@ class CodeGen(Expressions, Held, Statements):
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
         self._static_full: set = set()  # static derives whose list holds every card's value (static_values)
-        self._statics = None            # the static evaluator (check/statics.py), made when first asked
         self._id_vars: set = set()      # variables of loops over card ids (see Statements.loop_into)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
@@ -111,9 +110,8 @@ class CodeGen(Expressions, Held, Statements):
         test), or all `_MISSING` (each worked out when first read) when one of them is not
         known so (it fails, or reads what it may not) or is not a plain text, number, truth
         value or none (a list is made anew by each read of the rules' own)."""
-        if self._statics is None:
-            self._statics = Statics(self.rs)
-        values = [self._statics.attr(c, name) for c in self.rs.cards]
+        statics = statics_of(self.rs)
+        values = [statics.attr(c, name) for c in self.rs.cards]
         if any(v is not None and v.__class__ not in (str, int, bool) for v in values):   # (UNKNOWN too)
             return [_MISSING] * len(self.rs.cards)
         self._static_full.add(name)

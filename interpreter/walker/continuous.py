@@ -23,7 +23,7 @@ from ..base.protocol import MAX_SETTLE
 from ..base import ast as A
 from ..check.loader import Card
 from ..check.resolver import facts, use_of
-from ..check.statics import UNKNOWN, Statics
+from ..check.statics import UNKNOWN, statics_of
 from ..runtime.state import Event, ZoneRef
 from ..runtime.values import _kind, _truth
 
@@ -71,7 +71,7 @@ class ContinuousRules:
             parts.append(cond.right)
             cond = cond.left
         parts.append(cond)
-        static = self._statics()
+        static = statics_of(self.rs)
         for part in reversed(parts):
             for n in A.walk(part):
                 if n.__class__ is A.Name:
@@ -230,13 +230,6 @@ class ContinuousRules:
             return ()
         rules = known.get(card.id)
         return self.zone_rules_for(forbid, zone, card) if rules is None else rules
-
-    def _statics(self):
-        """The ruleset's static evaluator (made on first use)."""
-        f = facts(self.rs)
-        if f.statics is None:
-            f.statics = Statics(self.rs)
-        return f.statics
 
     def may_move(self, card, dest, node=None) -> bool:
         """`can_move(card, zone)`: no continuous rule would refuse moving the card there now."""

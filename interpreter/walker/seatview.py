@@ -87,8 +87,8 @@ def _public_card_vars(eng) -> list:
     that reads nothing of the game never changes."""
     got = eng.__dict__.get("_view_card_vars")
     if got is None:
-        from ..check.statics import UNKNOWN, Statics
-        statics, got = Statics(eng.rs), []
+        from ..check.statics import UNKNOWN, statics_of
+        statics, got = statics_of(eng.rs), []
         for name, decl in eng.rs.card_vars().items():
             if decl.sight == "public":
                 try:

@@ -383,8 +383,11 @@ class CompiledEngine(Engine):
             return Engine.match_pattern(self, p, args)
         return self.match_compiled(p, fns, args)
 
-    def match_compiled(self, p: A.Pattern, fns: dict, args: list):
-        scanned = fns["scan"](self, *args)
+    def match_compiled(self, p: A.Pattern, fns: dict, args: list, scanned=None):
+        """Pattern `p` matched by its generated pieces `fns` (`scanned`: what its scan gave,
+        when the generated code called it itself)."""
+        if scanned is None:
+            scanned = fns["scan"](self, *args)
         if scanned is None:  # no shape can fit (the scan's quick rejection)
             return None
         cards, raw, _ = scanned

@@ -564,6 +564,8 @@ class Statements:
           asked and the `else` block runs, a shortfall (as too few options always did);
         - HI of zero (or no options at all, LO zero): the empty list, unasked, `may` or not.
         """
+        if count is None and prompt_fn.__class__ is str and len(options) > 1 and not s.optional:
+            return self._ask_one(s, options, chooser.seat, prompt_fn, scores_fn)   # (the usual question)
         if count is None:
             lo = hi = 1
         else:
@@ -596,6 +598,15 @@ class Statements:
         # (the hint kept as its pieces, read by `Decision.scores`; `asks_hidden`, decided once per node: `hit`)
         chain, hit = self.state.event_chain, self._hidden_asks.get(id(s))
         return Decision(seat, "choose", prompt, options, None, lo, hi, s.optional, s.tag, self.state.secret_depth > 0,
+                        s.span, scores_fn, view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names
+                        or (hit[1] if hit is not None and hit[0] is s else asks_hidden(self.rs, s)), self, s.prefer)
+
+    def _ask_one(self, s, options, seat, prompt, scores_fn):
+        """`c_ask`'s usual question, with nothing to work out first: one of two or more
+        options, its prompt a text, not optional (the same `Decision` as the general way)."""
+        view = None if self.record else self._views.get(seat)
+        chain, hit = self.state.event_chain, self._hidden_asks.get(id(s))
+        return Decision(seat, "choose", prompt, options, None, 1, 1, False, s.tag, self.state.secret_depth > 0,
                         s.span, scores_fn, view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names
                         or (hit[1] if hit is not None and hit[0] is s else asks_hidden(self.rs, s)), self, s.prefer)
 

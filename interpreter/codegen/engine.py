@@ -13,7 +13,7 @@ from ..walker.engine import Engine
 from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, EVENT_STAT, MAX_EVENT_DEPTH, ActionChoice
 from ..check.loader import Card
 from ..check.resolver import facts
-from ..runtime.state import Event, Player, ZoneRef, custom_event
+from ..runtime.state import Event, Player, ZoneRef
 from ..runtime.values import _hashable, _show, _truth
 from .module import _strict, compiled_for
 from .runners import _runner
@@ -233,7 +233,9 @@ class CompiledEngine(Engine):
         hit = self._dispatch.get(("custom", s.name, None, None, phase), _MISSING)
         if hit is None:
             return None
-        ev = custom_event(s.name, fields, phase)
+        player = fields.get("player")   # (`custom_event`, written in)
+        ev = Event("custom", s.name, fields.get("card"), player if player.__class__ is Player else None,
+                   None, None, False, phase, fields)
         if hit is _MISSING:
             hit = self._handlers(ev)
             if hit is None:

@@ -1431,3 +1431,19 @@ def test_the_usual_question_is_the_same_decision_as_the_general_ways(make_rules)
     fields = [f.name for f in attrs.fields(type(usual)) if f.name not in ("_view", "_asker")]
     assert len(options) > 1
     assert {f: getattr(usual, f) for f in fields} == {f: getattr(general, f) for f in fields}
+
+
+def test_a_move_hook_hears_each_card_of_a_quiet_bulk_move(make_rules):
+    """`Engine.move_hooks` (the card flow's) is called at each change of zone, the cards of a
+    bulk `move` that nothing hears included (moved the quiet way, `_move_each`), as counted."""
+    from cgl.interpreter.base.protocol import CARD_STATS
+    rs = make_rules("""
+        round { start { shuffle deck  deal 4 to hand  move hand(current) to pile } }
+        turn { phase p { end game } }
+    """)
+    game = Game(rs, 2, 0, record=False)   # (no log: the compiled engine moves them quietly)
+    heard = []
+    game.engine.move_hooks.append(lambda cid, old, new: heard.append((old, new)))
+    game.start()
+    assert heard.count(("hand:0", "pile")) == 4
+    assert game.result.stats[CARD_STATS["flow"] + "hand>pile"] == 4

@@ -142,6 +142,7 @@ class Statements:
         # a quiet move is `_place` written in (when it has nothing else to do)
         plain = st.known is None and not st.shown and not st.trying and not self.place_derives and s.position != "bottom"
         watched = self._watched
+        stats, moved_stats, flows = st.stats, self._moved_stats, self._flow_stats
         for c in cards:
             cid = c.id
             key = where[cid]
@@ -161,7 +162,14 @@ class Statements:
                         ids = zones[dkey] = []
                     ids.append(cid)
                     where[cid] = dkey
-                    self._count_move(cid, key, dkey)
+                    # (`_count_move`, written in: a bulk move's cards mostly come this way)
+                    stat = moved_stats[cid]
+                    stats[stat] = stats.get(stat, 0) + 1
+                    stat = flows.get((key, dkey)) or self._flow_stat(key, dkey)
+                    stats[stat] = stats.get(stat, 0) + 1
+                    if self.move_hooks:   # (`plain`: not a trial)
+                        for hook in self.move_hooks:
+                            hook(cid, key, dkey)
                 else:
                     self._place(c, dest, s.position)
                 moved += 1

@@ -374,7 +374,7 @@ def test_a_patterns_scan_over_card_ids_compiled(make_rules, monkeypatch):
         } }
     """)
     cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6)
-    assert "_count_labels(_counts, _labels)" in cx.source and "_cards = [*reversed(" not in cx.source
+    assert "_count_labels(_counts, _flat)" in cx.source and "_cards = [*reversed(" not in cx.source
     assert "_cards = list(map(eng.cards.__getitem__, _cards))" in cx.source
     texts = [e["text"] for r in games for e in json.loads(r)[0]]
     assert any(" holds two" in t for t in texts) and any(" holds three" in t for t in texts)

@@ -923,8 +923,7 @@ class Expressions:
         listy = self.ty(p.labels, inner) in self.LISTY   # a list for sure: no test of what it is
         f.emit("_labels = []")
         f.emit("_counts = {}")
-        if not listy:
-            f.emit("_get = _counts.get")
+        f.emit("_flat = []" if listy else "_get = _counts.get")
         f.emit("try:")
         f.emit(loop)
         f.ind += 2
@@ -934,7 +933,9 @@ class Expressions:
         f.ind -= 2
         f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
         f.ind += 2
-        if not listy:   # (a list for sure: counted at once, after the loop)
+        if listy:   # counted at once, after the loop
+            f.emit("_flat += _labs")
+        else:
             f.emit("if _labs.__class__ is list:")
             f.ind += 1
             f.emit("for _l in _labs:")
@@ -950,7 +951,7 @@ class Expressions:
         f.ind -= 2
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.labels)}, _x) from None")
         if listy:
-            f.emit("_count_labels(_counts, _labels)")
+            f.emit("_count_labels(_counts, _flat)")
         f.emit("_n = len(_cards)")
         f.emit("_top = sorted(_counts.values(), reverse=True)")
         f.emit(f"if not ({self.shapes_may_fit(p)}):")

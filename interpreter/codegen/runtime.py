@@ -201,15 +201,15 @@ def _pz_ids(eng, keys, p, node):
     raise eng.fail(node, f"expected a player, got {_kind(p)}")
 
 
-def _count_labels(counts, labels):
-    """How many times each label of the lists `labels` occurs (none left out), into `counts`,
-    keyed as `_hashable` keys them (a pattern's scan)."""
+def _count_labels(counts, flat):
+    """How many times each label of `flat` occurs (none left out), into `counts`, keyed as
+    `_hashable` keys them (a pattern's scan)."""
     try:
-        _count_elements(counts, chain.from_iterable(labels))   # (in C)
+        _count_elements(counts, flat)   # (in C)
     except TypeError:   # a list among them: keyed as a tuple
         counts.clear()
         get = counts.get
-        for x in chain.from_iterable(labels):
+        for x in flat:
             if x is not None:
                 x = _hashable(x)
                 counts[x] = get(x, 0) + 1

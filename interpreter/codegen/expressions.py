@@ -571,7 +571,7 @@ class Expressions:
         if any(types) and len(types) == len(p.params) and not self.hinting:   # (in a hint: the tree walker's, watched)
             with self.hint_mode(False):
                 fns = self.pattern(p, types)
-            if all(a.isidentifier() for a in args):   # the scan called here: no call further when no shape fits
+            if all(isinstance(a, Var) for a in args):   # the scan called here: no call further when no shape fits
                 s = self.fresh("s")
                 scan = f"PT_{fns[3:]}_scan(eng{''.join(', ' + a for a in args)})"
                 return f"(None if ({s} := {scan}) is None else eng.match_compiled({self.k(p)}, {fns}, [{', '.join(args)}], {s}))"

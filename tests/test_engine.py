@@ -1408,31 +1408,6 @@ def test_a_random_cut_draws_the_same_randomness_on_both_engines(make_rules):
     assert games[0].state.rng.getstate() == games[1].state.rng.getstate()
 
 
-def test_the_usual_question_is_the_same_decision_as_the_general_ways(make_rules):
-    """`c_ask`'s short way for the usual question (two or more options, a text prompt, not
-    optional) makes the `Decision` the general way makes for the same choice with its
-    bounds said (`choose 1..1`), field for field."""
-    import attrs
-    from cgl.interpreter.base import ast as A
-    rs = make_rules("""
-        round { start { shuffle deck  deal 3 to hand } }
-        turn { phase p {
-          choose c in hand(current) by current "Discard" { discard c }
-          end game
-        } }
-    """)
-    game = Game(rs, 2, 0)
-    d = game.start()
-    eng = game.engine
-    s = next(n for n in A.walk(rs.turn.phases[0].body) if isinstance(n, A.Choose))
-    options = list(d.options)
-    usual = eng.c_ask(s, options, eng.players[d.player], "Discard", None)
-    general = eng.c_ask(s, options, eng.players[d.player], "Discard", None, count=(1, 1))
-    fields = [f.name for f in attrs.fields(type(usual)) if f.name not in ("_view", "_asker")]
-    assert len(options) > 1
-    assert {f: getattr(usual, f) for f in fields} == {f: getattr(general, f) for f in fields}
-
-
 def test_a_move_hook_hears_each_card_of_a_quiet_bulk_move(make_rules):
     """`Engine.move_hooks` (the card flow's) is called at each change of zone, the cards of a
     bulk `move` that nothing hears included (moved the quiet way, `_move_each`), as counted."""

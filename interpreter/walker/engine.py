@@ -312,9 +312,8 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
     def _count_move(self, cid: int, old: str, new: str) -> None:
         """Card `cid` went from zone key `old` to another, `new`: counted by its name and by
         the two zones' names (`CARD_STATS` "move" and "flow"). Every change of zone is
-        counted so: `_place` writes this in (most moves go there), and so do the moves that
-        write `_place` in (`_move_each`'s quiet moves; the compiled engine's `draw 1` and
-        `discard c`, `CompiledEngine._card_event`); `swap` calls it."""
+        counted so: `_place` (which writes this in: most moves go there), and the two moves
+        that write `_place` in (`_move_each`'s quiet moves, `swap`) call it."""
         stats = self.state.stats
         key = self._moved_stats[cid]
         stats[key] = stats.get(key, 0) + 1

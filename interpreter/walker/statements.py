@@ -142,7 +142,6 @@ class Statements:
         # a quiet move is `_place` written in (when it has nothing else to do)
         plain = st.known is None and not st.shown and not st.trying and not self.place_derives and s.position != "bottom"
         watched = self._watched
-        stats, moved_stats, flows = st.stats, self._moved_stats, self._flow_stats
         for c in cards:
             cid = c.id
             key = where[cid]
@@ -162,14 +161,7 @@ class Statements:
                         ids = zones[dkey] = []
                     ids.append(cid)
                     where[cid] = dkey
-                    # (`_count_move`, written in: a bulk move's cards mostly come this way)
-                    stat = moved_stats[cid]
-                    stats[stat] = stats.get(stat, 0) + 1
-                    stat = flows.get((key, dkey)) or self._flow_stat(key, dkey)
-                    stats[stat] = stats.get(stat, 0) + 1
-                    if self.move_hooks:   # (`plain`: not a trial)
-                        for hook in self.move_hooks:
-                            hook(cid, key, dkey)
+                    self._count_move(cid, key, dkey)
                 else:
                     self._place(c, dest, s.position)
                 moved += 1
@@ -464,14 +456,8 @@ class Statements:
                 old = shown.get(c.id, ())
                 if old is not None:
                     shown[c.id] = tuple(sorted({*old, *seats}))
-        if not (self.record or self.listeners):
-            return   # (no log: its line is not worded)
-        names = [c.name for c in cards]
-        if seats is not None:
-            self.log("reveal", f"{', '.join(f'P{x + 1}' for x in seats)} sees: {', '.join(names) or 'nothing'}",
-                     visible_to=seats, cards=names)
-        else:
-            self.log("reveal", f"revealed: {', '.join(names) or 'nothing'}", cards=names)
+        if self.record or self.listeners:   # (no log: its line is not worded)
+            self._log_reveal(cards, seats)
         return
         yield
 
@@ -574,8 +560,6 @@ class Statements:
           asked and the `else` block runs, a shortfall (as too few options always did);
         - HI of zero (or no options at all, LO zero): the empty list, unasked, `may` or not.
         """
-        if count is None and prompt_fn.__class__ is str and len(options) > 1 and not s.optional:
-            return self._ask_one(s, options, chooser.seat, prompt_fn, scores_fn)   # (the usual question)
         if count is None:
             lo = hi = 1
         else:
@@ -608,15 +592,6 @@ class Statements:
         # (the hint kept as its pieces, read by `Decision.scores`; `asks_hidden`, decided once per node: `hit`)
         chain, hit = self.state.event_chain, self._hidden_asks.get(id(s))
         return Decision(seat, "choose", prompt, options, None, lo, hi, s.optional, s.tag, self.state.secret_depth > 0,
-                        s.span, scores_fn, view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names
-                        or (hit[1] if hit is not None and hit[0] is s else asks_hidden(self.rs, s)), self, s.prefer)
-
-    def _ask_one(self, s, options, seat, prompt, scores_fn):
-        """`c_ask`'s usual question, with nothing to work out first: one of two or more
-        options, its prompt a text, not optional (the same `Decision` as the general way)."""
-        view = None if self.record else self._views.get(seat)
-        chain, hit = self.state.event_chain, self._hidden_asks.get(id(s))
-        return Decision(seat, "choose", prompt, options, None, 1, 1, False, s.tag, self.state.secret_depth > 0,
                         s.span, scores_fn, view or self._viewer(seat), None, bool(chain) and chain[-1] in self._reaction_names
                         or (hit[1] if hit is not None and hit[0] is s else asks_hidden(self.rs, s)), self, s.prefer)
 

@@ -1406,3 +1406,19 @@ def test_a_random_cut_draws_the_same_randomness_on_both_engines(make_rules):
         assert g.start() is None
     assert texts(games[0]) == texts(games[1])
     assert games[0].state.rng.getstate() == games[1].state.rng.getstate()
+
+
+def test_a_move_hook_hears_each_card_of_a_quiet_bulk_move(make_rules):
+    """`Engine.move_hooks` (the card flow's) is called at each change of zone, the cards of a
+    bulk `move` that nothing hears included (moved the quiet way, `_move_each`), as counted."""
+    from cgl.interpreter.base.protocol import CARD_STATS
+    rs = make_rules("""
+        round { start { shuffle deck  deal 4 to hand  move hand(current) to pile } }
+        turn { phase p { end game } }
+    """)
+    game = Game(rs, 2, 0, record=False)   # (no log: the compiled engine moves them quietly)
+    heard = []
+    game.engine.move_hooks.append(lambda cid, old, new: heard.append((old, new)))
+    game.start()
+    assert heard.count(("hand:0", "pile")) == 4
+    assert game.result.stats[CARD_STATS["flow"] + "hand>pile"] == 4

@@ -13,7 +13,7 @@ from ..walker.engine import Engine
 from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, EVENT_STAT, MAX_EVENT_DEPTH, ActionChoice
 from ..check.loader import Card
 from ..check.resolver import facts
-from ..runtime.state import Event, Player, ZoneRef, custom_event
+from ..runtime.state import Event, Player, ZoneRef
 from ..runtime.values import _hashable, _show, _truth
 from .module import _strict, compiled_for
 from .runners import _runner
@@ -177,9 +177,34 @@ class CompiledEngine(Engine):
         `stats_by_card[card.id]`; the runner of what waits for it, started, or None. The
         event is made only when something reads it."""
         st = self.state
-        self._place(card, dest, "top")   # (the one place a card changes zone)
         stats = st.stats
-        key = stats_by_card[card.id]
+        cid = card.id
+        if st.trying or st.known is not None or st.own_zones is not None or self.move_hooks or self.place_derives:
+            self._place(card, dest, "top")   # (the one place a card changes zone)
+        else:   # `_place` as it goes in a game's own state that no one follows: written in
+            where, zones, dkey = st.where, st.zones, dest.key
+            old = where[cid]
+            if st.shown:
+                st.shown.pop(cid, None)
+            ids = zones[old]
+            if ids[-1] == cid:
+                ids.pop()
+            else:
+                ids.remove(cid)
+            if old != dkey:
+                key = self._moved_stats[cid]
+                stats[key] = stats.get(key, 0) + 1
+                key = self._flow_stats.get((old, dkey)) or self._flow_stat(old, dkey)
+                stats[key] = stats.get(key, 0) + 1
+            watched = self._watched
+            if watched is None or old in watched or dkey in watched:
+                st.changes += 1
+            ids = zones.get(dkey)
+            if ids is None:
+                ids = zones[dkey] = []
+            ids.append(cid)
+            where[cid] = dkey
+        key = stats_by_card[cid]
         stats[key] = stats.get(key, 0) + 1
         phase = st.phase  # the phase it happened in
         hit = self._dispatch.get((kind, None, src.name, dest.name, phase), _MISSING)
@@ -208,7 +233,9 @@ class CompiledEngine(Engine):
         hit = self._dispatch.get(("custom", s.name, None, None, phase), _MISSING)
         if hit is None:
             return None
-        ev = custom_event(s.name, fields, phase)
+        player = fields.get("player")   # (`custom_event`, written in)
+        ev = Event("custom", s.name, fields.get("card"), player if player.__class__ is Player else None,
+                   None, None, False, phase, fields)
         if hit is _MISSING:
             hit = self._handlers(ev)
             if hit is None:
@@ -383,8 +410,11 @@ class CompiledEngine(Engine):
             return Engine.match_pattern(self, p, args)
         return self.match_compiled(p, fns, args)
 
-    def match_compiled(self, p: A.Pattern, fns: dict, args: list):
-        scanned = fns["scan"](self, *args)
+    def match_compiled(self, p: A.Pattern, fns: dict, args: list, scanned=None):
+        """Pattern `p` matched by its generated pieces `fns` (`scanned`: what its scan gave,
+        when the generated code called it itself)."""
+        if scanned is None:
+            scanned = fns["scan"](self, *args)
         if scanned is None:  # no shape can fit (the scan's quick rejection)
             return None
         cards, raw, _ = scanned

@@ -571,6 +571,10 @@ class Expressions:
         if any(types) and len(types) == len(p.params) and not self.hinting:   # (in a hint: the tree walker's, watched)
             with self.hint_mode(False):
                 fns = self.pattern(p, types)
+            if all(isinstance(a, Var) for a in args):   # the scan called here: no call further when no shape fits
+                s = self.fresh("s")
+                scan = f"PT_{fns[3:]}_scan(eng{''.join(', ' + a for a in args)})"
+                return f"(None if ({s} := {scan}) is None else eng.match_compiled({self.k(p)}, {fns}, [{', '.join(args)}], {s}))"
             return f"eng.match_compiled({self.k(p)}, {fns}, [{', '.join(args)}])"
         return f"eng.match_pattern({self.k(p)}, [{', '.join(args)}])"
 
@@ -916,10 +920,10 @@ class Expressions:
         f.emit("try:")
         f.emit(f"    _cards = {cards}")
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(p.cards)}, _x) from None")
+        listy = self.ty(p.labels, inner) in self.LISTY   # a list for sure: no test of what it is
         f.emit("_labels = []")
         f.emit("_counts = {}")
-        f.emit("_get = _counts.get")
-        f.emit("_flat = []")
+        f.emit("_flat = []" if listy else "_get = _counts.get")
         f.emit("try:")
         f.emit(loop)
         f.ind += 2
@@ -928,14 +932,12 @@ class Expressions:
         f.inloop -= 1
         f.ind -= 2
         f.emit("        _labels.append(_labs)")   # as given: cleaned only if a shape may fit
-        listy = self.ty(p.labels, inner) in self.LISTY   # a list for sure: no test of what it is
         f.ind += 2
         if listy:   # counted at once, after the loop
             f.emit("_flat += _labs")
-        if not listy:
+        else:
             f.emit("if _labs.__class__ is list:")
             f.ind += 1
-        if not listy:
             f.emit("for _l in _labs:")
             f.emit("    if _l.__class__ is str:")
             f.emit("        _counts[_l] = _get(_l, 0) + 1")

@@ -57,14 +57,15 @@ class _Pieces:
     """The compiled pieces of one trigger or reaction (None where it has none)."""
 
     __slots__ = ("cond", "prompt", "ask_by", "body", "order_by", "responders", "eligible", "ask", "domain", "when",
-                 "label", "prefer", "cond_src", "eligible_src", "eligible_card_src")
+                 "label", "prefer", "cond_src", "eligible_src", "eligible_card_src", "responders_src")
 
     def __init__(self, names: dict, ns: dict, inline: Optional[dict] = None):
-        for k in self.__slots__[:-3]:
+        for k in self.__slots__[:-4]:
             setattr(self, k, ns[names[k]] if names.get(k) else None)
-        # the condition's (eligibility's) body, for a runner to write in place of a call (None: call it)
+        # the condition's (eligibility's, responders') body, for a runner to write in place of a call (None: call it)
         self.cond_src = inline.get(names.get("cond")) if inline else None
         self.eligible_src = inline.get(names.get("eligible")) if inline else None
+        self.responders_src = inline.get(names.get("responders")) if inline else None
         # the eligibility written for a custom event whose `card` is a card (None: none)
         self.eligible_card_src = inline.get(names.get("eligible_card")) if inline else None
 

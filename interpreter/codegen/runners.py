@@ -55,7 +55,8 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
         lines.append(f"    if {cond}:")       # the window, as `Engine.open_window`
         lines.append(f"        _ruled = _rRN{i} in eng._forbidden")
         if c.responders is not None:   # (what `_responders` does, written in)
-            lines.append(f"        _who = _rO{i}(eng, ev)")
+            pre, who = test(c.responders_src, f"_rO{i}(eng, ev)")
+            lines += ["    " + ln for ln in pre] + [f"        _who = {who}"]
             lines.append("        for e_responder in (_who if _who.__class__ is list else [_who]):")
         else:
             lines.append(f"        for e_responder in eng._responders(_rQ{i}, ev):")

@@ -409,8 +409,9 @@ class Statements:
             held = self.held_set(s, sc) if sure else None
             if held is not None and fn.held_store is not None:
                 store = fn.held_store[1]   # (the previous statement's: `held_set`)
-            elif name in self.card_vars:   # (`State.card_store`: the one way card variables are written)
-                fn.emit(f"{store} = st.card_store({o}.id)")
+            elif name in self.card_vars:   # (`State.card_store`: the one way card variables are written;
+                # a state that owns all its cards' variables, as a game's does, hands them out as they are)
+                fn.emit(f"{store} = st.card_vars[{o}.id] if st.own_cards is None else st.card_store({o}.id)")
                 if held is not None:
                     fn.held_store = (held, store)
             reading = self.facts.derives_reading.get(name, ())

@@ -440,7 +440,6 @@ class Statements:
         return self.s_reveal(s, cards, self.ev(s.to, env) if s.to is not None else None)
 
     def s_reveal(self, s, cards, to):
-        names = [c.name for c in cards]
         seats = None
         if s.to is not None:
             seats = [self.as_player(p, s.to).seat for p in (to if isinstance(to, list) else [to])]
@@ -457,11 +456,8 @@ class Statements:
                 old = shown.get(c.id, ())
                 if old is not None:
                     shown[c.id] = tuple(sorted({*old, *seats}))
-        if seats is not None:
-            self.log("reveal", f"{', '.join(f'P{x + 1}' for x in seats)} sees: {', '.join(names) or 'nothing'}",
-                     visible_to=seats, cards=names)
-        else:
-            self.log("reveal", f"revealed: {', '.join(names) or 'nothing'}", cards=names)
+        if self.record or self.listeners:   # (no log: its line is not worded)
+            self._log_reveal(cards, seats)
         return
         yield
 

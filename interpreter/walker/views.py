@@ -72,6 +72,15 @@ class Views:
         seers = tuple(s for s in range(self.n) if self.knows_card(card, s))
         return name if len(seers) == self.n else Cause(name, seers)
 
+    def _log_reveal(self, cards, seats) -> None:
+        """The line of a `reveal` of `cards`, to `seats` (None: to everyone)."""
+        names = [c.name for c in cards]
+        if seats is not None:
+            self.log("reveal", f"{', '.join(f'P{x + 1}' for x in seats)} sees: {', '.join(names) or 'nothing'}",
+                     visible_to=seats, cards=names)
+        else:
+            self.log("reveal", f"revealed: {', '.join(names) or 'nothing'}", cards=names)
+
     def bump(self, key: str):
         st = self.state.stats
         st[key] = st.get(key, 0) + 1

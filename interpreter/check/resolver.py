@@ -225,8 +225,9 @@ class Facts:
     past_parts: frozenset = frozenset()
     # def, derive or table -> whether it is deterministic (`deterministic`), made on first use
     deterministic: dict = attrs.field(factory=dict)
-    # target declaration's name -> whether `target(c)` may test its value alone against the
-    # condition of its `LIST where COND` domain (`Targets.target_legal`, walker/trial.py)
+    # target declaration's name -> how `target(c)` tests its value alone against its domain,
+    # through the `LIST where COND` and the defs it calls (`legal_plan`, walker/trial.py;
+    # (): the whole domain is worked out)
     target_tests: dict = attrs.field(factory=dict)
     target_asks: dict = attrs.field(factory=dict)     # its name -> the `choose` it asks (`Targets`), read only
     target_decls: dict = attrs.field(factory=dict)    # its name -> the target declaration (made on first use)

@@ -972,7 +972,8 @@ class Statements:
 
 def _named_cards(rs, texts) -> list:
     """The cards `texts` name: for each card name found in them (not inside a longer word or
-    a longer card name), the ids of the cards with that name."""
+    a longer card name), the ids of the cards with that name. What one text names is worked
+    out once (`_names_in`): a game's prompts and labels come back again and again."""
     f = facts(rs)
     if f.card_names is None:
         by_name: dict = {}
@@ -980,18 +981,34 @@ def _named_cards(rs, texts) -> list:
             by_name.setdefault(c.name, []).append(c.id)
         names = [(n, re.compile(rf"(?<!\w){re.escape(n)}(?!\w)"))   # the longest first: "Arch-Imp", "Imp"
                  for n in sorted((n for n in by_name if n), key=len, reverse=True)]
-        f.card_names = (names, by_name)
-    names, by_name = f.card_names
+        f.card_names = (names, by_name, {})
+    names, by_name, memo = f.card_names
     found = []
     for text in texts:
         if not isinstance(text, str):
             continue
-        for name, pattern in names:
-            if name in text and pattern.search(text):
-                if by_name[name] not in found:
-                    found.append(by_name[name])
-                text = pattern.sub(" " * len(name), text)
+        named = memo.get(text)
+        if named is None:
+            if len(memo) >= _NAMED_MEMO:
+                memo.clear()
+            named = memo[text] = _names_in(text, names, by_name)
+        for ids in named:
+            if ids not in found:
+                found.append(ids)
     return found
+
+
+_NAMED_MEMO = 8192   # texts whose named cards are remembered (per ruleset), at most
+
+
+def _names_in(text: str, names: list, by_name: dict) -> tuple:
+    """The id lists of the card names `text` holds, in the order `_named_cards` finds them."""
+    named = []
+    for name, pattern in names:
+        if name in text and pattern.search(text):
+            named.append(by_name[name])
+            text = pattern.sub(" " * len(name), text)
+    return tuple(named)
 
 
 def _copy_offered(options: list, i: int) -> bool:

@@ -337,7 +337,7 @@ def test_target_legal_agrees_with_the_whole_domain_in_unicorns(monkeypatch):
     from cgl.interpreter.check.loader import load
     from cgl.interpreter.play.game import play
     from cgl.interpreter.runtime.state import ZoneRef
-    from cgl.interpreter.walker.trial import Targets
+    from cgl.interpreter.walker.trial import Targets, legal_plan
     asked = []
     legal = Targets.target_legal
 
@@ -353,6 +353,10 @@ def test_target_legal_agrees_with_the_whole_domain_in_unicorns(monkeypatch):
     monkeypatch.setattr(Targets, "target_legal", checked)
     rs = load("unicorns")
     for seed in range(4):
-        play(rs, 4, seed, agents=["random"] * 4, record=False)
+        game = play(rs, 4, seed, agents=["random"] * 4, record=False)
+    cx = getattr(game.engine, "cx", None)
+    if cx is not None:   # (the compiled engine runs each step as the generator wrote it, none on the tree walker)
+        steps = [s for t in rs.targets for s in legal_plan(rs, t.domain)]
+        assert steps and all(id(e) in cx.legal for kind, node, _, _ in steps for e in (node if kind == "bind" else (node,)))
     assert {"baby_trap", "impaling", "kink_shame"} <= {name for name, _ in asked}
     assert any(got for _, got in asked) and not all(got for _, got in asked)

@@ -324,7 +324,7 @@ class CompiledEngine(Engine):
         return Engine.target_value(self, e, card, player) if fn is None else fn(self, card, player)
 
     def legal_value(self, e, names, values):
-        fn = self.cx.direct.get((id(e), names))
+        fn = self.cx.legal.get(id(e))
         return Engine.legal_value(self, e, names, values) if fn is None else fn(self, *values)
 
     def zone_rule_test(self, r):

@@ -48,6 +48,7 @@ class CodeGen(Expressions, Held, Statements):
         self.blocks: dict = {}          # id(block) -> python name of its entry function
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
         self.direct: dict = {}          # id(expr) -> python name of its function of the names bound (args_expr)
+        self.legal: dict = {}           # id(expr) -> the same, for a step of a target's `legal_plan`
         self.patterns: dict = {}        # pattern name -> dict of python names
         self._inlining: list = []       # defs being written in place (no recursion)
         self._inlined = 0               # nodes written in place for the outermost of them (INLINE_NODES)
@@ -207,15 +208,16 @@ class CodeGen(Expressions, Held, Statements):
     def legal_plan_fns(self, t) -> None:
         """The functions `Targets.target_legal` runs for target `t`'s `legal_plan`: each
         step's expressions of the names bound there, in their order (`legal_value`), under
-        `direct[(id(node), names)]` (a def's steps are shared by the targets that call it)."""
+        `legal[id(node)]` (a def's steps are shared by the targets that call it: a node is
+        always bound the same names)."""
         for kind, node, names, own in legal_plan(self.rs, t.domain):
             # (a target's own names are typed as its other expressions' are; `it` is the
             # card there, but the value tested in a condition)
             types = {"card": "card", "player": "player", "it": None if kind == "cond" else "card"} if own else {}
             for e in (node if kind == "bind" else (node,)):
-                if (id(e), names) not in self.direct:
+                if id(e) not in self.legal:
                     bound = {n: (f"e{i}_{n}", types.get(n)) for i, n in enumerate(names)}
-                    self.direct[(id(e), names)] = self.args_expr(e, bound, {})
+                    self.args_expr(e, bound, self.legal)
 
     # Triggers and reactions: their pieces take the event itself (and the responder), and
     # bind what the tree walker's event environment binds: event, card, player, it, and

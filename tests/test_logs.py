@@ -394,7 +394,7 @@ def test_the_cards_a_text_names_are_worked_out_once_and_the_same_each_time():
     same text read again, alone or beside others, names what it named the first time, and
     each text its own cards (a copy names all its copies), in the order found, each once."""
     from cgl.interpreter.check.resolver import facts
-    from cgl.interpreter.walker.statements import _named_cards
+    from cgl.interpreter.walker.views import _named_cards
     rs = load_cached("unicorns")
     by_name = {}
     for c in rs.cards:

@@ -202,7 +202,7 @@ class Facts:
     # whether any variable. Engine.settle need not look again until one of them changed.
     check_zones: Optional[frozenset] = None
     check_vars: bool = True
-    # Card names a log line can name (`statements._named_cards`): [(name, pattern)] longest
+    # Card names a log line can name (`views._named_cards`): [(name, pattern)] longest
     # first, name -> the ids of the cards with it, and text -> the id lists of the names it
     # holds (remembered as texts are read). Made on first use.
     card_names: Optional[tuple] = None

@@ -386,3 +386,27 @@ def test_a_log_keeps_the_games_step_budget_and_replays_with_it(tmp_path):
     assert json.loads(log.read_text().splitlines()[0])["max_steps"] == 123456
     again = cli("replay", log)
     assert again.exit_code == 0 and "Reproduced" in again.output, again.output
+
+
+@pytest.mark.one_engine
+def test_the_cards_a_text_names_are_worked_out_once_and_the_same_each_time():
+    """`_named_cards` (who may read a decision's line) remembers what each text names: the
+    same text read again, alone or beside others, names what it named the first time, and
+    each text its own cards (a copy names all its copies), in the order found, each once."""
+    from cgl.interpreter.check.resolver import facts
+    from cgl.interpreter.walker.views import _named_cards
+    rs = load_cached("unicorns")
+    by_name = {}
+    for c in rs.cards:
+        by_name.setdefault(c.name, []).append(c.id)
+    trap, tasty, show = by_name["BABY TRAP"], by_name["TASTY BABY UNICORN"], by_name["PUTTING ON A SHOW"]
+    assert len(show) > 1
+    texts = ["Play BABY TRAP", "Steal TASTY BABY UNICORN after PUTTING ON A SHOW?", "Play BABY TRAP", "Draw a card"]
+    for _ in range(2):   # (the second time from what was remembered)
+        assert _named_cards(rs, texts[:1]) == [trap]
+        assert _named_cards(rs, texts[1:2]) == [tasty, show]
+        assert _named_cards(rs, texts) == [trap, tasty, show]
+        assert _named_cards(rs, texts[3:]) == []
+        assert _named_cards(rs, ["Play TASTY BABY UNICORN"]) == [tasty]   # (another text, the same start)
+        assert _named_cards(rs, ["PUTTING ON A SHOW, BABY TRAP", texts[0]]) == [show, trap]
+    assert set(facts(rs).card_names[2]) >= set(texts)

@@ -276,4 +276,87 @@ def test_a_target_is_tested_alone_against_its_domains_condition(make_rules, cond
         d = game.answer(False)
     text = "\n".join(e["text"] for e in game.engine.state.log)
     assert "no target any more" in text
-    assert facts(rs).target_tests == {"rob": tested_alone}
+    assert [step[0] for step in facts(rs).target_tests["rob"]] == (["cond", "in"] if tested_alone else [])
+
+
+NESTED = """
+    zone table: shared, public
+    zone stable: per player, public
+    var marked per card = false
+    var shield per player = false
+    match { rounds 1 }
+    round { start { deal 2 to hand  for p in players { move first(deck) to stable(p) } } until turn_no >= 2 }
+    # the domain through two defs with parameters and one without: each step can drop a value
+    def guarded(p) = stable(p) where not p.shield
+    def open_cards(p) = all_cards where zone = "stable" and owner(it) != p and it in guarded(owner(it))
+    def stable_cards = all_cards where zone = "stable"
+    target grab if rank > 0: k in open_cards(player) where not marked and it in stable_cards "Grab which?"
+    turn { phase main { act by current } }
+    action play(c in hand(actor)) "Play {c.name}" {
+      move c to table
+      choose targets of c by actor {
+        let k = target(c)
+        say "named {k}"
+        CHANGE
+        say "then: {target(c)}"
+      }
+    }
+"""
+
+
+@pytest.mark.parametrize("change, still", [
+    ("pass", True),
+    ("set k.marked = true", False),                    # the target's own condition
+    ("set owner(k).shield = true", False),             # a condition inside a def two calls deep
+    ("move k to hand(actor)", False),                  # the innermost list (and the def's own condition)
+    ("move k to stable(actor)", False),                # a def's condition on its parameter (`owner(it) != p`)
+    ("set actor.shield = true", True),                 # what no step reads for this value
+])
+def test_a_target_no_longer_legal_through_defs_reads_none(make_rules, change, still):
+    """`target(c)` tests its value alone through the defs its domain calls (`legal_plan`):
+    after each kind of change to what a step reads, it reads `none` exactly when the whole
+    domain, worked out again, no longer holds the value."""
+    from cgl.interpreter.play.game import Game
+    from cgl.interpreter.check.resolver import facts
+    rs = make_rules(NESTED.replace("CHANGE", change))
+    game = Game(rs, 3, 0, check_invariants=True)
+    d = game.start()
+    d = game.answer(next(i for i, lab in enumerate(d.labels) if lab.startswith("Play")))
+    if d.prompt == "Grab which?":
+        game.answer(0)
+    lines = [e["text"] for e in game.engine.state.log]
+    named = next(t for t in lines if t.startswith("named "))[len("named "):]
+    then = next(t for t in lines if t.startswith("then: "))[len("then: "):]
+    assert then == (named if still else "none")
+    assert [step[0] for step in facts(rs).target_tests["grab"]] == ["cond", "bind", "cond", "in"]
+
+
+def test_target_legal_agrees_with_the_whole_domain_in_unicorns(monkeypatch):
+    """Every `target(c)` of seeded Unstable Unicorns games (whose domains go through defs:
+    `stealable(player) where kind = baby`) answers as the whole domain worked out again would."""
+    from cgl.interpreter.check.loader import load
+    from cgl.interpreter.play.game import play
+    from cgl.interpreter.runtime.state import ZoneRef
+    from cgl.interpreter.walker.trial import Targets, legal_plan
+    asked = []
+    legal = Targets.target_legal
+
+    def checked(self, t, value, card, player):
+        domain = self.target_value(t.domain, card, player)
+        whole = self.cards_of(domain) if domain.__class__ is ZoneRef else self.as_list(domain, t.domain)
+        for v in [value, *self.cards, *self.players]:   # (the target, and every other value it might have been)
+            got = legal(self, t, v, card, player)
+            assert got == (v in whole), (t.name, v)
+            asked.append((t.name, got))
+        return legal(self, t, value, card, player)
+
+    monkeypatch.setattr(Targets, "target_legal", checked)
+    rs = load("unicorns")
+    for seed in range(4):
+        game = play(rs, 4, seed, agents=["random"] * 4, record=False)
+    cx = getattr(game.engine, "cx", None)
+    if cx is not None:   # (the compiled engine runs each step as the generator wrote it, none on the tree walker)
+        steps = [s for t in rs.targets for s in legal_plan(rs, t.domain)]
+        assert steps and all(id(e) in cx.legal for kind, node, _, _ in steps for e in (node if kind == "bind" else (node,)))
+    assert {"baby_trap", "impaling", "kink_shame"} <= {name for name, _ in asked}
+    assert any(got for _, got in asked) and not all(got for _, got in asked)

@@ -202,8 +202,9 @@ class Facts:
     # whether any variable. Engine.settle need not look again until one of them changed.
     check_zones: Optional[frozenset] = None
     check_vars: bool = True
-    # Card names a log line can name (`statements.named_cards`): [(name, pattern)] longest
-    # first, and name -> the ids of the cards with it. Made on first use.
+    # Card names a log line can name (`views._named_cards`): [(name, pattern)] longest
+    # first, name -> the ids of the cards with it, and text -> the id lists of the names it
+    # holds (remembered as texts are read). Made on first use.
     card_names: Optional[tuple] = None
     # id(A.Name node) -> its Use: the resolver pass's record (`uses`, `check/names.py`)
     uses: dict = attrs.field(factory=dict)
@@ -225,8 +226,9 @@ class Facts:
     past_parts: frozenset = frozenset()
     # def, derive or table -> whether it is deterministic (`deterministic`), made on first use
     deterministic: dict = attrs.field(factory=dict)
-    # target declaration's name -> whether `target(c)` may test its value alone against the
-    # condition of its `LIST where COND` domain (`Targets.target_legal`, walker/trial.py)
+    # target declaration's name -> how `target(c)` tests its value alone against its domain,
+    # through the `LIST where COND` and the defs it calls (`legal_plan`, walker/trial.py;
+    # (): the whole domain is worked out)
     target_tests: dict = attrs.field(factory=dict)
     target_asks: dict = attrs.field(factory=dict)     # its name -> the `choose` it asks (`Targets`), read only
     target_decls: dict = attrs.field(factory=dict)    # its name -> the target declaration (made on first use)

@@ -350,9 +350,9 @@ class CompiledEngine(Engine):
         fn = self.cx.direct.get(id(e))
         return Engine.target_value(self, e, card, player) if fn is None else fn(self, card, player)
 
-    def target_where(self, e, card, player, it):
-        fn = self.cx.direct.get(id(e))
-        return Engine.target_where(self, e, card, player, it) if fn is None else fn(self, card, player, it)
+    def legal_value(self, e, names, values):
+        fn = self.cx.legal.get(id(e))
+        return Engine.legal_value(self, e, names, values) if fn is None else fn(self, *values)
 
     def zone_rule_test(self, r):
         """The zone rule's condition as the generator wrote it, a function of the card event."""

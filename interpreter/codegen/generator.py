@@ -15,6 +15,7 @@ from .held import Held
 from .runtime import _CARD_EVENTS, _MISSING
 from .statements import Statements
 from .writer import Var, _Fn
+from ..walker.trial import legal_plan
 
 # ---------------------------------------------------------------- the generator
 
@@ -47,6 +48,7 @@ class CodeGen(Expressions, Held, Statements):
         self.blocks: dict = {}          # id(block) -> python name of its entry function
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
         self.direct: dict = {}          # id(expr) -> python name of its function of the names bound (args_expr)
+        self.legal: dict = {}           # id(expr) -> the same, for a step of a target's `legal_plan`
         self.patterns: dict = {}        # pattern name -> dict of python names
         self._inlining: list = []       # defs being written in place (no recursion)
         self._inlined = 0               # nodes written in place for the outermost of them (INLINE_NODES)
@@ -203,6 +205,20 @@ class CodeGen(Expressions, Held, Statements):
         table[id(e)] = fname
         return fname
 
+    def legal_plan_fns(self, t) -> None:
+        """The functions `Targets.target_legal` runs for target `t`'s `legal_plan`: each
+        step's expressions of the names bound there, in their order (`legal_value`), under
+        `legal[id(node)]` (a def's steps are shared by the targets that call it: a node is
+        always bound the same names)."""
+        for kind, node, names, own in legal_plan(self.rs, t.domain):
+            # (a target's own names are typed as its other expressions' are; `it` is the
+            # card there, but the value tested in a condition)
+            types = {"card": "card", "player": "player", "it": None if kind == "cond" else "card"} if own else {}
+            for e in (node if kind == "bind" else (node,)):
+                if id(e) not in self.legal:
+                    bound = {n: (f"e{i}_{n}", types.get(n)) for i, n in enumerate(names)}
+                    self.args_expr(e, bound, self.legal)
+
     # Triggers and reactions: their pieces take the event itself (and the responder), and
     # bind what the tree walker's event environment binds: event, card, player, it, and
     # the fields of a custom event (which may rename any of them).
@@ -349,10 +365,7 @@ class CodeGen(Expressions, Held, Statements):
             names = {"card": ("e_card", "card"), "it": ("e_card", "card"), "player": ("e_player", "player")}
             for e in (t.cond, t.domain, t.prompt):
                 self.args_expr(e, names, self.direct)
-            if isinstance(t.domain, A.Where):   # (Targets.target_legal: its list, and its test of one value)
-                self.args_expr(t.domain.source, names, self.direct)
-                self.args_expr(t.domain.cond, {"card": ("e_card", "card"), "player": ("e_player", "player"),
-                                               "it": ("e_it", None)}, self.direct)
+            self.legal_plan_fns(t)
             if t.prefer is not None:
                 self.target_hints[t.name] = self.target_hint(t)
         for chk in rs.checks:   # (Engine.settle: check_value runs the args_expr functions)

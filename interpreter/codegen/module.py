@@ -43,6 +43,7 @@ class Compiled:
         self.blocks = {k: ns[v] for k, v in gen.blocks.items()}
         self.exprs = {k: ns[v] for k, v in gen.exprs.items()}
         self.direct = {k: ns[v] for k, v in gen.direct.items()}
+        self.legal = {k: ns[v] for k, v in gen.legal.items()}
         self.derives = {name: ns["DV_" + name] for name in rs.derives}
         self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items() if name in rs.patterns}
         self.triggers = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.triggers.items()}

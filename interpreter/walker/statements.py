@@ -7,7 +7,6 @@ are generators: they may stop for a decision.
 """
 from __future__ import annotations
 
-import re
 from functools import partial
 from typing import Optional
 
@@ -18,6 +17,7 @@ from ..base.protocol import (CARD_STATS, EVENT_STAT, MAX_LOOP, OTHERWISE, Action
                              _EndScope, _GameOver, _TrialMoved, _TrialRequired)
 from ..check.resolver import acts_hidden, asks_hidden, facts, use_of
 from ..runtime.state import Event, Player, ZoneRef, custom_event
+from .views import _named_cards
 from ..runtime.values import _apply, _kind, _num, _show, _truth
 
 
@@ -962,32 +962,6 @@ class Statements:
     def x_pass(self, s, env):
         return
         yield
-
-
-# ---------------------------------------------------------------- cards named in a text
-
-def _named_cards(rs, texts) -> list:
-    """The cards `texts` name: for each card name found in them (not inside a longer word or
-    a longer card name), the ids of the cards with that name."""
-    f = facts(rs)
-    if f.card_names is None:
-        by_name: dict = {}
-        for c in rs.cards:
-            by_name.setdefault(c.name, []).append(c.id)
-        names = [(n, re.compile(rf"(?<!\w){re.escape(n)}(?!\w)"))   # the longest first: "Arch-Imp", "Imp"
-                 for n in sorted((n for n in by_name if n), key=len, reverse=True)]
-        f.card_names = (names, by_name)
-    names, by_name = f.card_names
-    found = []
-    for text in texts:
-        if not isinstance(text, str):
-            continue
-        for name, pattern in names:
-            if name in text and pattern.search(text):
-                if by_name[name] not in found:
-                    found.append(by_name[name])
-                text = pattern.sub(" " * len(name), text)
-    return found
 
 
 def _copy_offered(options: list, i: int) -> bool:

@@ -40,7 +40,7 @@ from .compiler import Env
 from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
 from ..base import ast as A
 from ..check.loader import Card
-from ..check.resolver import asks_hidden, deterministic_expr, facts
+from ..check.resolver import asks_hidden, call_meaning, deterministic_expr, facts
 from ..runtime.state import ZoneRef
 from ..runtime.values import _show, _truth
 
@@ -259,11 +259,6 @@ class Targets:
         `player` (the compiled engine runs the generator's function of the two)."""
         return self.ev(e, Env({"card": card, "player": player, "it": card}))
 
-    def target_where(self, e, card, player, it):
-        """The condition `e` of a target declaration's domain `LIST where e`, for its element
-        `it` (the compiled engine runs the generator's function of the three)."""
-        return self.ev(e, Env({"card": card, "player": player, "it": it}))
-
     def target_scores(self, t, ask, env):
         """The function giving the `prefer` values of target `t`'s options (the compiled
         engine's is its generated hint: `CompiledEngine.target_scores`)."""
@@ -312,22 +307,95 @@ class Targets:
 
     def target_legal(self, t, value, card, player) -> bool:
         """Whether `value` is in target declaration `t`'s domain now (for `card` chosen by
-        `player`). A domain `LIST where COND` whose COND gives the same value each time
-        (`resolver.deterministic_expr`) is asked about `value` alone: it is in LIST and COND
-        holds for it, which is what being in the list kept means (the other values' tests
-        are not run)."""
-        d = t.domain
-        tests = facts(self.rs).target_tests
-        test = tests.get(t.name)
-        if test is None:
-            test = tests[t.name] = isinstance(d, A.Where) and deterministic_expr(self.rs, d.cond)
-        if not test:
-            domain = self.target_value(d, card, player)
-            options = self.cards_of(domain) if domain.__class__ is ZoneRef else self.as_list(domain, d)
+        `player`). A domain whose conditions give the same value each time is asked about
+        `value` alone, through its plan (`legal_plan`): it is in the innermost list and each
+        condition holds for it, which is what being in the list kept means (the other
+        values' tests are not run)."""
+        plans = facts(self.rs).target_tests
+        plan = plans.get(t.name)
+        if plan is None:
+            plan = plans[t.name] = legal_plan(self.rs, t.domain)
+        if not plan:
+            domain = self.target_value(t.domain, card, player)
+            options = self.cards_of(domain) if domain.__class__ is ZoneRef else self.as_list(domain, t.domain)
             return value in options
-        src = self.target_value(d.source, card, player)
-        options = self.cards_of(src) if src.__class__ is ZoneRef else self.as_list(src, d.source)
-        return value in options and _truth(self.target_where(d.cond, card, player, value))
+        values = (card, player)   # (the names bound where a step is: a target's own, or a def's parameters)
+        conds = []
+        for kind, node, names, own in plan:
+            if kind == "cond":   # (tested last, innermost first: the order the list was made in)
+                conds.append((node, names, values))
+                continue
+            at = values + (card,) if own else values   # (`it` is the card itself in a target's own expressions)
+            if kind == "bind":   # a def's parameters: its arguments' values
+                values = tuple([self.legal_value(a, names, at) for a in node])
+            else:
+                src = self.legal_value(node, names, at)
+                options = self.cards_of(src) if src.__class__ is ZoneRef else self.as_list(src, node)
+                if value not in options:
+                    return False
+        for node, names, at in reversed(conds):
+            if not _truth(self.legal_value(node, names, at + (value,))):
+                return False
+        return True
+
+    def legal_value(self, e, names: tuple, values: tuple):
+        """Expression `e` of a `legal_plan`, with `names` bound to `values` (the compiled
+        engine runs the generator's function of them)."""
+        return self.ev(e, Env(dict(zip(names, values))))
+
+
+def legal_plan(rs, domain) -> tuple:
+    """How `target(c)` tests one value against a target's `domain` (`Targets.target_legal`),
+    outermost first; () when the whole domain must be worked out. Each step is (kind, node,
+    the names bound for it, whether it is the target's own expression): "cond", the
+    condition of a `LIST where COND` whose COND gives the same value each time
+    (`resolver.deterministic_expr`), its last name `it`, the value tested; "bind", a call
+    of a def whose body is such a list (`stealable(player)`, or a name, `any_stable_cards`):
+    its arguments (node) give the def's parameters, the names of the steps after it; "in",
+    the innermost list, which the value must be in. A target's own names are card, player
+    and `it` (the card itself, or the value in a condition)."""
+    f = facts(rs)
+    steps: list = []
+    names, own = ("card", "player"), True
+    node = domain
+    for _ in range(MAX_UNFOLDED):
+        if isinstance(node, A.Where) and deterministic_expr(rs, node.cond):
+            steps.append(("cond", node.cond, names + ("it",), own))
+            node = node.source
+            continue
+        d = _unfolded_def(rs, f, node)
+        if d is None:
+            break
+        steps.append(("bind", tuple(node.args) if isinstance(node, A.Call) else (), names + ("it",) if own else names, own))
+        names, own, node = tuple(d.params or ()), False, d.expr
+    if not steps:
+        return ()
+    steps.append(("in", node, names + ("it",) if own else names, own))
+    return tuple(steps)
+
+
+MAX_UNFOLDED = 8   # the steps of a `legal_plan` (a def calling itself is not followed for ever)
+
+
+def _unfolded_def(rs, f, node):
+    """The def `node` calls (or names, with no parameters) when its body is a `LIST where
+    COND` that `legal_plan` can go into; else None."""
+    if isinstance(node, A.Call):
+        d = rs.defs.get(node.name)
+        if d is None or call_meaning(rs, node.name) != "def" or len(node.args) != len(d.params or ()):
+            return None
+    elif isinstance(node, A.Name):
+        use = f.uses.get(id(node))
+        if use is None or use.kind != "global" or use.meaning != "def":
+            return None
+        d = rs.defs[node.id]
+        if d.params is not None:
+            return None
+    else:
+        return None
+    if "it" in (d.params or ()) or not isinstance(d.expr, A.Where) or not deterministic_expr(rs, d.expr.cond):
+        return None
+    return d
 
 
 class _TargetAsk:

@@ -4,6 +4,7 @@ and the invariants checked when invariants are on; a mixin of
 :class:`~cgl.interpreter.walker.engine.Engine`."""
 from __future__ import annotations
 
+import re
 import weakref
 from bisect import bisect_left
 from functools import partial
@@ -11,6 +12,7 @@ from typing import Optional
 
 from ..base.diagnostics import CglError, Diagnostic, error
 from ..base.protocol import ActionChoice
+from ..check.resolver import facts
 from ..runtime.state import Event, ZoneRef
 from ..runtime.values import _show, _truth
 from .compiler import Env
@@ -224,3 +226,46 @@ def _cause(entry: dict, c) -> None:
         entry["cause_to"] = list(c.to)
     else:
         entry["cause"] = c
+
+
+# ---------------------------------------------------------------- cards named in a text
+
+def _named_cards(rs, texts) -> list:
+    """The cards `texts` name: for each card name found in them (not inside a longer word or
+    a longer card name), the ids of the cards with that name. What one text names is worked
+    out once (`_names_in`): a game's prompts and labels come back again and again."""
+    f = facts(rs)
+    if f.card_names is None:
+        by_name: dict = {}
+        for c in rs.cards:
+            by_name.setdefault(c.name, []).append(c.id)
+        names = [(n, re.compile(rf"(?<!\w){re.escape(n)}(?!\w)"))   # the longest first: "Arch-Imp", "Imp"
+                 for n in sorted((n for n in by_name if n), key=len, reverse=True)]
+        f.card_names = (names, by_name, {})
+    names, by_name, memo = f.card_names
+    found = []
+    for text in texts:
+        if not isinstance(text, str):
+            continue
+        named = memo.get(text)
+        if named is None:
+            if len(memo) >= _NAMED_MEMO:
+                memo.clear()
+            named = memo[text] = _names_in(text, names, by_name)
+        for ids in named:
+            if ids not in found:
+                found.append(ids)
+    return found
+
+
+_NAMED_MEMO = 8192   # texts whose named cards are remembered (per ruleset), at most
+
+
+def _names_in(text: str, names: list, by_name: dict) -> tuple:
+    """The id lists of the card names `text` holds, in the order `_named_cards` finds them."""
+    named = []
+    for name, pattern in names:
+        if name in text and pattern.search(text):
+            named.append(by_name[name])
+            text = pattern.sub(" " * len(name), text)
+    return tuple(named)

@@ -679,6 +679,50 @@ def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules,
     assert cx.source.count(".setdefault(") == 1
 
 
+def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
+    """The `estimate` (a function of its player, evaluated twice each search iteration) is
+    written as statements: its comprehensions, and the `sum`, `max` and `min` of them, as
+    loops, the left side of its arithmetic first, a count inside a loop over a text kept by
+    that text (MGT's estimate): at every decision of seeded games it gives the tree
+    walker's values."""
+    rs = make_rules("""
+        var bonus per player = 0
+        derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
+        def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
+        estimate p: p.bonus * 100 + sum([fit(p, c) for c in hand(p) + pile] + [0])
+                    - min([c.rank for c in hand(p)] + [7]) * count(hand(p) where rank > 1)
+        setup { deal 3 to hand }
+        turn { phase a {
+          if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
+          draw 1
+          choose c in hand(current) by current "Discard" {
+            discard c
+            if c.rank > 3 { set current.bonus += 1 }
+          }
+          if turn_no >= 14 { end game }
+        } }
+    """)
+    seen = []
+    for engine in ("tree", "compiled"):
+        values = []
+        for seed in range(5):
+            game = Game(rs, 2, seed, engine=engine, forkable=True, record=False)
+            rng = random.Random(seed)
+            d = game.start()
+            while d is not None:
+                values.append(game.engine.estimates())
+                d = game.answer(rng.randrange(len(d.options)))
+        seen.append(values)
+    assert seen[0] == seen[1]
+    assert len({tuple(v) for v in seen[1]}) > 12
+    source = compiled_for(rs).source
+    est = source[source.index("def _Y"):].split("\ndef ")[0]
+    # no comprehension (a `for` only as a loop's statement), no list joined by a call
+    assert all(line.lstrip().startswith("for ") for line in est.splitlines() if " for " in line)
+    assert "_cat(" not in est
+    assert est.count("for _") >= 3 and "_sum_list(" in est and "_max_list(" in est and "_min_list(" in est
+
+
 def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeypatch):
     """`max`, `min` and `sum` of a list are written as direct calls (`builtins.max_list` …),
     with the tree walker's values: an empty list (none, 0), numbers, texts, cards' ranks."""

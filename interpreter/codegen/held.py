@@ -132,6 +132,16 @@ class Held:
         each of its labels; a label on two cards is counted once). The first count of a
         value is the `where`'s, where it stood; None when this does not apply."""
         w = e.args[0]
+        by = self.count_by(w, sc, fn)
+        if by is None:
+            return None
+        m, v = self.fresh("n"), self.ref(by)
+        fn.memo[("by", m)] = m, 2
+        count = self.call_builtin(e, [self.x(w, sc, fn)], sc, fn)
+        return f"({m}[{v}] if {m} is not _MISSING and {v} in {m} else ({m} if {m} is not _MISSING else ({m} := {{}})).setdefault({v}, {count}))"
+
+    def count_by(self, w, sc, fn):
+        """The binding of V for `count_by_value` of `w` (a `where`), or None."""
         if fn is None or fn.memo is None or not fn.comp_vars or fn.iterable or fn.lambdas \
                 or self.zone_read(w.source, sc, fn) is None or not deterministic_expr(self.rs, w.cond):
             return None
@@ -145,12 +155,7 @@ class Held:
                     if nb.maybe or by not in (None, nb) or nb.ty != "str":
                         return None
                     by = nb
-        if by is None:
-            return None
-        m, v = self.fresh("n"), self.ref(by)
-        fn.memo[("by", m)] = m, 2
-        count = self.call_builtin(e, [self.x(w, sc, fn)], sc, fn)
-        return f"({m}[{v}] if {m} is not _MISSING and {v} in {m} else ({m} if {m} is not _MISSING else ({m} := {{}})).setdefault({v}, {count}))"
+        return by
 
     def _keep(self, v, tests, sc, fn) -> str:
         """`lambda v: T1 and T2 …` (nothing remembered across it), or None without tests."""

@@ -84,19 +84,14 @@ class Statements:
         if isinstance(e, A.Not):
             return f"(not {self.ev_into(fn, e.operand, sc)})"
         if isinstance(e, (A.Compare, A.In)):
-            left = self.ev_into_name(fn, e.left, sc)
-            inner = sc.child()
-            inner.names["\0left"] = _Binding(left, False, fn, self.ty(e.left, sc))
-            if not self.has_loop(e.right):
-                return self.x(attrs_evolve(e, left=A.Name("\0left")), inner, fn)
-            # the right side's loops as statements too, after the left side
-            right = self.ev_into_name(fn, e.right, sc)
-            inner.names["\0right"] = _Binding(right, False, fn, self.ty(e.right, sc))
-            return self.x(attrs_evolve(e, left=A.Name("\0left"), right=A.Name("\0right")), inner, fn)
+            return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)
         if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e.left, sc) in self.LISTY \
                 and self.ty(e.right, sc) in self.LISTY:
             left = self.ev_into_name(fn, e.left, sc)
             return f"({left} + {self.ev_into(fn, e.right, sc)})"
+        if isinstance(e, A.BinOp):
+            # (arithmetic, `points * 100 + sum(…)`: each side's loops as statements, the left first)
+            return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)
         if isinstance(e, A.Call):
             d = self.rs.defs.get(e.name)
             if d is not None and d.params is not None and self._inlinable(e, sc):
@@ -118,14 +113,62 @@ class Statements:
             f = B.FUNCTIONS.get(e.name)
             if f is not None and f.loop is not None and len(e.args) == 1 and call_meaning(self.rs, e.name) == "builtin":
                 arg = e.args[0]
+                node = self.k(e) if "{node}" in (f.on_list or "") else None
+                if e.name == "count" and isinstance(arg, A.Where):
+                    kept = self.count_kept_into(fn, e, sc)
+                    if kept is not None:
+                        return kept
                 if isinstance(arg, (A.Comprehension, A.Where)):
                     items = self.loop_into(fn, arg, sc, count=f.loop == "count")
                     if f.loop == "count":
                         return items if f.on_count is None else f.on_count.format(items)
-                    return f.on_list.format(items)
+                    return f.on_list.format(items, node=node)
                 if self.ty(arg, sc) in self.LISTY:   # (a list: as `on_list` writes it)
-                    return f.on_list.format(self.ev_into(fn, arg, sc))
+                    return f.on_list.format(self.ev_into(fn, arg, sc), node=node)
         return self.x(e, sc, fn)
+
+    def _sides_into(self, fn: _Fn, e, sc, inner):
+        """`e` (a comparison, `in`, arithmetic) with its left side evaluated now into a
+        variable, and its right side too when it has loops (after the left), as placeholder
+        names bound in `inner` (a child of `sc`): the node to write in `inner`."""
+        left = self.ev_into_name(fn, e.left, sc)
+        inner.names["\0left"] = _Binding(left, False, fn, self.ty(e.left, sc))
+        if not self.has_loop(e.right):
+            return attrs_evolve(e, left=A.Name("\0left"))
+        # the right side's loops as statements too, after the left side
+        right = self.ev_into_name(fn, e.right, sc)
+        inner.names["\0right"] = _Binding(right, False, fn, self.ty(e.right, sc))
+        return attrs_evolve(e, left=A.Name("\0left"), right=A.Name("\0right"))
+
+    def count_kept_into(self, fn: _Fn, e, sc):
+        """`count(ZONE where COND)` inside a loop of the statements of one expression, kept
+        for the rest of them as `x_Call` keeps it in an expression: in a hint, by label for
+        all its options (`label_count`); else by the value of the loop's variable that COND
+        reads (`count_by`, MGT's estimate), the first count of a value a loop where the
+        `where` stood, written as a statement. None when neither applies."""
+        w = e.args[0]
+        if not fn.comp_vars:
+            return None
+        fn.memo = fn.stmt_memo     # (what the expression's helpers keep goes in the statements' memo)
+        try:
+            n = self.label_count(w, sc, fn) if e.name == "count" else None
+            by = self.count_by(w, sc, fn) if n is None else None
+        finally:
+            fn.memo = None
+        if n is not None:
+            return n
+        if by is None:
+            return None
+        m, v, t = self.fresh("n"), self.ref(by), self.fresh()
+        fn.stmt_memo[("by", m)] = m, 2
+        fn.emit(f"if {m} is not _MISSING and {v} in {m}:")
+        fn.emit(f"    {t} = {m}[{v}]")
+        fn.emit("else:")
+        fn.ind += 1
+        fn.emit(f"if {m} is _MISSING: {m} = {{}}")
+        fn.emit(f"{t} = {m}[{v}] = {self.loop_into(fn, w, sc, count=True)}")
+        fn.ind -= 1
+        return t
 
     def ev_into_name(self, fn: _Fn, e, sc) -> str:
         """`ev_into`, its value held by a variable (evaluated now, before what follows)."""

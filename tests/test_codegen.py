@@ -682,15 +682,19 @@ def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules,
 def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
     """The `estimate` (a function of its player, evaluated twice each search iteration) is
     written as statements: its comprehensions, and the `sum`, `max` and `min` of them, as
-    loops, the left side of its arithmetic first, a count inside a loop over a text kept by
-    that text (MGT's estimate): at every decision of seeded games it gives the tree
-    walker's values."""
+    loops, the left side of its arithmetic first, a count of the cards holding a label
+    inside a loop over labels kept by label, the cards' labels noted as the first count
+    goes round (MGT's estimate; over the cards, or their ids where only derived properties
+    are read): at every decision of seeded games it gives the tree walker's values."""
     rs = make_rules("""
         var bonus per player = 0
         derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
+        derive low = rank < 3
         def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
+        def fit_low(p, c) = max([count(pile + hand(p) where l in tags and not low) for l in c.tags] + [0])
         estimate p: p.bonus * 100 + sum([fit(p, c) for c in hand(p) + pile] + [0])
                     - min([c.rank for c in hand(p)] + [7]) * count(hand(p) where rank > 1)
+                    + sum([fit_low(p, c) * 1000 for c in hand(p)])
         setup { deal 3 to hand }
         turn { phase a {
           if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
@@ -721,6 +725,7 @@ def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
     assert all(line.lstrip().startswith("for ") for line in est.splitlines() if " for " in line)
     assert "_cat(" not in est
     assert est.count("for _") >= 3 and "_sum_list(" in est and "_max_list(" in est and "_min_list(" in est
+    assert est.count("dict.fromkeys(") == 2 and "for _i" in est   # the labels noted, once over ids
 
 
 def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeypatch):

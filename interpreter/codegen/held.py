@@ -64,13 +64,48 @@ class Held:
         The counts last one evaluation of the hint (`Hints.eval_memo`, keyed by this place
         and the values of the locals read), during which nothing changes: so the hint reads
         the same faces and keys, each first read in the same order, and each card's LIST
-        once rather than once per V and option. Not outside hints: where each card has a
-        label or two and nothing is kept from one evaluation to the next (MGT's estimate),
-        a pass per label is cheaper than noting them. None when this does not apply: V must
+        once rather than once per V and option. Outside hints, in the statements of one
+        expression, `Statements.label_count_into` writes the same counts as loops (MGT's
+        estimate: with a `_label_count` call and lambdas per card a pass per label was the
+        cheaper). None when this does not apply: V must
         be a text and LIST a list of texts (`in` is then Python's, on hashable values), and
         LIST and REST deterministic."""
         if fn is None or not self.hinting or not fn.comp_vars or fn.iterable:
             return None
+        parts = self.label_parts(e, sc, fn)
+        if parts is None:
+            return None
+        v, inner, cond, tests, read = parts
+        cards = self.cards_src(e.source, sc, fn)
+        if cards is None:
+            return None
+        key = self.x(cond.left, sc, fn)
+        with fn.looping(v):
+            labels = self.lambda_of(v, cond.right, inner, fn)
+            keep = self._keep(v, tests, inner, fn)
+        site = self.fresh("n")
+        # (keyed by the values read, with their class where the type checker does not know it:
+        # `1` and `true` are equal keys to Python, not to the rules; a player by its seat, which
+        # hashes without the Python call a `Player`'s hash is, once per option)
+        values = "".join(f"{self.ref(nb)}.seat, " if nb.ty == "player" else
+                         f"{self.ref(nb)}, " if nb.ty in ("card", "str", "int") else
+                         f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
+        memo = f"_eval_memo(eng, ({site!r}, {values}), "
+
+        def call(memo):
+            return f"_label_count({memo}, {key}, lambda: {cards}, {labels}, {keep})"
+
+        if fn.lambdas or fn.memo is None:   # (no variable to keep it in)
+            return call(memo + "None)")
+        fn.memo[("labels", site)] = site, 2
+        return (f"({site}[{key}] if {key} in ({site} if {site} is not _MISSING else ({site} := {memo}{{}}))) "
+                f"else {call(site)})")
+
+    def label_parts(self, e, sc, fn) -> Optional[tuple]:
+        """`count(ZONE where V in LIST and REST)` (`e` the `where`) inside a loop over V, as
+        `label_count` takes it: (the variable for `it`, the scope binding it, the `V in LIST`
+        test, REST's tests, the locals read outside the loops), or None when it does not
+        apply (see `label_count`)."""
         tests = []
         cond = e.cond
         while isinstance(cond, A.And):
@@ -98,30 +133,7 @@ class Held:
                         if nb.maybe or nb.var in fn.comp_vars:
                             return None
                         read[nb.var] = nb
-        cards = self.cards_src(e.source, sc, fn)
-        if cards is None:
-            return None
-        key = self.x(cond.left, sc, fn)
-        with fn.looping(v):
-            labels = self.lambda_of(v, cond.right, inner, fn)
-            keep = self._keep(v, tests, inner, fn)
-        site = self.fresh("n")
-        # (keyed by the values read, with their class where the type checker does not know it:
-        # `1` and `true` are equal keys to Python, not to the rules; a player by its seat, which
-        # hashes without the Python call a `Player`'s hash is, once per option)
-        values = "".join(f"{self.ref(nb)}.seat, " if nb.ty == "player" else
-                         f"{self.ref(nb)}, " if nb.ty in ("card", "str", "int") else
-                         f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
-        memo = f"_eval_memo(eng, ({site!r}, {values}), "
-
-        def call(memo):
-            return f"_label_count({memo}, {key}, lambda: {cards}, {labels}, {keep})"
-
-        if fn.lambdas or fn.memo is None:   # (no variable to keep it in)
-            return call(memo + "None)")
-        fn.memo[("labels", site)] = site, 2
-        return (f"({site}[{key}] if {key} in ({site} if {site} is not _MISSING else ({site} := {memo}{{}}))) "
-                f"else {call(site)})")
+        return v, inner, cond, tests, read
 
     def count_by_value(self, e, sc, fn) -> Optional[str]:
         """`count(ZONE where COND)` (call `e`) inside a loop over V of the same expression,

@@ -140,6 +140,74 @@ class Statements:
         inner.names["\0right"] = _Binding(right, False, fn, self.ty(e.right, sc))
         return attrs_evolve(e, left=A.Name("\0left"), right=A.Name("\0right"))
 
+    def label_count_into(self, fn: _Fn, w, sc):
+        """`count(ZONE where V in LIST and REST)` inside a loop over V (`w` the `where`), as
+        `label_count` keeps it in a hint, written as statements and kept for the rest of the
+        statements of one expression (MGT's estimate: for each label of each card held, the
+        cards held with that label): the first count goes round the zone as the `where`
+        would, in its order, noting which cards hold each value of LIST (each card once a
+        value); a later count of another V tests REST only on the cards holding V, in their
+        order; a V counted before is its count again. The variable holding the count, or
+        None when `label_parts` finds this does not apply."""
+        parts = self.label_parts(w, sc, fn)
+        if parts is None:
+            return None
+        v, inner, cond, tests, _ = parts
+        b = inner.names["it"]
+        ids = self.zone_ids_of_sum(w.source, sc, fn)
+        if ids is not None and self.only_id_reads([cond.right, *tests], inner, b):
+            v = b.var = "_i" + v[2:]    # (nothing of a card but its id and derived properties is read)
+            self._id_vars.add(v)
+            src = ids
+        else:
+            src = self.seq(w.source, sc, fn, lazy=True)
+        key = self.x(cond.left, sc, fn)
+        counts, index, t, labs, held, label = (self.fresh("n"), self.fresh("x"), self.fresh(), self.fresh(),
+                                              self.fresh(), self.fresh("l"))
+        fn.stmt_memo[("labels", counts)] = counts, 2
+        fn.stmt_memo[("index", index)] = index, 2
+        with fn.looping(v):
+            labels = self.x(cond.right, inner, fn)
+            keep = " and ".join(self._bool(x, inner, fn) for x in tests)
+        fn.emit(f"if {counts} is not _MISSING and {key} in {counts}:")
+        fn.emit(f"    {t} = {counts}[{key}]")
+        fn.emit(f"elif {counts} is _MISSING:   # (the first count: the `where`'s, noting each card's values)")
+        fn.ind += 1
+        fn.emit(f"{counts}, {index}, {t} = {{}}, {{}}, 0")
+        fn.emit(f"for {v} in {src}:")
+        fn.emit(f"    {labs} = {labels}")
+        fn.emit(f"    if {key} in {labs}{' and ' + keep if keep else ''}:")
+        fn.emit(f"        {t} += 1")
+        fn.emit(f"    for {label} in (dict.fromkeys({labs}) if len({labs}) > 1 else {labs}):")
+        fn.emit(f"        {held} = {index}.get({label})")
+        fn.emit(f"        if {held} is None: {index}[{label}] = [{v}]")
+        fn.emit(f"        else: {held}.append({v})")
+        fn.emit(f"{counts}[{key}] = {t}")
+        fn.ind -= 1
+        fn.emit("else:")
+        fn.ind += 1
+        if keep:
+            fn.emit(f"{t} = 0")
+            fn.emit(f"for {v} in {index}.get({key}, ()):")
+            fn.emit(f"    if {keep}: {t} += 1")
+        else:
+            fn.emit(f"{t} = len({index}.get({key}, ()))")
+        fn.emit(f"{counts}[{key}] = {t}")
+        fn.ind -= 1
+        return t
+
+    def zone_ids_of_sum(self, e, sc, fn):
+        """Python iterating over the ids of a zone expression's cards, top first (`zone_ids`),
+        for a sum of zones too (`hand(p) + table(p)`); None for anything else."""
+        if isinstance(e, A.BinOp) and e.op == "+":
+            a, b = self.zone_ids_of_sum(e.left, sc, fn), self.zone_ids_of_sum(e.right, sc, fn)
+            return None if a is None or b is None else f"_chain({a}, {b})"
+        fn.iterable += 1
+        try:
+            return self.zone_ids(e, sc, fn)
+        finally:
+            fn.iterable -= 1
+
     def count_kept_into(self, fn: _Fn, e, sc):
         """`count(ZONE where COND)` inside a loop of the statements of one expression, kept
         for the rest of them as `x_Call` keeps it in an expression: in a hint, by label for
@@ -151,7 +219,7 @@ class Statements:
             return None
         fn.memo = fn.stmt_memo     # (what the expression's helpers keep goes in the statements' memo)
         try:
-            n = self.label_count(w, sc, fn) if e.name == "count" else None
+            n = self.label_count(w, sc, fn) if self.hinting else self.label_count_into(fn, w, sc)
             by = self.count_by(w, sc, fn) if n is None else None
         finally:
             fn.memo = None

@@ -611,9 +611,8 @@ def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(
     read nothing the loops change: the tree walker's scores, with a label twice on a card
     (counted once), a zone listed twice (each copy counted), several tests after the
     label's, a label no card holds, a card with no labels; written apart (a def's
-    function) and in place (in the hint's own function). Not where REST reads a loop's
-    variable, nor outside hints (where a card has a label or two, one pass per label is
-    cheaper than noting them: MGT's estimate)."""
+    function, whose loops are statements: `Statements.label_count_into`) and in place (in
+    the hint's own function). Not where REST reads a loop's variable."""
     rs = make_rules("""
         derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
         def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
@@ -645,10 +644,13 @@ def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(
     assert out[0] == out[1]
     assert len({tuple(s) for s in out[1]}) > 10
     source = compiled_for(rs).source
-    # `fit` apart and in place, `twice`, `some` and `own(c)` in place (kept for one option:
-    # `c` is another card for each); not `own(x)`, whose test reads the loop's `x`
-    assert source.count("_label_count(") == 5
+    # `fit` in place, `twice`, `some` and `own(c)` in place (kept for one option: `c` is
+    # another card for each); not `own(x)`, whose test reads the loop's `x`; `fit` apart
+    # (its def's function, `DH_fit…`) as statements, its counts kept in the hint's memo too
+    assert source.count("_label_count(") == 4
     assert source.count("_label_count(_eval_memo(") == 4   # (in place: in the hint's own function)
+    fit = source[source.index("def DH_fit"):].split("\ndef ")[0]
+    assert "_label_count(" not in fit and fit.count("_eval_memo(eng, (") == 1 and "dict.fromkeys(" in fit
 
 
 def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules, monkeypatch):

@@ -142,19 +142,21 @@ class Statements:
 
     def label_count_into(self, fn: _Fn, w, sc):
         """`count(ZONE where V in LIST and REST)` inside a loop over V (`w` the `where`), as
-        `label_count` keeps it in a hint, written as statements and kept for the rest of the
-        statements of one expression (MGT's estimate: for each label of each card held, the
-        cards held with that label): the first count goes round the zone as the `where`
-        would, in its order, noting which cards hold each value of LIST (each card once a
-        value); a later count of another V tests REST only on the cards holding V, in their
-        order; a V counted before is its count again. The variable holding the count, or
-        None when `label_parts` finds this does not apply."""
+        `label_count` keeps it, written as statements (MGT's estimate, and its `usefulness`
+        in the greedy discard's hint: for each label of each card held, the cards held with
+        that label): the first count goes round the zone as the `where` would, in its order,
+        noting which cards hold each value of LIST (each card once a value); a later count
+        of another V tests REST only on the cards holding V, in their order; a V counted
+        before is its count again. Kept for the rest of the statements of one expression,
+        and in a hint for all its options (`Hints.eval_memo`, keyed by this place and the
+        locals read, as `label_count` keys it). The variable holding the count, or None
+        when `label_parts` finds this does not apply."""
         parts = self.label_parts(w, sc, fn)
         if parts is None:
             return None
-        v, inner, cond, tests, _ = parts
+        v, inner, cond, tests, read = parts
         b = inner.names["it"]
-        ids = self.zone_ids_of_sum(w.source, sc, fn)
+        ids = None if self.hinting else self.zone_ids_of_sum(w.source, sc, fn)   # (a hint reads cards)
         if ids is not None and self.only_id_reads([cond.right, *tests], inner, b):
             v = b.var = "_i" + v[2:]    # (nothing of a card but its id and derived properties is read)
             self._id_vars.add(v)
@@ -165,15 +167,25 @@ class Statements:
         counts, index, t, labs, held, label = (self.fresh("n"), self.fresh("x"), self.fresh(), self.fresh(),
                                               self.fresh(), self.fresh("l"))
         fn.stmt_memo[("labels", counts)] = counts, 2
-        fn.stmt_memo[("index", index)] = index, 2
         with fn.looping(v):
             labels = self.x(cond.right, inner, fn)
             keep = " and ".join(self._bool(x, inner, fn) for x in tests)
-        fn.emit(f"if {counts} is not _MISSING and {key} in {counts}:")
+        if self.hinting:   # (as `label_count` keys it: see there)
+            values = "".join(f"{self.ref(nb)}.seat, " if nb.ty == "player" else
+                             f"{self.ref(nb)}, " if nb.ty in ("card", "str", "int") else
+                             f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
+            fn.emit(f"if {counts} is _MISSING: {counts} = _eval_memo(eng, ({counts!r}, {values}), {{}})")
+        else:
+            fn.emit(f"if {counts} is _MISSING: {counts} = {{}}")
+        fn.emit(f"if {key} in {counts}:")
         fn.emit(f"    {t} = {counts}[{key}]")
-        fn.emit(f"elif {counts} is _MISSING:   # (the first count: the `where`'s, noting each card's values)")
+        fn.emit("else:")
         fn.ind += 1
-        fn.emit(f"{counts}, {index}, {t} = {{}}, {{}}, 0")
+        fn.emit(f"{index} = {counts}.get(_MISSING)")
+        fn.emit(f"if {index} is None:   # (the first count: the `where`'s, noting each card's values)")
+        fn.ind += 1
+        fn.emit(f"{counts}[_MISSING] = {index} = {{}}")
+        fn.emit(f"{t} = 0")
         fn.emit(f"for {v} in {src}:")
         fn.emit(f"    {labs} = {labels}")
         fn.emit(f"    if {key} in {labs}{' and ' + keep if keep else ''}:")
@@ -182,7 +194,6 @@ class Statements:
         fn.emit(f"        {held} = {index}.get({label})")
         fn.emit(f"        if {held} is None: {index}[{label}] = [{v}]")
         fn.emit(f"        else: {held}.append({v})")
-        fn.emit(f"{counts}[{key}] = {t}")
         fn.ind -= 1
         fn.emit("else:")
         fn.ind += 1
@@ -192,6 +203,7 @@ class Statements:
             fn.emit(f"    if {keep}: {t} += 1")
         else:
             fn.emit(f"{t} = len({index}.get({key}, ()))")
+        fn.ind -= 1
         fn.emit(f"{counts}[{key}] = {t}")
         fn.ind -= 1
         return t
@@ -219,7 +231,7 @@ class Statements:
             return None
         fn.memo = fn.stmt_memo     # (what the expression's helpers keep goes in the statements' memo)
         try:
-            n = self.label_count(w, sc, fn) if self.hinting else self.label_count_into(fn, w, sc)
+            n = self.label_count_into(fn, w, sc)
             by = self.count_by(w, sc, fn) if n is None else None
         finally:
             fn.memo = None

@@ -150,7 +150,10 @@ class Statements:
         before is its count again. Kept for the rest of the statements of one expression,
         and in a hint for all its options (`Hints.eval_memo`, keyed by this place and the
         locals read, as `label_count` keys it). The variable holding the count, or None
-        when `label_parts` finds this does not apply."""
+        when `label_parts` finds this does not apply, or outside a hint where only one loop
+        is open (the labels of one card: a pass per label costs less than noting them all)."""
+        if not self.hinting and len(fn.comp_vars) < 2:
+            return None
         parts = self.label_parts(w, sc, fn)
         if parts is None:
             return None

@@ -87,8 +87,8 @@ class Statements:
             return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)
         if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e.left, sc) in self.LISTY \
                 and self.ty(e.right, sc) in self.LISTY:
-            left = self.ev_into_name(fn, e.left, sc)
-            return f"({left} + {self.ev_into(fn, e.right, sc)})"
+            left = self.ev_into_name(fn, e.left, sc)   # (joined within MAX_LIST, as `x_BinOp` joins them)
+            return f"_cat(eng, {left}, {self.ev_into(fn, e.right, sc)}, {self.k(e)})"
         if isinstance(e, A.BinOp):
             # (arithmetic, `points * 100 + sum(…)`: each side's loops as statements, the left first)
             return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)

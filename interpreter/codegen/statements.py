@@ -7,7 +7,7 @@ from ..base import ast as A
 from ..check.resolver import call_meaning
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope
-from ..base.protocol import MAX_NUMBER
+from ..base.protocol import MAX_LIST, MAX_NUMBER
 from ..runtime import builtins as B
 from .runtime import Unsupported
 from .writer import Lit, Var, _Fn
@@ -87,8 +87,10 @@ class Statements:
             return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)
         if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e.left, sc) in self.LISTY \
                 and self.ty(e.right, sc) in self.LISTY:
-            left = self.ev_into_name(fn, e.left, sc)   # (joined within MAX_LIST, as `x_BinOp` joins them)
-            return f"_cat(eng, {left}, {self.ev_into(fn, e.right, sc)}, {self.k(e)})"
+            # joined within MAX_LIST, as `x_BinOp` joins them (`_cat` called only to say it is not)
+            left, right = self.ev_into_name(fn, e.left, sc), self.ev_into_name(fn, e.right, sc)
+            return (f"({left} + {right} if len({left}) + len({right}) <= {MAX_LIST} "
+                    f"else _cat(eng, {left}, {right}, {self.k(e)}))")
         if isinstance(e, A.BinOp):
             # (arithmetic, `points * 100 + sum(…)`: each side's loops as statements, the left first)
             return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)
@@ -150,10 +152,9 @@ class Statements:
         before is its count again. Kept for the rest of the statements of one expression,
         and in a hint for all its options (`Hints.eval_memo`, keyed by this place and the
         locals read, as `label_count` keys it). The variable holding the count, or None
-        when `label_parts` finds this does not apply, or outside a hint where only one loop
-        is open (the labels of one card: a pass per label costs less than noting them all)."""
-        if not self.hinting and len(fn.comp_vars) < 2:
-            return None
+        when `label_parts` finds this does not apply. (Outside a hint `count_kept_into` asks
+        for it only where two loops are open: over the labels of one card, a pass per label
+        costs less than noting every card's.)"""
         parts = self.label_parts(w, sc, fn)
         if parts is None:
             return None
@@ -224,14 +225,15 @@ class Statements:
             fn.iterable -= 1
 
     def count_kept_into(self, fn: _Fn, e, sc):
-        """`count(ZONE where COND)` inside a loop of the statements of one expression, kept
-        for the rest of them as `x_Call` keeps it in an expression: in a hint, by label for
-        all its options (`label_count`); else by the value of the loop's variable that COND
-        reads (`count_by`, MGT's estimate), the first count of a value a loop where the
-        `where` stood, written as a statement. None when neither applies."""
+        """`count(ZONE where COND)` inside a loop of the statements of one expression (two
+        loops outside a hint: MGT's estimate, the labels of each card held), kept for the rest
+        of them as `x_Call` keeps it in an expression: by label (`label_count_into`, in a
+        hint for all its options); else by the value of the loop's variable that COND reads
+        (`count_by`), the first count of a value a loop where the `where` stood, written as
+        a statement. None when neither applies."""
         w = e.args[0]
-        if not fn.comp_vars:
-            return None
+        if len(fn.comp_vars) < (1 if self.hinting else 2):
+            return None   # (under one loop a value seldom comes again: the `where`'s loop as it is)
         fn.memo = fn.stmt_memo     # (what the expression's helpers keep goes in the statements' memo)
         try:
             n = self.label_count_into(fn, w, sc)

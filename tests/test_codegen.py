@@ -611,9 +611,8 @@ def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(
     read nothing the loops change: the tree walker's scores, with a label twice on a card
     (counted once), a zone listed twice (each copy counted), several tests after the
     label's, a label no card holds, a card with no labels; written apart (a def's
-    function) and in place (in the hint's own function). Not where REST reads a loop's
-    variable, nor outside hints (where a card has a label or two, one pass per label is
-    cheaper than noting them: MGT's estimate)."""
+    function, whose loops are statements: `Statements.label_count_into`) and in place (in
+    the hint's own function). Not where REST reads a loop's variable."""
     rs = make_rules("""
         derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
         def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
@@ -645,10 +644,13 @@ def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(
     assert out[0] == out[1]
     assert len({tuple(s) for s in out[1]}) > 10
     source = compiled_for(rs).source
-    # `fit` apart and in place, `twice`, `some` and `own(c)` in place (kept for one option:
-    # `c` is another card for each); not `own(x)`, whose test reads the loop's `x`
-    assert source.count("_label_count(") == 5
+    # `fit` in place, `twice`, `some` and `own(c)` in place (kept for one option: `c` is
+    # another card for each); not `own(x)`, whose test reads the loop's `x`; `fit` apart
+    # (its def's function, `DH_fit…`) as statements, its counts kept in the hint's memo too
+    assert source.count("_label_count(") == 4
     assert source.count("_label_count(_eval_memo(") == 4   # (in place: in the hint's own function)
+    fit = source[source.index("def DH_fit"):].split("\ndef ")[0]
+    assert "_label_count(" not in fit and fit.count("_eval_memo(eng, (") == 1 and "dict.fromkeys(" in fit
 
 
 def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules, monkeypatch):
@@ -677,6 +679,54 @@ def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules,
     # `fit` (in place): kept; not the count reading `c`, nor the loop of cards, nor the suits
     # (`s`, of a `let` list, is not known to be a text)
     assert cx.source.count(".setdefault(") == 1
+
+
+def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
+    """The `estimate` (a function of its player, evaluated twice each search iteration) is
+    written as statements: its comprehensions, and the `sum`, `max` and `min` of them, as
+    loops, the left side of its arithmetic first, a count of the cards holding a label
+    inside a loop over labels kept by label, the cards' labels noted as the first count
+    goes round (MGT's estimate; over the cards, or their ids where only derived properties
+    are read): at every decision of seeded games it gives the tree walker's values."""
+    rs = make_rules("""
+        var bonus per player = 0
+        derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
+        derive low = rank < 3
+        def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
+        def fit_low(p, c) = max([count(pile + hand(p) where l in tags and not low) for l in c.tags] + [0])
+        estimate p: p.bonus * 100 + sum([fit(p, c) for c in hand(p) + pile] + [0])
+                    - min([c.rank for c in hand(p)] + [7]) * count(hand(p) where rank > 1)
+                    + sum([fit_low(p, c) * 1000 for c in hand(p)])
+        setup { deal 3 to hand }
+        turn { phase a {
+          if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
+          draw 1
+          choose c in hand(current) by current "Discard" {
+            discard c
+            if c.rank > 3 { set current.bonus += 1 }
+          }
+          if turn_no >= 14 { end game }
+        } }
+    """)
+    seen = []
+    for engine in ("tree", "compiled"):
+        values = []
+        for seed in range(5):
+            game = Game(rs, 2, seed, engine=engine, forkable=True, record=False)
+            rng = random.Random(seed)
+            d = game.start()
+            while d is not None:
+                values.append(game.engine.estimates())
+                d = game.answer(rng.randrange(len(d.options)))
+        seen.append(values)
+    assert seen[0] == seen[1]
+    assert len({tuple(v) for v in seen[1]}) > 12
+    source = compiled_for(rs).source
+    est = source[source.index("def _Y"):].split("\ndef ")[0]
+    # no comprehension (a `for` only as a loop's statement)
+    assert all(line.lstrip().startswith("for ") for line in est.splitlines() if " for " in line)
+    assert est.count("for _") >= 3 and "_sum_list(" in est and "_max_list(" in est and "_min_list(" in est
+    assert est.count("dict.fromkeys(") == 2 and "for _i" in est   # the labels noted, once over ids
 
 
 def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeypatch):

@@ -116,6 +116,16 @@ def test_a_list_doubled_without_end_stops_at_the_list_limit(make_rules):
     _at(diag, 10, "set xs = xs + xs")
 
 
+@pytest.mark.parametrize("join", ["let n = count([x for x in xs] + [1 for x in xs])",
+                                  "let n = sum([1 for x in xs] + [x for x in xs])"])
+def test_a_list_joined_with_a_comprehension_stops_at_the_list_limit(make_rules, join):
+    """A sum of lists one of which a comprehension makes, written as statements by the
+    generator (loops, not comprehensions), is checked against the list limit as `xs + xs` is."""
+    rs = make_rules(ONE_TURN + "turn { phase p { let xs = [1]  repeat 16 { set xs = xs + xs }  " + join + " } }")
+    diag, _, _ = _stopped(rs)
+    assert diag.code == "E017" and f"{MAX_LIST:,} items" in diag.message
+
+
 @pytest.mark.parametrize("grow", ["set t = t + t", 'set t = "{t}{t}"', "let u = t + t  set t = u"])
 def test_a_text_doubled_without_end_stops_at_the_text_limit(make_rules, grow):
     """(Doubling a text 64 times was an internal MemoryError. Issue 34.)"""

@@ -199,7 +199,9 @@ class CodeGen(Expressions, Held, Statements):
         for name, (var, ty) in names.items():
             sc.names[name] = _Binding(var, False, f, ty)
         f.emit("try:")
-        f.emit(f"    return {self.x(e, sc, f)}")
+        f.ind += 1
+        f.emit(f"return {self.ev_into(f, e, sc)}")   # (its loops as statements)
+        f.ind -= 1
         f.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
         self.defs += f.source() + [""]
         table[id(e)] = fname

@@ -10,7 +10,9 @@ from .writer import Var
 
 
 class Held:
-    """A mixin of CodeGen, used by `x_Where`, `x_Comprehension` and `x_Call` (expressions.py).
+    """A mixin of CodeGen, used by `x_Where`, `x_Comprehension` and `x_Call` (expressions.py),
+    and by `Statements._ev_into` for a count in the statements of one expression
+    (`count_kept_into`).
 
     A loop's zone read once per expression: a comprehension or `where` inside another loop
     of the same expression goes round the same zone each time the outer loop does (MGT's
@@ -64,13 +66,48 @@ class Held:
         The counts last one evaluation of the hint (`Hints.eval_memo`, keyed by this place
         and the values of the locals read), during which nothing changes: so the hint reads
         the same faces and keys, each first read in the same order, and each card's LIST
-        once rather than once per V and option. Not outside hints: where each card has a
-        label or two and nothing is kept from one evaluation to the next (MGT's estimate),
-        a pass per label is cheaper than noting them. None when this does not apply: V must
+        once rather than once per V and option. Outside hints, in the statements of one
+        expression, `Statements.label_count_into` writes the same counts as loops (MGT's
+        estimate: with a `_label_count` call and lambdas per card a pass per label was the
+        cheaper). None when this does not apply: V must
         be a text and LIST a list of texts (`in` is then Python's, on hashable values), and
         LIST and REST deterministic."""
         if fn is None or not self.hinting or not fn.comp_vars or fn.iterable:
             return None
+        parts = self.label_parts(e, sc, fn)
+        if parts is None:
+            return None
+        v, inner, cond, tests, read = parts
+        cards = self.cards_src(e.source, sc, fn)
+        if cards is None:
+            return None
+        key = self.x(cond.left, sc, fn)
+        with fn.looping(v):
+            labels = self.lambda_of(v, cond.right, inner, fn)
+            keep = self._keep(v, tests, inner, fn)
+        site = self.fresh("n")
+        # (keyed by the values read, with their class where the type checker does not know it:
+        # `1` and `true` are equal keys to Python, not to the rules; a player by its seat, which
+        # hashes without the Python call a `Player`'s hash is, once per option)
+        values = "".join(f"{self.ref(nb)}.seat, " if nb.ty == "player" else
+                         f"{self.ref(nb)}, " if nb.ty in ("card", "str", "int") else
+                         f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
+        memo = f"_eval_memo(eng, ({site!r}, {values}), "
+
+        def call(memo):
+            return f"_label_count({memo}, {key}, lambda: {cards}, {labels}, {keep})"
+
+        if fn.lambdas or fn.memo is None:   # (no variable to keep it in)
+            return call(memo + "None)")
+        fn.memo[("labels", site)] = site, 2
+        return (f"({site}[{key}] if {key} in ({site} if {site} is not _MISSING else ({site} := {memo}{{}}))) "
+                f"else {call(site)})")
+
+    def label_parts(self, e, sc, fn) -> Optional[tuple]:
+        """`count(ZONE where V in LIST and REST)` (`e` the `where`) inside a loop over V, as
+        `label_count` takes it: (the variable for `it`, the scope binding it, the `V in LIST`
+        test, REST's tests, the locals read outside the loops), or None when it does not
+        apply (see `label_count`)."""
         tests = []
         cond = e.cond
         while isinstance(cond, A.And):
@@ -98,30 +135,120 @@ class Held:
                         if nb.maybe or nb.var in fn.comp_vars:
                             return None
                         read[nb.var] = nb
-        cards = self.cards_src(e.source, sc, fn)
-        if cards is None:
+        return v, inner, cond, tests, read
+
+    def label_count_into(self, fn, w, sc):
+        """`count(ZONE where V in LIST and REST)` inside a loop over V (`w` the `where`), as
+        `label_count` keeps it, written as statements (MGT's estimate, and its `usefulness`
+        in the greedy discard's hint: for each label of each card held, the cards held with
+        that label): the first count goes round the zone as the `where` would, in its order,
+        noting which cards hold each value of LIST (each card once a value); a later count
+        of another V tests REST only on the cards holding V, in their order; a V counted
+        before is its count again. Kept for the rest of the statements of one expression,
+        and in a hint for all its options (`Hints.eval_memo`, keyed by this place and the
+        locals read, as `label_count` keys it). The variable holding the count, or None
+        when `label_parts` finds this does not apply. (Outside a hint `count_kept_into` asks
+        for it only where two loops are open: over the labels of one card, a pass per label
+        costs less than noting every card's.)"""
+        parts = self.label_parts(w, sc, fn)
+        if parts is None:
             return None
+        v, inner, cond, tests, read = parts
+        b = inner.names["it"]
+        ids = None if self.hinting else self.zone_ids_of_sum(w.source, sc, fn)   # (a hint reads cards)
+        if ids is not None and self.only_id_reads([cond.right, *tests], inner, b):
+            v = b.var = "_i" + v[2:]    # (nothing of a card but its id and derived properties is read)
+            self._id_vars.add(v)
+            src = ids
+        else:
+            src = self.seq(w.source, sc, fn, lazy=True)
         key = self.x(cond.left, sc, fn)
+        counts, index, t, labs, held, label = (self.fresh("n"), self.fresh("x"), self.fresh(), self.fresh(),
+                                              self.fresh(), self.fresh("l"))
+        fn.stmt_memo[("labels", counts)] = counts, 2
         with fn.looping(v):
-            labels = self.lambda_of(v, cond.right, inner, fn)
-            keep = self._keep(v, tests, inner, fn)
-        site = self.fresh("n")
-        # (keyed by the values read, with their class where the type checker does not know it:
-        # `1` and `true` are equal keys to Python, not to the rules; a player by its seat, which
-        # hashes without the Python call a `Player`'s hash is, once per option)
-        values = "".join(f"{self.ref(nb)}.seat, " if nb.ty == "player" else
-                         f"{self.ref(nb)}, " if nb.ty in ("card", "str", "int") else
-                         f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
-        memo = f"_eval_memo(eng, ({site!r}, {values}), "
+            labels = self.x(cond.right, inner, fn)
+            keep = " and ".join(self._bool(x, inner, fn) for x in tests)
+        if self.hinting:   # (as `label_count` keys it: see there)
+            values = "".join(f"{self.ref(nb)}.seat, " if nb.ty == "player" else
+                             f"{self.ref(nb)}, " if nb.ty in ("card", "str", "int") else
+                             f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
+            fn.emit(f"if {counts} is _MISSING: {counts} = _eval_memo(eng, ({counts!r}, {values}), {{}})")
+        else:
+            fn.emit(f"if {counts} is _MISSING: {counts} = {{}}")
+        fn.emit(f"if {key} in {counts}:")
+        fn.emit(f"    {t} = {counts}[{key}]")
+        fn.emit("else:")
+        fn.ind += 1
+        fn.emit(f"{index} = {counts}.get(_MISSING)")
+        fn.emit(f"if {index} is None:   # (the first count: the `where`'s, noting each card's values)")
+        fn.ind += 1
+        fn.emit(f"{counts}[_MISSING] = {index} = {{}}")
+        fn.emit(f"{t} = 0")
+        fn.emit(f"for {v} in {src}:")
+        fn.emit(f"    {labs} = {labels}")
+        fn.emit(f"    if {key} in {labs}{' and ' + keep if keep else ''}:")
+        fn.emit(f"        {t} += 1")
+        fn.emit(f"    for {label} in (dict.fromkeys({labs}) if len({labs}) > 1 else {labs}):")
+        fn.emit(f"        {held} = {index}.get({label})")
+        fn.emit(f"        if {held} is None: {index}[{label}] = [{v}]")
+        fn.emit(f"        else: {held}.append({v})")
+        fn.ind -= 1
+        fn.emit("else:")
+        fn.ind += 1
+        if keep:
+            fn.emit(f"{t} = 0")
+            fn.emit(f"for {v} in {index}.get({key}, ()):")
+            fn.emit(f"    if {keep}: {t} += 1")
+        else:
+            fn.emit(f"{t} = len({index}.get({key}, ()))")
+        fn.ind -= 1
+        fn.emit(f"{counts}[{key}] = {t}")
+        fn.ind -= 1
+        return t
 
-        def call(memo):
-            return f"_label_count({memo}, {key}, lambda: {cards}, {labels}, {keep})"
+    def zone_ids_of_sum(self, e, sc, fn):
+        """Python iterating over the ids of a zone expression's cards, top first (`zone_ids`),
+        for a sum of zones too (`hand(p) + table(p)`); None for anything else."""
+        if isinstance(e, A.BinOp) and e.op == "+":
+            a, b = self.zone_ids_of_sum(e.left, sc, fn), self.zone_ids_of_sum(e.right, sc, fn)
+            return None if a is None or b is None else f"_chain({a}, {b})"
+        fn.iterable += 1
+        try:
+            return self.zone_ids(e, sc, fn)
+        finally:
+            fn.iterable -= 1
 
-        if fn.lambdas or fn.memo is None:   # (no variable to keep it in)
-            return call(memo + "None)")
-        fn.memo[("labels", site)] = site, 2
-        return (f"({site}[{key}] if {key} in ({site} if {site} is not _MISSING else ({site} := {memo}{{}}))) "
-                f"else {call(site)})")
+    def count_kept_into(self, fn, e, sc):
+        """`count(ZONE where COND)` inside a loop of the statements of one expression (two
+        loops outside a hint: MGT's estimate, the labels of each card held), kept for the rest
+        of them as `x_Call` keeps it in an expression: by label (`label_count_into`, in a
+        hint for all its options); else by the value of the loop's variable that COND reads
+        (`count_by`), the first count of a value a loop where the `where` stood, written as
+        a statement. None when neither applies."""
+        w = e.args[0]
+        if len(fn.comp_vars) < (1 if self.hinting else 2):
+            return None   # (under one loop a value seldom comes again: the `where`'s loop as it is)
+        fn.memo = fn.stmt_memo     # (what the expression's helpers keep goes in the statements' memo)
+        try:
+            n = self.label_count_into(fn, w, sc)
+            by = self.count_by(w, sc, fn) if n is None else None
+        finally:
+            fn.memo = None
+        if n is not None:
+            return n
+        if by is None:
+            return None
+        m, v, t = self.fresh("n"), self.ref(by), self.fresh()
+        fn.stmt_memo[("by", m)] = m, 2
+        fn.emit(f"if {m} is not _MISSING and {v} in {m}:")
+        fn.emit(f"    {t} = {m}[{v}]")
+        fn.emit("else:")
+        fn.ind += 1
+        fn.emit(f"if {m} is _MISSING: {m} = {{}}")
+        fn.emit(f"{t} = {m}[{v}] = {self.loop_into(fn, w, sc, count=True)}")
+        fn.ind -= 1
+        return t
 
     def count_by_value(self, e, sc, fn) -> Optional[str]:
         """`count(ZONE where COND)` (call `e`) inside a loop over V of the same expression,
@@ -132,6 +259,16 @@ class Held:
         each of its labels; a label on two cards is counted once). The first count of a
         value is the `where`'s, where it stood; None when this does not apply."""
         w = e.args[0]
+        by = self.count_by(w, sc, fn)
+        if by is None:
+            return None
+        m, v = self.fresh("n"), self.ref(by)
+        fn.memo[("by", m)] = m, 2
+        count = self.call_builtin(e, [self.x(w, sc, fn)], sc, fn)
+        return f"({m}[{v}] if {m} is not _MISSING and {v} in {m} else ({m} if {m} is not _MISSING else ({m} := {{}})).setdefault({v}, {count}))"
+
+    def count_by(self, w, sc, fn):
+        """The binding of V for `count_by_value` of `w` (a `where`), or None."""
         if fn is None or fn.memo is None or not fn.comp_vars or fn.iterable or fn.lambdas \
                 or self.zone_read(w.source, sc, fn) is None or not deterministic_expr(self.rs, w.cond):
             return None
@@ -145,12 +282,7 @@ class Held:
                     if nb.maybe or by not in (None, nb) or nb.ty != "str":
                         return None
                     by = nb
-        if by is None:
-            return None
-        m, v = self.fresh("n"), self.ref(by)
-        fn.memo[("by", m)] = m, 2
-        count = self.call_builtin(e, [self.x(w, sc, fn)], sc, fn)
-        return f"({m}[{v}] if {m} is not _MISSING and {v} in {m} else ({m} if {m} is not _MISSING else ({m} := {{}})).setdefault({v}, {count}))"
+        return by
 
     def _keep(self, v, tests, sc, fn) -> str:
         """`lambda v: T1 and T2 …` (nothing remembered across it), or None without tests."""

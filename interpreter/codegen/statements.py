@@ -7,7 +7,7 @@ from ..base import ast as A
 from ..check.resolver import call_meaning
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope
-from ..base.protocol import MAX_NUMBER
+from ..base.protocol import MAX_LIST, MAX_NUMBER
 from ..runtime import builtins as B
 from .runtime import Unsupported
 from .writer import Lit, Var, _Fn
@@ -84,19 +84,16 @@ class Statements:
         if isinstance(e, A.Not):
             return f"(not {self.ev_into(fn, e.operand, sc)})"
         if isinstance(e, (A.Compare, A.In)):
-            left = self.ev_into_name(fn, e.left, sc)
-            inner = sc.child()
-            inner.names["\0left"] = _Binding(left, False, fn, self.ty(e.left, sc))
-            if not self.has_loop(e.right):
-                return self.x(attrs_evolve(e, left=A.Name("\0left")), inner, fn)
-            # the right side's loops as statements too, after the left side
-            right = self.ev_into_name(fn, e.right, sc)
-            inner.names["\0right"] = _Binding(right, False, fn, self.ty(e.right, sc))
-            return self.x(attrs_evolve(e, left=A.Name("\0left"), right=A.Name("\0right")), inner, fn)
+            return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)
         if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e.left, sc) in self.LISTY \
                 and self.ty(e.right, sc) in self.LISTY:
-            left = self.ev_into_name(fn, e.left, sc)
-            return f"({left} + {self.ev_into(fn, e.right, sc)})"
+            # joined within MAX_LIST, as `x_BinOp` joins them (`_cat` called only to say it is not)
+            left, right = self.ev_into_name(fn, e.left, sc), self.ev_into_name(fn, e.right, sc)
+            return (f"({left} + {right} if len({left}) + len({right}) <= {MAX_LIST} "
+                    f"else _cat(eng, {left}, {right}, {self.k(e)}))")
+        if isinstance(e, A.BinOp):
+            # (arithmetic, `points * 100 + sum(…)`: each side's loops as statements, the left first)
+            return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)
         if isinstance(e, A.Call):
             d = self.rs.defs.get(e.name)
             if d is not None and d.params is not None and self._inlinable(e, sc):
@@ -118,14 +115,32 @@ class Statements:
             f = B.FUNCTIONS.get(e.name)
             if f is not None and f.loop is not None and len(e.args) == 1 and call_meaning(self.rs, e.name) == "builtin":
                 arg = e.args[0]
+                node = self.k(e) if "{node}" in (f.on_list or "") else None
+                if e.name == "count" and isinstance(arg, A.Where):
+                    kept = self.count_kept_into(fn, e, sc)
+                    if kept is not None:
+                        return kept
                 if isinstance(arg, (A.Comprehension, A.Where)):
                     items = self.loop_into(fn, arg, sc, count=f.loop == "count")
                     if f.loop == "count":
                         return items if f.on_count is None else f.on_count.format(items)
-                    return f.on_list.format(items)
+                    return f.on_list.format(items, node=node)
                 if self.ty(arg, sc) in self.LISTY:   # (a list: as `on_list` writes it)
-                    return f.on_list.format(self.ev_into(fn, arg, sc))
+                    return f.on_list.format(self.ev_into(fn, arg, sc), node=node)
         return self.x(e, sc, fn)
+
+    def _sides_into(self, fn: _Fn, e, sc, inner):
+        """`e` (a comparison, `in`, arithmetic) with its left side evaluated now into a
+        variable, and its right side too when it has loops (after the left), as placeholder
+        names bound in `inner` (a child of `sc`): the node to write in `inner`."""
+        left = self.ev_into_name(fn, e.left, sc)
+        inner.names["\0left"] = _Binding(left, False, fn, self.ty(e.left, sc))
+        if not self.has_loop(e.right):
+            return attrs_evolve(e, left=A.Name("\0left"))
+        # the right side's loops as statements too, after the left side
+        right = self.ev_into_name(fn, e.right, sc)
+        inner.names["\0right"] = _Binding(right, False, fn, self.ty(e.right, sc))
+        return attrs_evolve(e, left=A.Name("\0left"), right=A.Name("\0right"))
 
     def ev_into_name(self, fn: _Fn, e, sc) -> str:
         """`ev_into`, its value held by a variable (evaluated now, before what follows)."""

@@ -179,31 +179,7 @@ class CompiledEngine(Engine):
         st = self.state
         stats = st.stats
         cid = card.id
-        if st.trying or st.known is not None or st.own_zones is not None or self.move_hooks or self.place_derives:
-            self._place(card, dest, "top")   # (the one place a card changes zone)
-        else:   # `_place` as it goes in a game's own state that no one follows: written in
-            where, zones, dkey = st.where, st.zones, dest.key
-            old = where[cid]
-            if st.shown:
-                st.shown.pop(cid, None)
-            ids = zones[old]
-            if ids[-1] == cid:
-                ids.pop()
-            else:
-                ids.remove(cid)
-            if old != dkey:
-                key = self._moved_stats[cid]
-                stats[key] = stats.get(key, 0) + 1
-                key = self._flow_stats.get((old, dkey)) or self._flow_stat(old, dkey)
-                stats[key] = stats.get(key, 0) + 1
-            watched = self._watched
-            if watched is None or old in watched or dkey in watched:
-                st.changes += 1
-            ids = zones.get(dkey)
-            if ids is None:
-                ids = zones[dkey] = []
-            ids.append(cid)
-            where[cid] = dkey
+        self._place(card, dest, "top")   # (the one place a card changes zone)
         key = stats_by_card[cid]
         stats[key] = stats.get(key, 0) + 1
         phase = st.phase  # the phase it happened in

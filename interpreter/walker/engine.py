@@ -268,9 +268,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
         return z.owner
 
     def _place(self, card, dest: ZoneRef, position="top"):
-        """The one place a card changes zone. The compiled engine's `draw 1` and `discard c`
-        write it in for a game's own state that nothing follows
-        (`CompiledEngine._card_event`): a change here is made there too."""
+        """The one place a card changes zone (`_move_each` writes in its quiet moves)."""
         st = self.state
         if st.trying and (not st.trial_through or self._trial_past):   # `possible`: a card that moves is all the trial needs to know
             raise _TrialMoved()

@@ -655,7 +655,7 @@ def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(
     assert source.count("_label_count(") == 4
     assert source.count("_label_count(_eval_memo(") == 4   # (in place: in the hint's own function)
     fit = source[source.index("def DH_fit"):].split("\ndef ")[0]
-    assert "_label_count(" not in fit and fit.count("_eval_memo(eng, (") == 1 and "dict.fromkeys(" in fit
+    assert "_label_count(" not in fit and fit.count("_eval_memo(eng, (") == 1 and "[-1] is not _i" in fit
 
 
 def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules, monkeypatch):
@@ -702,6 +702,7 @@ def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
         estimate p: p.bonus * 100 + sum([fit(p, c) for c in hand(p) + pile] + [0])
                     - min([c.rank for c in hand(p)] + [7]) * count(hand(p) where rank > 1)
                     + sum([fit_low(p, c) * 1000 for c in hand(p)])
+                    + sum([max([count(hand(p) + hand(p) where l in tags) for l in c.tags] + [0]) * 7 for c in pile])
         setup { deal 3 to hand }
         turn { phase a {
           if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
@@ -732,7 +733,9 @@ def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
     assert all(line.lstrip().startswith("for ") for line in est.splitlines() if " for " in line)
     # (`sum` and `max` of whole numbers as running totals, `fold_into`; `min` of ranks as a list)
     assert est.count("for _") >= 3 and "_sum_list(" not in est and "_max_list(" not in est and "_min_list(" in est
-    assert est.count("dict.fromkeys(") == 2 and "for _i" in est   # the labels noted, once over ids
+    # the labels noted, once over ids; a card's label twice noted once: by the last card noted
+    # for it where no card comes twice round the zones, by `dict.fromkeys` round a hand twice
+    assert est.count("dict.fromkeys(") == 1 and est.count("[-1] is not _i") == 2 and "for _i" in est
 
 
 def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rules, monkeypatch):

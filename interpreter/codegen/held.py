@@ -144,7 +144,9 @@ class Held:
         `label_count` keeps it, written as statements (MGT's estimate, and its `usefulness`
         in the greedy discard's hint: for each label of each card held, the cards held with
         that label): the first count goes round the zone as the `where` would, in its order,
-        noting which cards hold each value of LIST (each card once a value); a later count
+        noting which cards hold each value of LIST (each card once a value: a value twice in
+        one card's LIST is known by the card being the last noted for it, when no card comes
+        twice round the zones, `_apart`; else the LIST is made unique); a later count
         of another V tests REST only on the cards holding V, in their order; a V counted
         before is its count again. Kept for the rest of the statements of one expression,
         and in a hint for all its options (`Hints.eval_memo`, keyed by this place and the
@@ -191,10 +193,18 @@ class Held:
         fn.emit(f"    {labs} = {labels}")
         fn.emit(f"    if {key} in {labs}{' and ' + keep if keep else ''}:")
         fn.emit(f"        {t} += 1")
-        fn.emit(f"    for {label} in (dict.fromkeys({labs}) if len({labs}) > 1 else {labs}):")
-        fn.emit(f"        {held} = {index}.get({label})")
-        fn.emit(f"        if {held} is None: {index}[{label}] = [{v}]")
-        fn.emit(f"        else: {held}.append({v})")
+        if self._apart(self.zone_read(w.source, sc, fn)):
+            # (a value twice in one card's LIST: the card is the last noted for it, as no
+            # card comes twice round the zones)
+            fn.emit(f"    for {label} in {labs}:")
+            fn.emit(f"        {held} = {index}.get({label})")
+            fn.emit(f"        if {held} is None: {index}[{label}] = [{v}]")
+            fn.emit(f"        elif {held}[-1] is not {v}: {held}.append({v})")
+        else:
+            fn.emit(f"    for {label} in (dict.fromkeys({labs}) if len({labs}) > 1 else {labs}):")
+            fn.emit(f"        {held} = {index}.get({label})")
+            fn.emit(f"        if {held} is None: {index}[{label}] = [{v}]")
+            fn.emit(f"        else: {held}.append({v})")
         fn.ind -= 1
         fn.emit("else:")
         fn.ind += 1
@@ -208,6 +218,14 @@ class Held:
         fn.emit(f"{counts}[{key}] = {t}")
         fn.ind -= 1
         return t
+
+    @staticmethod
+    def _apart(key) -> bool:
+        """Whether the zones `zone_read` gave as `key` are each another zone (`hand(p) +
+        table(p)`, `pile`): a card comes once round them. Not `hand(p) + hand(q)`, which
+        may be one zone twice."""
+        names = [k if isinstance(k, str) else k[0] for k in key]
+        return len(set(names)) == len(names)
 
     def zone_ids_of_sum(self, e, sc, fn):
         """Python iterating over the ids of a zone expression's cards, top first (`zone_ids`),

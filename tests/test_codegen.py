@@ -88,6 +88,8 @@ def error_of(rs, monkeypatch, engine):
     ("var n = 0\nturn { phase a { set n = min([n + 1 for c in [1, 2]] + [\"a\"]) } }", "E010", "`min` cannot order"),
     ("var n = 0\nturn { phase a { set n = sum([1, 2] + [true]) } }", "E010", "expected a number, got"),
     ("var n = 0\nturn { phase a { set n = sum([1, 2] + [\"a\"]) } }", "E010", "expected a number, got a text"),
+    # a product of two whole numbers (written `_big(eng, a * b, …)`) past MAX_NUMBER
+    ("var n = 1\nturn { phase a { repeat 7 { set n = n * 1000 } } }", "E017", "a number larger than"),
     # a running total (`fold_into`) joined past MAX_LIST: 100,000 items and one more
     ("var n = 0\nturn { phase a { let a = [1]  let b = []  repeat 5 { set a = a + a }  set b = b + a"
      "  repeat 2 { set a = a + a }  set b = b + a  repeat 2 { set a = a + a }  set b = b + a"

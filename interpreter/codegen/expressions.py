@@ -696,6 +696,8 @@ class Expressions:
         a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
         if ta == tb == "int" and e.op in ("+", "-"):
             return f"({a} {e.op} {b})"
+        if ta == tb == "int" and e.op == "*":   # (`_arith`'s product, its operands known numbers)
+            return f"_big(eng, {a} * {b}, {self.k(e)})"
         if e.op == "+":
             return f"_add(eng, {a}, {b}, {self.k(e)})"
         if e.op == "-":

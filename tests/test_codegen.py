@@ -88,6 +88,13 @@ def error_of(rs, monkeypatch, engine):
     ("var n = 0\nturn { phase a { set n = min([n + 1 for c in [1, 2]] + [\"a\"]) } }", "E010", "`min` cannot order"),
     ("var n = 0\nturn { phase a { set n = sum([1, 2] + [true]) } }", "E010", "expected a number, got"),
     ("var n = 0\nturn { phase a { set n = sum([1, 2] + [\"a\"]) } }", "E010", "expected a number, got a text"),
+    # a product of two whole numbers (written `_big(eng, a * b, …)`) past MAX_NUMBER
+    ("var n = 1\nturn { phase a { repeat 7 { set n = n * 1000 } } }", "E017", "a number larger than"),
+    # a running total (`fold_into`) joined past MAX_LIST: 100,000 items and one more
+    ("var n = 0\nturn { phase a { let a = [1]  let b = []  repeat 5 { set a = a + a }  set b = b + a"
+     "  repeat 2 { set a = a + a }  set b = b + a  repeat 2 { set a = a + a }  set b = b + a"
+     "  set a = a + a  set b = b + a  repeat 5 { set a = a + a }  set b = b + a  set a = a + a  set b = b + a"
+     "  set n = max([count([x]) for x in b] + [0]) } }", "E017", "a list of more than 100,000 items (100,001)"),
 ])
 def test_runtime_errors_read_the_same_compiled(make_rules, monkeypatch, body, code, message):
     rs = make_rules(body)
@@ -650,7 +657,7 @@ def test_a_hints_count_by_label_inside_a_loop_over_labels_is_a_look_up_compiled(
     assert source.count("_label_count(") == 4
     assert source.count("_label_count(_eval_memo(") == 4   # (in place: in the hint's own function)
     fit = source[source.index("def DH_fit"):].split("\ndef ")[0]
-    assert "_label_count(" not in fit and fit.count("_eval_memo(eng, (") == 1 and "dict.fromkeys(" in fit
+    assert "_label_count(" not in fit and fit.count("_eval_memo(eng, (") == 1 and "[-1] is not _i" in fit
 
 
 def test_a_count_inside_a_loop_is_kept_by_the_text_it_reads_compiled(make_rules, monkeypatch):
@@ -697,6 +704,7 @@ def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
         estimate p: p.bonus * 100 + sum([fit(p, c) for c in hand(p) + pile] + [0])
                     - min([c.rank for c in hand(p)] + [7]) * count(hand(p) where rank > 1)
                     + sum([fit_low(p, c) * 1000 for c in hand(p)])
+                    + sum([max([count(hand(p) + hand(p) where l in tags) for l in c.tags] + [0]) * 7 for c in pile])
         setup { deal 3 to hand }
         turn { phase a {
           if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
@@ -725,8 +733,51 @@ def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
     est = source[source.index("def _Y"):].split("\ndef ")[0]
     # no comprehension (a `for` only as a loop's statement)
     assert all(line.lstrip().startswith("for ") for line in est.splitlines() if " for " in line)
-    assert est.count("for _") >= 3 and "_sum_list(" in est and "_max_list(" in est and "_min_list(" in est
-    assert est.count("dict.fromkeys(") == 2 and "for _i" in est   # the labels noted, once over ids
+    # (`sum` and `max` of whole numbers as running totals, `fold_into`; `min` of ranks as a list)
+    assert est.count("for _") >= 3 and "_sum_list(" not in est and "_max_list(" not in est and "_min_list(" in est
+    # the labels noted, once over ids; a card's label twice noted once: by the last card noted
+    # for it where no card comes twice round the zones, by `dict.fromkeys` round a hand twice
+    assert est.count("dict.fromkeys(") == 1 and est.count("[-1] is not _i") == 2 and "for _i" in est
+
+
+def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rules, monkeypatch):
+    """`sum`, `max` and `min` of a comprehension whose items are whole numbers for sure
+    (counts, sums, numbers written out, arithmetic and `if`s of them, defs of them), alone or
+    joined with a list of numbers written out, before or after it, are running totals as the
+    loop goes round (`Held.fold_into`: no list made and joined): the tree walker's values, an
+    empty `max`/`min` none, negative numbers, ties; a list whose items may be anything (a
+    card's rank) is still handed to `_max_list`."""
+    rs = make_rules("""
+        var seen = []
+        derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
+        def fit(p, c) = max([count(hand(p) + pile where l in tags) - 2 for l in c.tags] + [0])
+        def low(p, c) = min([1] + [0 - count(pile where l in tags) for l in c.tags])
+        def bare_max(c) = max([count(pile where l in tags) for l in c.tags])
+        def bare_min(c) = min([count(pile where l in tags) for l in c.tags if l != "high"])
+        def total(p) = sum([if fit(p, c) > 0 then fit(p, c) * 3 else low(p, c) for c in hand(p)] + [5, 0, -1])
+        def ranks(p) = max([c.rank for c in hand(p)] + [0])
+        setup { deal 3 to hand }
+        turn { phase a {
+          if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
+          draw 1
+          let p = current
+          let a = total(p)
+          let b = [bare_max(c) for c in hand(p)]
+          let m = [bare_min(c) for c in hand(p)]
+          let r = ranks(p)
+          let s = sum([low(p, c) for c in pile])
+          set seen = seen + ["{a} {b} {m} {r} {s}"]
+          choose c in hand(p) by p "Discard" { discard c }
+          if turn_no >= 14 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=5, read=_seen_and_steps)
+    lines = [line for game, _ in games for line in game]
+    assert len(set(lines)) > 20 and any("none" in line for line in lines) and any("-" in line for line in lines)
+    source = cx.source
+    # `ranks` alone as a list; `fit`, `low`, `bare_max`, `bare_min`, `total` and the last sum folded
+    assert source.count("_max_list(") == 1 and "_min_list(" not in source and "_sum_list(" not in source
+    assert "_long_list(" in source   # (a join past MAX_LIST fails as `_cat` would)
 
 
 def test_max_min_and_sum_of_a_list_are_direct_calls_compiled(make_rules, monkeypatch):

@@ -404,7 +404,14 @@ class Expressions:
                 plain = self.card_branch(name, o)
             if plain is None or name == "zone" and not self.zone_in_data:
                 return plain
-            return f"{self.hint_card_getter(name)}(eng, {card})"
+            getter = f"{self.hint_card_getter(name)}(eng, {card})"
+            if not isinstance(o, Var) or fn is None:
+                return getter
+            # the getter's quick test written in: a card where the seat is known to see it read
+            # as the rules read it, else through the getter (which asks `hint_sees`)
+            with self.hint_mode(False):
+                plain = self.card_branch(name, o, fn)
+            return f"({plain} if eng.hint_zones.get({self.state(fn, 'where')}[{oid}]) is True else {getter})"
         meaning = card_attr_meaning(self.rs, name)
         if meaning == "var":
             return f"{self.state(fn, 'card_vars')}[{oid}][{name!r}]"
@@ -696,6 +703,8 @@ class Expressions:
         a, b = self.x(e.left, sc, fn), self.x(e.right, sc, fn)
         if ta == tb == "int" and e.op in ("+", "-"):
             return f"({a} {e.op} {b})"
+        if ta == tb == "int" and e.op == "*":   # (`_arith`'s product, its operands known numbers)
+            return f"_big(eng, {a} * {b}, {self.k(e)})"
         if e.op == "+":
             return f"_add(eng, {a}, {b}, {self.k(e)})"
         if e.op == "-":

@@ -1,12 +1,14 @@
 """The generator's loop-invariant reads: a loop's zone listed once per expression, a hint's
-counts by label kept for all its options."""
+counts by label kept for all its options; and a sum, max or min of whole numbers as a
+running total (`fold_into`)."""
 from __future__ import annotations
 
 from typing import Optional
 
 from ..base import ast as A
-from ..check.resolver import deterministic_expr
-from .writer import Var
+from ..base.protocol import MAX_LIST
+from ..check.resolver import call_meaning, deterministic_expr
+from .writer import Lit, Var
 
 
 class Held:
@@ -142,7 +144,9 @@ class Held:
         `label_count` keeps it, written as statements (MGT's estimate, and its `usefulness`
         in the greedy discard's hint: for each label of each card held, the cards held with
         that label): the first count goes round the zone as the `where` would, in its order,
-        noting which cards hold each value of LIST (each card once a value); a later count
+        noting which cards hold each value of LIST (each card once a value: a value twice in
+        one card's LIST is known by the card being the last noted for it, when no card comes
+        twice round the zones, `_apart`; else the LIST is made unique); a later count
         of another V tests REST only on the cards holding V, in their order; a V counted
         before is its count again. Kept for the rest of the statements of one expression,
         and in a hint for all its options (`Hints.eval_memo`, keyed by this place and the
@@ -189,10 +193,18 @@ class Held:
         fn.emit(f"    {labs} = {labels}")
         fn.emit(f"    if {key} in {labs}{' and ' + keep if keep else ''}:")
         fn.emit(f"        {t} += 1")
-        fn.emit(f"    for {label} in (dict.fromkeys({labs}) if len({labs}) > 1 else {labs}):")
-        fn.emit(f"        {held} = {index}.get({label})")
-        fn.emit(f"        if {held} is None: {index}[{label}] = [{v}]")
-        fn.emit(f"        else: {held}.append({v})")
+        if self._apart(self.zone_read(w.source, sc, fn)):
+            # (a value twice in one card's LIST: the card is the last noted for it, as no
+            # card comes twice round the zones)
+            fn.emit(f"    for {label} in {labs}:")
+            fn.emit(f"        {held} = {index}.get({label})")
+            fn.emit(f"        if {held} is None: {index}[{label}] = [{v}]")
+            fn.emit(f"        elif {held}[-1] is not {v}: {held}.append({v})")
+        else:
+            fn.emit(f"    for {label} in (dict.fromkeys({labs}) if len({labs}) > 1 else {labs}):")
+            fn.emit(f"        {held} = {index}.get({label})")
+            fn.emit(f"        if {held} is None: {index}[{label}] = [{v}]")
+            fn.emit(f"        else: {held}.append({v})")
         fn.ind -= 1
         fn.emit("else:")
         fn.ind += 1
@@ -206,6 +218,14 @@ class Held:
         fn.emit(f"{counts}[{key}] = {t}")
         fn.ind -= 1
         return t
+
+    @staticmethod
+    def _apart(key) -> bool:
+        """Whether the zones `zone_read` gave as `key` are each another zone (`hand(p) +
+        table(p)`, `pile`): a card comes once round them. Not `hand(p) + hand(q)`, which
+        may be one zone twice."""
+        names = [k if isinstance(k, str) else k[0] for k in key]
+        return len(set(names)) == len(names)
 
     def zone_ids_of_sum(self, e, sc, fn):
         """Python iterating over the ids of a zone expression's cards, top first (`zone_ids`),
@@ -303,3 +323,108 @@ class Held:
             return loop
         m, cards = held
         return f"({loop} if {m} is not _MISSING or ({m} := {cards}) is not None else None)"
+
+    # ------------------------------------------------------------ running totals
+    FOLDS = ("sum", "max", "min")
+
+    def fold_into(self, fn, e, sc) -> Optional[str]:
+        """`sum`, `max` or `min` (the built-in call `e`) of a comprehension, or of one joined
+        with a list of numbers written out (`+ [0]`), written as statements when each item is a
+        whole number for sure (`surely_int`): one running total kept as the loop goes round,
+        with no list made, joined and handed to `_sum_list`/`_max_list` (MGT's estimate,
+        `sum([usefulness(p, c) for c in …] + [0])`, and its `usefulness`, `max([count(…) for
+        l in c.labels] + [0])`, for every card held, in every search iteration and greedy
+        discard). The same value: `_sum_list` adds whole numbers as they come, and Python's
+        `max`/`min` take an item when it compares `>`/`<` the one kept (the first of equals
+        stays); an empty `max`/`min` is none, as `_extreme` gives it; the items are worked out
+        in the list's order, and a join past MAX_LIST fails as `_cat` fails it, after the
+        comprehension's items, before the written list's. The variable holding the result,
+        or None when this does not apply."""
+        parts = self._joined(e.args[0])
+        comps = [x for x in parts if isinstance(x, A.Comprehension)]
+        lits = [x for x in parts if isinstance(x, A.ListLit)]
+        if len(comps) != 1 or len(parts) > 2 or len(comps) + len(lits) != len(parts) \
+                or any(self._written_int(i) is None for x in lits for i in x.items) \
+                or not self.surely_int(comps[0].expr):
+            return None
+        acc, n = self.fresh(), self.fresh("n")
+        ops = {"sum": None, "max": ">", "min": "<"}
+        op = ops[e.name]
+
+        def step(value) -> list:
+            # (`value` is read twice by max/min: held in a variable unless it is one)
+            lines = [f"{n} += 1"] if lits else []
+            if op is None:
+                return lines + [f"{acc} += {value}"]
+            if not isinstance(value, (Var, Lit)):
+                lines.append(f"{n}v = {value}")
+                value = f"{n}v"
+            return lines + [f"if {acc} is _MISSING or {value} {op} {acc}: {acc} = {value}"]
+
+        items = [self._written_int(i) for x in lits for i in x.items]
+        fn.emit(f"{acc} = {0 if op is None else '_MISSING'}")
+        if lits:
+            fn.emit(f"{n} = 0")
+        if lits and parts[0] is lits[0]:   # (the written list first: `[0] + […]`)
+            self._fold_const(fn, acc, op, items)
+        self.loop_into(fn, comps[0], sc, fold=(acc, step))
+        if lits:
+            fn.emit(f"if {n} + {len(items)} > {MAX_LIST}: raise _long_list(eng, {self.k(e.args[0])}, {n} + {len(items)})")
+        if lits and parts[-1] is lits[0]:
+            self._fold_const(fn, acc, op, items)
+        if op is not None and not items:
+            fn.emit(f"if {acc} is _MISSING: {acc} = None")
+        return Var(acc)
+
+    @staticmethod
+    def _fold_const(fn, acc, op, items) -> None:
+        """The running total `acc` of `fold_into` taking whole numbers written out."""
+        for i in items:
+            if op is None:
+                if i:   # (adding 0 to a whole number changes nothing)
+                    fn.emit(f"{acc} += {i!r}")
+            else:
+                fn.emit(f"if {acc} is _MISSING or {i!r} {op} {acc}: {acc} = {i!r}")
+
+    @staticmethod
+    def _written_int(e) -> Optional[int]:
+        """The whole number `e` writes out (`3`, `-1`), or None."""
+        if isinstance(e, A.Neg) and isinstance(e.operand, A.Int):
+            return -e.operand.value
+        return e.value if isinstance(e, A.Int) else None
+
+    def _joined(self, e) -> list:
+        """The lists `a + b + …` joins, in order (`e` itself when it is no join)."""
+        if isinstance(e, A.BinOp) and e.op == "+":
+            return self._joined(e.left) + self._joined(e.right)
+        return [e]
+
+    def surely_int(self, e, seen=()) -> bool:
+        """Whether expression `e` is a whole number whenever it has a value (else it fails),
+        read from its form alone: a number written out, a `count` or a `sum` (a built-in's,
+        not a def's of that name), `+`, `-` or `*` of such, an `if` whose two branches are, a
+        `max`/`min` of a list `fold_into` takes with a number written in it, and a def whose
+        body is (`seen`: the defs on the way, a def calling itself is not)."""
+        if self._written_int(e) is not None:
+            return True
+        if isinstance(e, A.BinOp):
+            return e.op in ("+", "-", "*") and self.surely_int(e.left, seen) and self.surely_int(e.right, seen)
+        if isinstance(e, A.IfExpr):
+            return self.surely_int(e.then, seen) and self.surely_int(e.otherwise, seen)
+        if not isinstance(e, A.Call):
+            return False
+        how = call_meaning(self.rs, e.name)
+        if how == "def":
+            d = self.rs.defs.get(e.name)
+            return d is not None and e.name not in seen and d.expr is not None \
+                and self.surely_int(d.expr, seen + (e.name,))
+        if how != "builtin" or len(e.args) != 1:
+            return False
+        if e.name in ("count", "sum"):
+            return True
+        if e.name in ("max", "min"):   # (never empty, every item a whole number)
+            parts = self._joined(e.args[0])
+            return any(isinstance(x, A.ListLit) and x.items for x in parts) and all(
+                isinstance(x, A.ListLit) and all(self._written_int(i) is not None for i in x.items)
+                or isinstance(x, A.Comprehension) and self.surely_int(x.expr, seen) for x in parts)
+        return False

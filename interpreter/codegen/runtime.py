@@ -13,6 +13,7 @@ from ..runtime.state import Event, Group, Match, Player, ZoneRef, parse_zone_key
 from ..runtime.values import (
     _add,
     _cat,
+    _long_list,
     _text,
     _apply,
     _arith,
@@ -370,7 +371,7 @@ RUNTIME = {
     "_label_count": _label_count, "_eval_memo": _eval_memo,
     "_max_list": B.max_list, "_min_list": B.min_list, "_sum_list": B.sum_list,
     "_everr": _everr, "_runerr": _runerr, "_toolong": _toolong, "_attr": _attr, "_it_attr": _it_attr,
-    "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_cat": _cat, "_text": _text, "_arith": _arith, "_big": _big, "_count_labels": _count_labels, "_dice": _dice,
+    "_it_or": _it_or, "_it_or_unknown": _it_or_unknown, "_unknown": _unknown, "_add": _add, "_cat": _cat, "_long_list": _long_list, "_text": _text, "_arith": _arith, "_big": _big, "_count_labels": _count_labels, "_dice": _dice,
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,

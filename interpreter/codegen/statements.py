@@ -120,6 +120,10 @@ class Statements:
                     kept = self.count_kept_into(fn, e, sc)
                     if kept is not None:
                         return kept
+                if e.name in self.FOLDS:
+                    folded = self.fold_into(fn, e, sc)
+                    if folded is not None:
+                        return folded
                 if isinstance(arg, (A.Comprehension, A.Where)):
                     items = self.loop_into(fn, arg, sc, count=f.loop == "count")
                     if f.loop == "count":
@@ -156,10 +160,11 @@ class Statements:
     def _bool_src(self, src, e, sc):
         return src if self.ty(e, sc) == "bool" else f"bool({src})"
 
-    def loop_into(self, fn: _Fn, e, sc, count=False) -> str:
+    def loop_into(self, fn: _Fn, e, sc, count=False, fold=None) -> str:
         """A comprehension or filter as a loop; the name of the list it makes (with `count`,
-        of the number of its items)."""
-        out, v = self.fresh("r"), self.fresh("c")
+        of the number of its items; with `fold`, (a variable, a function of each item's Python
+        giving the lines run on it instead), `fold_into`'s running total: the variable's name)."""
+        out, v = fold[0] if fold else self.fresh("r"), self.fresh("c")
         inner = sc.child()
         ty = self.elem_ty(self.ty(e.source, sc))
         b = inner.names[e.name if isinstance(e, A.Comprehension) else "it"] = _Binding(v, False, fn, ty)
@@ -170,13 +175,15 @@ class Statements:
             # nothing of a card but its id and its derived properties is read: loop over the ids
             v = b.var = "_i" + v[2:]
             self._id_vars.add(v)
-            fn.emit(f"{out} = 0" if count else f"{out} = []")
+            if not fold:
+                fn.emit(f"{out} = 0" if count else f"{out} = []")
             fn.emit(f"for {v} in {ids}:")
         else:
             zone = self.all_cards_in_zone(e, sc) if ids is None and isinstance(e, A.Where) else None
             src = f"map(eng.cards.__getitem__, {ids})" if ids is not None else \
                 f"_cards_in_zones(eng, {zone!r})" if zone is not None else self.seq(e.source, sc, fn, lazy=True)
-            fn.emit(f"{out} = 0" if count else f"{out} = []")
+            if not fold:
+                fn.emit(f"{out} = 0" if count else f"{out} = []")
             fn.emit(f"for {v} in {src}:")
         fn.ind += 1
         cond = e.cond
@@ -187,7 +194,8 @@ class Statements:
             value = v if isinstance(e, A.Where) else self.ev_into(fn, e.expr, inner)
             if count and value != v and not isinstance(value, Var):
                 fn.emit(value)   # evaluated all the same (it may fail), then counted
-            fn.emit(f"{out} += 1" if count else f"{out}.append({value})")
+            for line in fold[1](value) if fold else [f"{out} += 1" if count else f"{out}.append({value})"]:
+                fn.emit(line)
         fn.ind -= 2 if cond is not None else 1
         return out
 

@@ -233,7 +233,12 @@ class MctsAgent(Agent):
             return game_rewards(game)
         n = game.players
         gains = [v - b for v, b in zip(values, base)]
-        leads = [gains[p] - max(gains[q] for q in range(n) if q != p) for p in range(n)]
+        # each player's gain less the best of the others': the best gain, or for the (first)
+        # player who made it, the best of the rest
+        best = max(gains)
+        first = gains.index(best)
+        rest = max(gains[:first] + gains[first + 1:])
+        leads = [g - (rest if p == first else best) for p, g in enumerate(gains)]
         self._leads[0] += sum(abs(x) for x in leads) / n
         self._leads[1] += 1
         scale = max(1.0, self._leads[0] / self._leads[1])

@@ -809,3 +809,46 @@ def test_each_kind_of_event_has_a_runner_of_its_own_name_compiled():
     names = [run.__code__.co_filename for run in runners]
     assert len(runners) > 3 and len(set(names)) == len(names)
     assert any("custom discarded" in n for n in names)
+
+
+def test_a_loop_of_constant_sets_on_its_cards_writes_them_directly_compiled(make_rules, monkeypatch):
+    """`for c in CARDS { set c.a = 0  set c.b = none }` (the round's start resetting every
+    card) writes the variables card after card and counts the steps at once
+    (`Statements.quiet_sets_loop`): the same values, derived properties and steps as the tree
+    walker's; and when the budget runs out inside the loop, the loop runs statement by
+    statement and stops at the very statement it ran out at, as the tree walker does."""
+    rules = """
+        var a per card = 0
+        var b per card = none
+        var marks = []
+        derive doubled = a * 2
+        turn { phase p {
+          draw 1
+          for c in hand(current) { set c.a += 1 }
+          set marks = marks + ["{[c.doubled for c in all_cards]}"]
+          for c in all_cards { set c.a = 0  set c.b = none }
+          set marks = marks + ["{[c.doubled for c in all_cards]} {[c.b for c in all_cards]}"]
+          if turn_no >= 4 { end game }
+        } }
+    """
+    rs = make_rules(rules)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3,
+                                            read=lambda g: (g.state.globals["marks"], g.result.steps))
+    assert any("2" in m for marks, _ in games for m in marks)
+    assert compiled_for(rs, budget=True).source.count(" + 2 * len(") == 1   # the loop written so
+    # the budget running out inside the loop: at the same statement, after the same steps
+    out = []
+    for engine in ("tree", "compiled"):
+        for budget in range(40, 60):
+            monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+            game = Game(rs, 2, 0)
+            game.engine.max_steps = budget
+            with pytest.raises(CglError) as info:
+                d = game.start()
+                while d is not None:
+                    d = game.answer(0)
+            d = info.value.diagnostics[0]
+            out.append((engine, budget, d.message, (d.span.line, d.span.column), game.state.steps,
+                        [game.state.card_vars[c.id]["a"] for c in game.engine.cards]))
+    assert [o[1:] for o in out[:20]] == [o[1:] for o in out[20:]]
+    assert {o[3] for o in out if o[3][0] == 15} == {(15, 3), (15, 24), (15, 37)}   # (the `for`, each `set`)

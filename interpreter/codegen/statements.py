@@ -496,8 +496,68 @@ class Statements:
                           for n in A.walk(s.body))
         inner.names[s.name] = _Binding(v, False, fn, None if set_in_body else self.elem_ty(src_ty))
         fn.loop -= 1
+        sets = self.constant_card_sets(fn, s, inner) if s.by is None else None
+        if sets is not None:
+            self.quiet_sets_loop(fn, v, items, sets)
+            fn.emit("else:")
+            fn.ind += 1
         fn.emit(f"for {v} in {items}:")
         self.loop_body(fn, s.body, inner)
+        if sets is not None:
+            fn.ind -= 1
+
+    def constant_card_sets(self, fn, s, sc):
+        """[(variable, value's source)] when the body of `for c in CARDS` is only `set c.VAR =
+        CONSTANT` statements (the round's start resetting every card), which can neither fail
+        nor run anything: None otherwise (as when state checks settle after each `set`, or a
+        trial's way through may end at one)."""
+        stmts = s.body.stmts if s.body is not None else []
+        if not stmts or self.rs.checks:
+            return None
+        sets = []
+        for one in stmts:
+            t = one.target if isinstance(one, A.Set) else None
+            if not (isinstance(t, A.Attr) and isinstance(t.obj, A.Name) and t.obj.id == s.name
+                    and self.held_set(one, sc) is not None) or id(one) in self.facts.past_parts:
+                return None
+            sets.append((t.name, self.x(one.value, sc, fn)))
+        return sets
+
+    def quiet_sets_loop(self, fn, v, items, sets):
+        """`for` over cards whose body is only constant `set`s of their variables
+        (`constant_card_sets`): the variables written directly, card after card, the steps
+        counted all at once. Only when the budget holds for all of them and the state owns its
+        cards' variables (a game's, not a trial's copy); else (the `else:` the caller writes)
+        the loop as it is, statement by statement, to stop at the very statement the budget
+        runs out at. The steps, the values and the derived properties forgotten are the same."""
+        n = len(sets)
+        cond = "st.own_cards is None" + (f" and st.steps + {n} * len({items}) <= _lim" if self.budget else "")
+        fn.emit(f"if {cond}:")
+        fn.ind += 1
+        cv, store = self.fresh("cv"), self.fresh("store")
+        fn.emit(f"{cv} = st.card_vars")
+        caches = {}
+        for name, _ in sets:
+            for d in self.facts.derives_reading.get(name, ()):
+                if d not in caches:
+                    caches[d] = self.fresh("dc")
+                    fn.emit(f"{caches[d]} = eng.dcache[{d!r}]")
+        fn.emit(f"for {v} in {items}:")
+        fn.ind += 1
+        fn.emit(f"{store} = {cv}[{v}.id]")
+        for name, value in sets:
+            reading = self.facts.derives_reading.get(name, ())
+            if reading:
+                old = self.fresh("old")
+                fn.emit(f"{old} = {store}[{name!r}]")
+            fn.emit(f"{store}[{name!r}] = {value}")
+            if reading:
+                fn.emit(f"if {store}[{name!r}] is not {old}:")
+                for d in reading:
+                    fn.emit(f"    {caches[d]}[{v}.id] = _UNSET")
+        fn.ind -= 1
+        fn.emit(f"st.steps += {n} * len({items})")
+        fn.ind -= 1
 
     def loop_body(self, fn, body, sc):
         """The body of a loop: indented, its bindings marked as new each time round."""

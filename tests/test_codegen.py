@@ -852,3 +852,23 @@ def test_a_loop_of_constant_sets_on_its_cards_writes_them_directly_compiled(make
                         [game.state.card_vars[c.id]["a"] for c in game.engine.cards]))
     assert [o[1:] for o in out[:20]] == [o[1:] for o in out[20:]]
     assert {o[3] for o in out if o[3][0] == 15} == {(15, 3), (15, 24), (15, 37)}   # (the `for`, each `set`)
+
+
+def test_a_pure_functions_players_zone_is_read_once_as_it_starts_compiled(make_rules, monkeypatch):
+    """`hand(p)` of a def's player parameter `p` (a pure function's: neither `p` nor the
+    list the state keeps for the zone can change while it runs) is read once as the
+    function starts (`Expressions.player_zone_at`); `hand(q)` of a comprehension's player,
+    another each time round, is read where it is: the same games as the tree walker's."""
+    rs = make_rules("""
+        var seen = []
+        def sizes(p) = [count(hand(q)) * 10 + count(hand(p)) for q in players]
+        def mine(p) = count(hand(p)) + count(all_cards where count(hand(p)) > 1 and it in hand(p))
+        turn { phase p {
+          draw 1
+          set seen = seen + ["{sizes(current)} {mine(current)}"]
+          if turn_no >= 5 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3, read=_seen_and_steps)
+    assert any("[" in s for seen, _ in games for s in seen)
+    assert "_hz_hand_v_p = " in cx.source

@@ -228,7 +228,7 @@ class Expressions:
             hoist = checked == player
             player = checked
         if player is not None and ty == "player":
-            if hoist and fn is not None and fn.pure and fn.inloop and var in fn.params:
+            if hoist and fn is not None and fn.pure and var in fn.params:
                 h = f"_h_{var}_{name}"    # read once (a pure function's parameter: it cannot change)
                 fn.hoists[h] = player
                 return h

@@ -409,7 +409,9 @@ def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypat
     cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4)
     block = cx.source.split("def _B")[-1]
     assert "[" + "_c" not in block   # no comprehension left in the turn's block
-    assert " is _MISSING:" in block   # `low(q)` worked out once in `mix(q)`
+    # `low(q)` worked out once in `mix(q)`, where it first comes (no question whether it is
+    # set: `Statements.memo_first`), its variable read in `mix`'s loop (`memo_worked_out`)
+    assert block.count("<= 2)") == 6 and " = _MISSING" in block
     texts = {e["text"] for r in games for e in json.loads(r)[0]}
     assert any(t.startswith("true ") for t in texts)
 
@@ -857,18 +859,46 @@ def test_a_loop_of_constant_sets_on_its_cards_writes_them_directly_compiled(make
 def test_a_pure_functions_players_zone_is_read_once_as_it_starts_compiled(make_rules, monkeypatch):
     """`hand(p)` of a def's player parameter `p` (a pure function's: neither `p` nor the
     list the state keeps for the zone can change while it runs) is read once as the
-    function starts (`Expressions.player_zone_at`); `hand(q)` of a comprehension's player,
-    another each time round, is read where it is: the same games as the tree walker's."""
+    function starts (`Expressions.player_zone_at`), as `p`'s variables are (`fast_attr`),
+    in a loop or not; `hand(q)` and `q.score` of a comprehension's player, another each
+    time round, are read where they are: the same games as the tree walker's."""
     rs = make_rules("""
         var seen = []
-        def sizes(p) = [count(hand(q)) * 10 + count(hand(p)) for q in players]
-        def mine(p) = count(hand(p)) + count(all_cards where count(hand(p)) > 1 and it in hand(p))
+        var score per player = 0
+        def sizes(p) = [count(hand(q)) * 10 + count(hand(p)) + q.score for q in players]
+        def mine(p) = count(hand(p)) + count(all_cards where count(hand(p)) > 1 and it in hand(p)) + p.score
         turn { phase p {
           draw 1
           set seen = seen + ["{sizes(current)} {mine(current)}"]
+          set current.score += count(hand(current))
           if turn_no >= 5 { end game }
         } }
     """)
     cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3, read=_seen_and_steps)
     assert any("[" in s for seen, _ in games for s in seen)
-    assert "_hz_hand_v_p = " in cx.source
+    assert "_hz_hand_v_p = " in cx.source and "_h_v_p_score = " in cx.source   # (its variables too)
+
+
+def test_a_def_remembered_in_a_branch_is_worked_out_again_after_it_compiled(make_rules, monkeypatch):
+    """A def written in place twice in one statement's expression is asked `is _MISSING`
+    only where that is not known as it is written (`Statements.memo_first`,
+    `memo_worked_out`): once worked out in one branch of an `if`, it is still to be worked
+    out after the `if` when the other branch ran, and in the other branch; inside a loop
+    after it, it is not."""
+    rs = make_rules("""
+        def low(p) = [c.rank for c in hand(p) if c.rank <= 2]
+        var seen = []
+        turn { phase p {
+          draw 1
+          let q = current
+          let h = (if count(hand(q)) > 2 then count(low(q)) else 0) + count(low(q))
+          let k = count(low(q)) + count([r for r in [1, 2, 3] if r in low(q)])
+          let j = if count(hand(q)) > 2 then count(low(q)) else count(low(q)) + 1
+          set seen = seen + ["{h} {k} {j}"]
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    assert any(s.split()[0] != "0" for seen, _ in games for s in seen)
+    block = cx.source.split("def _B")[-1]
+    assert block.count(" is _MISSING:") == 2   # (after `h`'s `if` and in `j`'s `else`, not in `k`'s loop)

@@ -44,16 +44,17 @@ class Statements:
         # start. Written twice: the first time finds which calls come more than once.
         fn.stmt_memo, fn.memo_keep = {}, None
         at, ind = len(fn.lines), fn.ind
+        fn.memo_at, fn.memo_inloop = {}, fn.inloop
         try:
             src = self._ev_into(fn, e, sc)
             if fn.stmt_memo:
                 fn.memo_keep = {key for key, (_, n) in fn.stmt_memo.items() if n > 1}
                 del fn.lines[at:]
-                fn.stmt_memo = {}
+                fn.stmt_memo, fn.memo_at = {}, {}
                 src = self._ev_into(fn, e, sc)
             memo = fn.stmt_memo
         finally:
-            fn.stmt_memo = fn.memo_keep = None
+            fn.stmt_memo = fn.memo_keep = fn.memo_at = None
         fn.lines[at:at] = ["    " * ind + f"{m} = _MISSING" for m, _ in memo.values()]
         return src
 
@@ -99,7 +100,10 @@ class Statements:
             if d is not None and d.params is not None and self._inlinable(e, sc):
                 inner = self._inline_scope(d, e, sc, fn)
                 m = self.memo_var(d, e, sc, fn, fn.stmt_memo)
-                if m is not None:
+                if m is not None and self.memo_worked_out(fn, m):
+                    return m
+                first = m is not None and self.memo_first(fn, d, e, sc)
+                if m is not None and not first:
                     fn.emit(f"if {m} is _MISSING:")
                     fn.ind += 1
                 self._inlining.append(d.name)
@@ -110,7 +114,8 @@ class Statements:
                 if m is None:
                     return v
                 fn.emit(f"{m} = {v}")
-                fn.ind -= 1
+                fn.ind -= 0 if first else 1
+                fn.memo_at[m] = (len(fn.lines), fn.ind)   # (set from here on, while no block closes)
                 return m
             f = B.FUNCTIONS.get(e.name)
             if f is not None and f.loop is not None and len(e.args) == 1 and call_meaning(self.rs, e.name) == "builtin":
@@ -128,6 +133,27 @@ class Statements:
                 if self.ty(arg, sc) in self.LISTY:   # (a list: as `on_list` writes it)
                     return f.on_list.format(self.ev_into(fn, arg, sc), node=node)
         return self.x(e, sc, fn)
+
+    # A def written in place and remembered (`memo_var`) is worked out where it first comes,
+    # and its variable asked `is _MISSING` each other time. Two of those questions have
+    # answers known as the statements are written: where it first comes in the statements,
+    # outside any loop of them, nothing has set it (no question); after its statement, while
+    # no block has closed, it is set (no question, no statement).
+    def memo_first(self, fn: _Fn, d, e, sc) -> bool:
+        """Whether call `e` of def `d` (remembered) comes here for the first time in the
+        statements being written, outside any loop of theirs: its variable is still unset."""
+        key = (d.name, tuple(self.local_of(a, sc).var for a in e.args))
+        return fn.stmt_memo[key][1] == 1 and fn.inloop == fn.memo_inloop
+
+    @staticmethod
+    def memo_worked_out(fn: _Fn, m: str) -> bool:
+        """Whether every way to the line about to be written passed the statement setting
+        remembered variable `m`: no line written since is indented less than it."""
+        at = fn.memo_at.get(m) if fn.memo_at is not None else None
+        if at is None or fn.ind < at[1]:
+            return False
+        pad = "    " * at[1]
+        return all(line.startswith(pad) for line in fn.lines[at[0]:])
 
     def _sides_into(self, fn: _Fn, e, sc, inner):
         """`e` (a comparison, `in`, arithmetic) with its left side evaluated now into a

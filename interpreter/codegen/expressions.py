@@ -354,17 +354,12 @@ class Expressions:
         return f"{zones}[{key}]" if made else f"{zones}.get({key}, ())"
 
     def player_zone_at(self, fn, name: str, who: str) -> str:
-        """Python for the state's list of player `who`'s zone `name` (`who`: Python for a
-        player). In a pure function (an expression's) whose parameter `who` is, read once as
-        it starts (`_Fn.hoists`): neither the player nor the list the state keeps for the
-        zone can change while an expression is evaluated (it moves no card; every seat's
-        zones are made at the start), and the claim window's eligibility, say, reads the
-        responder's hand three times."""
+        """The state's list of player `who`'s zone `name`; read once as a pure function starts
+        when `who` is its parameter (`_Fn.hoists`: an expression changes neither)."""
         at = self.zone_at(fn, f"{self.zone_keys(name)}[{who}.seat]", True)
         if fn is not None and fn.pure and who in fn.params and not self.hinting:
-            h = f"_hz_{name}_{who}"
-            fn.hoists[h] = at
-            return h
+            fn.hoists[f"_hz_{name}_{who}"] = at
+            return f"_hz_{name}_{who}"
         return at
 
     def zone_named(self, e, sc) -> bool:

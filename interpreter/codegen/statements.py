@@ -134,11 +134,9 @@ class Statements:
                     return f.on_list.format(self.ev_into(fn, arg, sc), node=node)
         return self.x(e, sc, fn)
 
-    # A def written in place and remembered (`memo_var`) is worked out where it first comes,
-    # and its variable asked `is _MISSING` each other time. Two of those questions have
-    # answers known as the statements are written: where it first comes in the statements,
-    # outside any loop of them, nothing has set it (no question); after its statement, while
-    # no block has closed, it is set (no question, no statement).
+    # A remembered def written in place (`memo_var`) is asked `is _MISSING` only where the
+    # answer is not known as the statements are written: where it first comes, outside their
+    # loops, it is unset; after its statement, while no block has closed, it is set.
     def memo_first(self, fn: _Fn, d, e, sc) -> bool:
         """Whether call `e` of def `d` (remembered) comes here for the first time in the
         statements being written, outside any loop of theirs: its variable is still unset."""

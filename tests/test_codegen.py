@@ -416,7 +416,9 @@ def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypat
     cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4)
     block = cx.source.split("def _B")[-1]
     assert "[" + "_c" not in block   # no comprehension left in the turn's block
-    assert " is _MISSING:" in block   # `low(q)` worked out once in `mix(q)`
+    # `low(q)` worked out once in `mix(q)`, where it first comes (no question whether it is
+    # set: `Statements.memo_first`), its variable read in `mix`'s loop (`memo_worked_out`)
+    assert block.count("<= 2)") == 6 and " = _MISSING" in block
     texts = {e["text"] for r in games for e in json.loads(r)[0]}
     assert any(t.startswith("true ") for t in texts)
 
@@ -860,3 +862,94 @@ def test_each_kind_of_event_has_a_runner_of_its_own_name_compiled():
     names = [run.__code__.co_filename for run in runners]
     assert len(runners) > 3 and len(set(names)) == len(names)
     assert any("custom discarded" in n for n in names)
+
+
+def test_a_loop_of_constant_sets_on_its_cards_writes_them_directly_compiled(make_rules, monkeypatch):
+    """`for c in CARDS { set c.a = 0  set c.b = none }` (the round's start resetting every
+    card) writes the variables card after card and counts the steps at once
+    (`Statements.quiet_sets_loop`): the same values, derived properties and steps as the tree
+    walker's; and when the budget runs out inside the loop, the loop runs statement by
+    statement and stops at the very statement it ran out at, as the tree walker does."""
+    rules = """
+        var a per card = 0
+        var b per card = none
+        var marks = []
+        derive doubled = a * 2
+        turn { phase p {
+          draw 1
+          for c in hand(current) { set c.a += 1 }
+          set marks = marks + ["{[c.doubled for c in all_cards]}"]
+          for c in all_cards { set c.a = 0  set c.b = none }
+          set marks = marks + ["{[c.doubled for c in all_cards]} {[c.b for c in all_cards]}"]
+          if turn_no >= 4 { end game }
+        } }
+    """
+    rs = make_rules(rules)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3,
+                                            read=lambda g: (g.state.globals["marks"], g.result.steps))
+    assert any("2" in m for marks, _ in games for m in marks)
+    assert compiled_for(rs, budget=True).source.count(" + 2 * len(") == 1   # the loop written so
+    # the budget running out inside the loop: at the same statement, after the same steps
+    out = []
+    for engine in ("tree", "compiled"):
+        for budget in range(40, 60):
+            monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+            game = Game(rs, 2, 0)
+            game.engine.max_steps = budget
+            with pytest.raises(CglError) as info:
+                d = game.start()
+                while d is not None:
+                    d = game.answer(0)
+            d = info.value.diagnostics[0]
+            out.append((engine, budget, d.message, (d.span.line, d.span.column), game.state.steps,
+                        [game.state.card_vars[c.id]["a"] for c in game.engine.cards]))
+    assert [o[1:] for o in out[:20]] == [o[1:] for o in out[20:]]
+    assert {o[3] for o in out if o[3][0] == 15} == {(15, 3), (15, 24), (15, 37)}   # (the `for`, each `set`)
+
+
+def test_a_pure_functions_players_zone_is_read_once_as_it_starts_compiled(make_rules, monkeypatch):
+    """`hand(p)` of a def's player parameter `p` (a pure function's: neither `p` nor the
+    list the state keeps for the zone can change while it runs) is read once as the
+    function starts (`Expressions.player_zone_at`), as `p`'s variables are (`fast_attr`),
+    in a loop or not; `hand(q)` and `q.score` of a comprehension's player, another each
+    time round, are read where they are: the same games as the tree walker's."""
+    rs = make_rules("""
+        var seen = []
+        var score per player = 0
+        def sizes(p) = [count(hand(q)) * 10 + count(hand(p)) + q.score for q in players]
+        def mine(p) = count(hand(p)) + count(all_cards where count(hand(p)) > 1 and it in hand(p)) + p.score
+        turn { phase p {
+          draw 1
+          set seen = seen + ["{sizes(current)} {mine(current)}"]
+          set current.score += count(hand(current))
+          if turn_no >= 5 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3, read=_seen_and_steps)
+    assert any("[" in s for seen, _ in games for s in seen)
+    assert "_hz_hand_v_p = " in cx.source and "_h_v_p_score = " in cx.source   # (its variables too)
+
+
+def test_a_def_remembered_in_a_branch_is_worked_out_again_after_it_compiled(make_rules, monkeypatch):
+    """A def written in place twice in one statement's expression is asked `is _MISSING`
+    only where that is not known as it is written (`Statements.memo_first`,
+    `memo_worked_out`): once worked out in one branch of an `if`, it is still to be worked
+    out after the `if` when the other branch ran, and in the other branch; inside a loop
+    after it, it is not."""
+    rs = make_rules("""
+        def low(p) = [c.rank for c in hand(p) if c.rank <= 2]
+        var seen = []
+        turn { phase p {
+          draw 1
+          let q = current
+          let h = (if count(hand(q)) > 2 then count(low(q)) else 0) + count(low(q))
+          let k = count(low(q)) + count([r for r in [1, 2, 3] if r in low(q)])
+          let j = if count(hand(q)) > 2 then count(low(q)) else count(low(q)) + 1
+          set seen = seen + ["{h} {k} {j}"]
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    assert any(s.split()[0] != "0" for seen, _ in games for s in seen)
+    block = cx.source.split("def _B")[-1]
+    assert block.count(" is _MISSING:") == 2   # (after `h`'s `if` and in `j`'s `else`, not in `k`'s loop)

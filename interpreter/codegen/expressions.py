@@ -228,7 +228,7 @@ class Expressions:
             hoist = checked == player
             player = checked
         if player is not None and ty == "player":
-            if hoist and fn is not None and fn.pure and fn.inloop and var in fn.params:
+            if hoist and fn is not None and fn.pure and var in fn.params:
                 h = f"_h_{var}_{name}"    # read once (a pure function's parameter: it cannot change)
                 fn.hoists[h] = player
                 return h
@@ -342,7 +342,7 @@ class Expressions:
         if self.player_zone_call(e):
             keys, who = self.zone_keys(e.name), self.x(e.args[0], sc, fn)
             if self.ty(e.args[0], sc) == "player":
-                return self.zone_at(fn, f"{keys}[{who}.seat]", True)
+                return self.player_zone_at(fn, e.name, who)
             return f"_pz_ids(eng, {keys}, {who}, {self.k(e.args[0])})"
         return None
 
@@ -352,6 +352,15 @@ class Expressions:
         seat in play: `Engine._initial_state`), else it may have none yet (a card's zone)."""
         zones = self.state(fn, "zones")
         return f"{zones}[{key}]" if made else f"{zones}.get({key}, ())"
+
+    def player_zone_at(self, fn, name: str, who: str) -> str:
+        """The state's list of player `who`'s zone `name`; read once as a pure function starts
+        when `who` is its parameter (`_Fn.hoists`: an expression changes neither)."""
+        at = self.zone_at(fn, f"{self.zone_keys(name)}[{who}.seat]", True)
+        if fn is not None and fn.pure and who in fn.params and not self.hinting:
+            fn.hoists[f"_hz_{name}_{who}"] = at
+            return f"_hz_{name}_{who}"
+        return at
 
     def zone_named(self, e, sc) -> bool:
         """`stock`: a name that means a declared zone (not a local, such as a def's parameter,
@@ -628,7 +637,7 @@ class Expressions:
         if self.player_zone_call(arg):
             who = self.x(arg.args[0], sc, fn)
             if self.ty(arg.args[0], sc) == "player":
-                return f"len({self.zone_at(fn, f'{self.zone_keys(arg.name)}[{who}.seat]', True)})"
+                return f"len({self.player_zone_at(fn, arg.name, who)})"
             return f"_pz_count(eng, {self.zone_keys(arg.name)}, {who}, {self.k(arg.args[0])})"
         if self.zone_named(arg, sc):
             return f"len({self.zone_at(fn, repr(arg.id), not self.rs.zones[arg.id].per_card)})"

@@ -44,16 +44,17 @@ class Statements:
         # start. Written twice: the first time finds which calls come more than once.
         fn.stmt_memo, fn.memo_keep = {}, None
         at, ind = len(fn.lines), fn.ind
+        fn.memo_at, fn.memo_inloop = {}, fn.inloop
         try:
             src = self._ev_into(fn, e, sc)
             if fn.stmt_memo:
                 fn.memo_keep = {key for key, (_, n) in fn.stmt_memo.items() if n > 1}
                 del fn.lines[at:]
-                fn.stmt_memo = {}
+                fn.stmt_memo, fn.memo_at = {}, {}
                 src = self._ev_into(fn, e, sc)
             memo = fn.stmt_memo
         finally:
-            fn.stmt_memo = fn.memo_keep = None
+            fn.stmt_memo = fn.memo_keep = fn.memo_at = None
         fn.lines[at:at] = ["    " * ind + f"{m} = _MISSING" for m, _ in memo.values()]
         return src
 
@@ -99,7 +100,10 @@ class Statements:
             if d is not None and d.params is not None and self._inlinable(e, sc):
                 inner = self._inline_scope(d, e, sc, fn)
                 m = self.memo_var(d, e, sc, fn, fn.stmt_memo)
-                if m is not None:
+                if m is not None and self.memo_worked_out(fn, m):
+                    return m
+                first = m is not None and self.memo_first(fn, d, e, sc)
+                if m is not None and not first:
                     fn.emit(f"if {m} is _MISSING:")
                     fn.ind += 1
                 self._inlining.append(d.name)
@@ -110,7 +114,8 @@ class Statements:
                 if m is None:
                     return v
                 fn.emit(f"{m} = {v}")
-                fn.ind -= 1
+                fn.ind -= 0 if first else 1
+                fn.memo_at[m] = (len(fn.lines), fn.ind)   # (set from here on, while no block closes)
                 return m
             f = B.FUNCTIONS.get(e.name)
             if f is not None and f.loop is not None and len(e.args) == 1 and call_meaning(self.rs, e.name) == "builtin":
@@ -132,6 +137,25 @@ class Statements:
                 if self.ty(arg, sc) in self.LISTY:   # (a list: as `on_list` writes it)
                     return f.on_list.format(self.ev_into(fn, arg, sc), node=node)
         return self.x(e, sc, fn)
+
+    # A remembered def written in place (`memo_var`) is asked `is _MISSING` only where the
+    # answer is not known as the statements are written: where it first comes, outside their
+    # loops, it is unset; after its statement, while no block has closed, it is set.
+    def memo_first(self, fn: _Fn, d, e, sc) -> bool:
+        """Whether call `e` of def `d` (remembered) comes here for the first time in the
+        statements being written, outside any loop of theirs: its variable is still unset."""
+        key = (d.name, tuple(self.local_of(a, sc).var for a in e.args))
+        return fn.stmt_memo[key][1] == 1 and fn.inloop == fn.memo_inloop
+
+    @staticmethod
+    def memo_worked_out(fn: _Fn, m: str) -> bool:
+        """Whether every way to the line about to be written passed the statement setting
+        remembered variable `m`: no line written since is indented less than it."""
+        at = fn.memo_at.get(m) if fn.memo_at is not None else None
+        if at is None or fn.ind < at[1]:
+            return False
+        pad = "    " * at[1]
+        return all(line.startswith(pad) for line in fn.lines[at[0]:])
 
     def _sides_into(self, fn: _Fn, e, sc, inner):
         """`e` (a comparison, `in`, arithmetic) with its left side evaluated now into a
@@ -504,8 +528,68 @@ class Statements:
                           for n in A.walk(s.body))
         inner.names[s.name] = _Binding(v, False, fn, None if set_in_body else self.elem_ty(src_ty))
         fn.loop -= 1
+        sets = self.constant_card_sets(fn, s, inner) if s.by is None else None
+        if sets is not None:
+            self.quiet_sets_loop(fn, v, items, sets)
+            fn.emit("else:")
+            fn.ind += 1
         fn.emit(f"for {v} in {items}:")
         self.loop_body(fn, s.body, inner)
+        if sets is not None:
+            fn.ind -= 1
+
+    def constant_card_sets(self, fn, s, sc):
+        """[(variable, value's source)] when the body of `for c in CARDS` is only `set c.VAR =
+        CONSTANT` statements (the round's start resetting every card), which can neither fail
+        nor run anything: None otherwise (as when state checks settle after each `set`, or a
+        trial's way through may end at one)."""
+        stmts = s.body.stmts if s.body is not None else []
+        if not stmts or self.rs.checks:
+            return None
+        sets = []
+        for one in stmts:
+            t = one.target if isinstance(one, A.Set) else None
+            if not (isinstance(t, A.Attr) and isinstance(t.obj, A.Name) and t.obj.id == s.name
+                    and self.held_set(one, sc) is not None) or id(one) in self.facts.past_parts:
+                return None
+            sets.append((t.name, self.x(one.value, sc, fn)))
+        return sets
+
+    def quiet_sets_loop(self, fn, v, items, sets):
+        """`for` over cards whose body is only constant `set`s of their variables
+        (`constant_card_sets`): the variables written directly, card after card, the steps
+        counted all at once. Only when the budget holds for all of them and the state owns its
+        cards' variables (a game's, not a trial's copy); else (the `else:` the caller writes)
+        the loop as it is, statement by statement, to stop at the very statement the budget
+        runs out at. The steps, the values and the derived properties forgotten are the same."""
+        n = len(sets)
+        cond = "st.own_cards is None" + (f" and st.steps + {n} * len({items}) <= _lim" if self.budget else "")
+        fn.emit(f"if {cond}:")
+        fn.ind += 1
+        cv, store = self.fresh("cv"), self.fresh("store")
+        fn.emit(f"{cv} = st.card_vars")
+        caches = {}
+        for name, _ in sets:
+            for d in self.facts.derives_reading.get(name, ()):
+                if d not in caches:
+                    caches[d] = self.fresh("dc")
+                    fn.emit(f"{caches[d]} = eng.dcache[{d!r}]")
+        fn.emit(f"for {v} in {items}:")
+        fn.ind += 1
+        fn.emit(f"{store} = {cv}[{v}.id]")
+        for name, value in sets:
+            reading = self.facts.derives_reading.get(name, ())
+            if reading:
+                old = self.fresh("old")
+                fn.emit(f"{old} = {store}[{name!r}]")
+            fn.emit(f"{store}[{name!r}] = {value}")
+            if reading:
+                fn.emit(f"if {store}[{name!r}] is not {old}:")
+                for d in reading:
+                    fn.emit(f"    {caches[d]}[{v}.id] = _UNSET")
+        fn.ind -= 1
+        fn.emit(f"st.steps += {n} * len({items})")
+        fn.ind -= 1
 
     def loop_body(self, fn, body, sc):
         """The body of a loop: indented, its bindings marked as new each time round."""

@@ -809,3 +809,34 @@ def test_each_kind_of_event_has_a_runner_of_its_own_name_compiled():
     names = [run.__code__.co_filename for run in runners]
     assert len(runners) > 3 and len(set(names)) == len(names)
     assert any("custom discarded" in n for n in names)
+
+
+def test_a_def_called_again_in_one_expression_is_remembered_by_its_arguments_values_compiled(make_rules, monkeypatch):
+    """A deterministic def not written in place (its argument is no plain variable: `has(owner(c),
+    "X")` for each card c) is worked out once per value of its arguments within one
+    expression (each argument's value taken with its class), inside a loop and as
+    statements; a def that rolls dice is not remembered. The games are the tree walker's."""
+    rs = make_rules("""
+        var seen = []
+        def shown(x) = "<{x}>" + (if exists(pile) then "" else "!")
+        def above(p, n) = count(hand(p) where rank >= n)
+        def roll(p) = [1d6 for c in hand(p)]
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          set seen = seen + ["{[shown(first([v])) for v in [1, 2, 1, 2]]}"]
+          set seen = seen + ["{[[above(first([q]), c.rank) for c in hand(current)] for q in players]}"]
+          set seen = seen + ["{[roll(first([q])) for q in players + players]}"]
+          set seen = seen + ["{sum([above(first([current]), c.rank) for c in hand(current) if c.rank > 1])}"]
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    for seen, _ in games:
+        for line in seen[::4]:   # (each value its own: one, two, one, two)
+            a, b, c, d = line.strip("[]").split(", ")
+            assert a.startswith("<1>") and b.startswith("<2>") and (a, b) == (c, d)
+    source = cx.source
+    assert "_memo_call1(" in source and "_memo_call2(" in source
+    assert not any("_memo_call" in line and "D_roll" in line for line in source.splitlines())

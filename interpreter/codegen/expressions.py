@@ -94,7 +94,8 @@ class Expressions:
             fn.memo = fn.memo_keep = None
         if not memo:
             return src
-        return "(" + " and ".join([f"({m} := _MISSING)" for m, _ in memo.values()] + [src]) + ")"
+        return "(" + " and ".join([f"({m} := _MISSING)" if key[0] != "(calls)" else f"(({m} := {{}}) is not None)"
+                                   for key, (m, _) in memo.items()] + [src]) + ")"
 
     def deterministic(self, name) -> bool:
         """Whether def `name` gives the same value for the same arguments while the game does
@@ -555,7 +556,11 @@ class Expressions:
         if inline is not None:
             return inline
         types = [self.ty(a, sc) for a in e.args]
-        return f"{self.def_fn(e.name, types)}(eng{''.join(', ' + a for a in args)})"
+        fname = self.def_fn(e.name, types)
+        m = self.call_memo(d, fname, args, fn)
+        if m is not None:
+            return f"_memo_call{len(args)}({m}, {fname}, eng{''.join(', ' + a for a in args)})"
+        return f"{fname}(eng{''.join(', ' + a for a in args)})"
 
     def call_table(self, e, args, sc, fn):
         t = self.rs.table_decls[e.name]

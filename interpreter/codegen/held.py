@@ -1,5 +1,6 @@
 """The generator's loop-invariant reads: a loop's zone listed once per expression, a hint's
-counts by label kept for all its options."""
+counts by label kept for all its options, a def's calls remembered by their arguments'
+values for the rest of an expression (`call_memo`)."""
 from __future__ import annotations
 
 from typing import Optional
@@ -303,3 +304,21 @@ class Held:
             return loop
         m, cards = held
         return f"({loop} if {m} is not _MISSING or ({m} := {cards}) is not None else None)"
+
+    def call_memo(self, d, fname, args, fn) -> Optional[str]:
+        """The variable of the dict remembering, for the rest of the expression being
+        written, what calls of def function `fname` came to by their arguments' values
+        (`_memo_call1`, `_memo_call2`), or None: not remembered. A call inside a loop of the
+        expression (`has(owner(c), "X")` for each card c: a few owners) is remembered, and
+        one that comes twice; a def that is not deterministic, a static def (remembered
+        already) or a call in a lambda (which may run later) or a hint (whose reads are
+        watched) is not. Exact: nothing an expression does changes the game."""
+        if fn is None or fn.memo is None or fn.lambdas or self.hinting or not 1 <= len(args) <= 2 \
+                or d.name in self.static_defs or not self.deterministic(d.name):
+            return None
+        key = ("(calls)", fname)   # (no def is so named)
+        if fn.memo_keep is not None and key not in fn.memo_keep:
+            return None   # (it comes once)
+        m, n = fn.memo.get(key) or (self.fresh("d"), 0)
+        fn.memo[key] = m, n + (2 if fn.comp_vars else 1)   # (in a loop: called each time round)
+        return m

@@ -840,3 +840,28 @@ def test_a_def_called_again_in_one_expression_is_remembered_by_its_arguments_val
     source = cx.source
     assert "_memo_call1(" in source and "_memo_call2(" in source
     assert not any("_memo_call" in line and "D_roll" in line for line in source.splitlines())
+
+
+def test_a_def_that_is_a_list_of_constants_is_written_in_place_compiled(make_rules, monkeypatch):
+    """A def of no parameters whose body is a list of constants (texts, numbers, truth
+    values, none, an enumeration's values) is written in place, a new list each time; one
+    whose list reads the game is still called. The games are the tree walker's."""
+    rs = make_rules("""
+        enum tone { warm, cold }
+        var seen = []
+        def warmth = ["red", "green"]
+        def odd = [1, true, none, "x", cold]
+        def sizes = [count(hand(current))]
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          set seen = seen + ["{[c.suit in warmth for c in hand(current)]} {odd} {warm in odd} {sizes} {warmth + warmth}"]
+          choose c in hand(current) where suit in warmth or rank > 2 by current "Discard" { discard c }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    assert any("true" in line and "false" in line.split("]")[0] for seen, _ in games for line in seen)
+    source = cx.source
+    assert "D_warmth(eng)" not in source and "D_odd(eng)" not in source and "D_sizes(eng)" in source
+    assert "['red', 'green']" in source

@@ -255,7 +255,7 @@ class Expressions:
         if meaning == "global":
             return self.hint_var(name, f"eng.state.globals[{name!r}]")
         if meaning == "def":
-            return f"{self.def_fn(name)}(eng)"
+            return self.literal_def(name) or f"{self.def_fn(name)}(eng)"
         if meaning == "data":
             return self.k(rs.tables[name])
         if meaning == "zone":

@@ -865,3 +865,28 @@ def test_a_def_that_is_a_list_of_constants_is_written_in_place_compiled(make_rul
     source = cx.source
     assert "D_warmth(eng)" not in source and "D_odd(eng)" not in source and "D_sizes(eng)" in source
     assert "['red', 'green']" in source
+
+
+def test_a_list_of_players_or_cards_read_in_a_loop_is_made_once_per_expression_compiled(make_rules, monkeypatch):
+    """`players`, `all_players` and `all_cards` read inside a loop of one expression are
+    made once, as the expression starts (in place and as statements), and made again by
+    the next expression: a player who lost between two is no longer in `players`. The
+    games are the tree walker's."""
+    rs = make_rules("""
+        var seen = []
+        def mates(c) = [q for q in players if count(hand(q)) >= c.rank]
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          set seen = seen + ["{[[q in players for q in all_players] for c in hand(current)]}"]
+          set seen = seen + ["{[mates(c) for c in hand(current)]} {count(all_cards where it in hand(current) and count(players) > 1)}"]
+          if turn_no = 4 { lose first(others(current)) }
+          set seen = seen + ["{[count(players) for c in hand(current) if c in all_cards]}"]
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no >= 9 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3, players=3, read=_seen_and_steps)
+    assert any("false" in line for seen, _ in games for line in seen[::3]) and \
+        any("3" in line for seen, _ in games for line in seen[2::3])
+    assert cx.source.count("= [p for p in eng.players if p.seat not in eng.state.out]") >= 2

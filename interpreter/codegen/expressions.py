@@ -94,8 +94,8 @@ class Expressions:
             fn.memo = fn.memo_keep = None
         if not memo:
             return src
-        return "(" + " and ".join([f"({m} := _MISSING)" if key[0] != "(calls)" else f"(({m} := {{}}) is not None)"
-                                   for key, (m, _) in memo.items()] + [src]) + ")"
+        return "(" + " and ".join([f"(({m} := {self.memo_init(key)}) is not None)" for key, (m, _) in memo.items()]
+                                  + [src]) + ")"
 
     def deterministic(self, name) -> bool:
         """Whether def `name` gives the same value for the same arguments while the game does
@@ -263,7 +263,7 @@ class Expressions:
         if meaning == "enum":
             return repr(name)
         if meaning == "builtin":
-            return B.VALUES[name].emit
+            return self.value_kept(name, B.VALUES[name].emit, fn)
         return None
 
     def x_Attr(self, e, sc, fn):

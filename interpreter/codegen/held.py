@@ -6,8 +6,12 @@ from __future__ import annotations
 from typing import Optional
 
 from ..base import ast as A
+from ..runtime import builtins as B
 from ..check.resolver import deterministic_expr
 from .writer import Var
+
+
+KEPT_VALUES = frozenset(("players", "all_players", "all_cards"))   # built-in values made as a new list (`value_kept`)
 
 
 class Held:
@@ -322,3 +326,26 @@ class Held:
         m, n = fn.memo.get(key) or (self.fresh("d"), 0)
         fn.memo[key] = m, n + (2 if fn.comp_vars else 1)   # (in a loop: called each time round)
         return m
+
+    def value_kept(self, name, emit: str, fn) -> str:
+        """`emit`, built-in value `name`, kept for the rest of the expression being written
+        when it is a list made anew (`players`, `all_cards`) inside a loop of that expression
+        (`owner(it) in players` for each card): made once, as the expression starts
+        (`memo_init`), then read. Exact: nothing an expression does changes who is in the
+        game or what the cards are, making the list cannot fail, and no rules value is
+        changed in place."""
+        if name not in KEPT_VALUES or fn is None or fn.memo is None or not fn.comp_vars or fn.lambdas:
+            return emit
+        key = ("(value)", name)   # (no def is so named)
+        m, n = fn.memo.get(key) or (self.fresh("v"), 0)
+        fn.memo[key] = m, n + 2   # (kept even when read in one place: it is read each time round)
+        return m
+
+    @staticmethod
+    def memo_init(key) -> str:
+        """What the variable of an expression's memo entry `key` holds as the expression
+        starts: a built-in value's list (`value_kept`), an empty dict for a def's calls
+        (`call_memo`), else nothing yet (`_MISSING`)."""
+        if key[0] == "(value)":
+            return B.VALUES[key[1]].emit
+        return "{}" if key[0] == "(calls)" else "_MISSING"

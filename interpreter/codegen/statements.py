@@ -54,7 +54,7 @@ class Statements:
             memo = fn.stmt_memo
         finally:
             fn.stmt_memo = fn.memo_keep = None
-        fn.lines[at:at] = ["    " * ind + f"{m} = {'_MISSING' if key[0] != '(calls)' else '{}'}" for key, (m, _) in memo.items()]
+        fn.lines[at:at] = ["    " * ind + f"{m} = {self.memo_init(key)}" for key, (m, _) in memo.items()]
         return src
 
     def _ev_into(self, fn: _Fn, e, sc) -> str:

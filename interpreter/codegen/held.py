@@ -314,12 +314,14 @@ class Held:
         written, what calls of def function `fname` came to by their arguments' values
         (`_memo_call1`, `_memo_call2`), or None: not remembered. A call inside a loop of the
         expression (`has(owner(c), "X")` for each card c: a few owners) is remembered, and
-        one that comes twice; a def that is not deterministic, a static def (remembered
+        one that comes twice, unless an argument is the loop's variable itself; a def that is not deterministic, a static def (remembered
         already) or a call in a lambda (which may run later) or a hint (whose reads are
         watched) is not. Exact: nothing an expression does changes the game."""
         if fn is None or fn.memo is None or fn.lambdas or self.hinting or not 1 <= len(args) <= 2 \
                 or d.name in self.static_defs or not self.deterministic(d.name):
             return None
+        if any(a in fn.comp_vars for a in args):
+            return None   # (a loop's own variable: another value each time round, nothing to find again)
         key = ("(calls)", fname)   # (no def is so named)
         if fn.memo_keep is not None and key not in fn.memo_keep:
             return None   # (it comes once)

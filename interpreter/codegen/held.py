@@ -11,9 +11,6 @@ from ..check.resolver import deterministic_expr
 from .writer import Var
 
 
-KEPT_VALUES = frozenset(("players", "all_players", "all_cards"))   # built-in values made as a new list (`value_kept`)
-
-
 class Held:
     """A mixin of CodeGen, used by `x_Where`, `x_Comprehension` and `x_Call` (expressions.py),
     and by `Statements._ev_into` for a count in the statements of one expression
@@ -331,12 +328,12 @@ class Held:
 
     def value_kept(self, name, emit: str, fn) -> str:
         """`emit`, built-in value `name`, kept for the rest of the expression being written
-        when it is a list made anew (`players`, `all_cards`) inside a loop of that expression
+        when it makes a list anew (`players`, `all_cards`) inside a loop of that expression
         (`owner(it) in players` for each card): made once, as the expression starts
         (`memo_init`), then read. Exact: nothing an expression does changes who is in the
         game or what the cards are, making the list cannot fail, and no rules value is
         changed in place."""
-        if name not in KEPT_VALUES or fn is None or fn.memo is None or not fn.comp_vars or fn.lambdas:
+        if not emit.startswith(("[", "list(")) or fn is None or fn.memo is None or not fn.comp_vars or fn.lambdas:
             return emit
         key = ("(value)", name)   # (no def is so named)
         m, n = fn.memo.get(key) or (self.fresh("v"), 0)

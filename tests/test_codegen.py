@@ -953,3 +953,84 @@ def test_a_def_remembered_in_a_branch_is_worked_out_again_after_it_compiled(make
     assert any(s.split()[0] != "0" for seen, _ in games for s in seen)
     block = cx.source.split("def _B")[-1]
     assert block.count(" is _MISSING:") == 2   # (after `h`'s `if` and in `j`'s `else`, not in `k`'s loop)
+
+
+def test_a_def_called_again_in_one_expression_is_remembered_by_its_arguments_values_compiled(make_rules, monkeypatch):
+    """A deterministic def not written in place (its argument is no plain variable: `has(owner(c),
+    "X")` for each card c) is worked out once per value of its arguments within one
+    expression (each argument's value taken with its class), inside a loop and as
+    statements; a def that rolls dice is not remembered. The games are the tree walker's."""
+    rs = make_rules("""
+        var seen = []
+        def shown(x) = "<{x}>" + (if exists(pile) then "" else "!")
+        def above(p, n) = count(hand(p) where rank >= n)
+        def roll(p) = [1d6 for c in hand(p)]
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          set seen = seen + ["{[shown(first([v])) for v in [1, 2, 1, 2]]}"]
+          set seen = seen + ["{[[above(first([q]), c.rank) for c in hand(current)] for q in players]}"]
+          set seen = seen + ["{[roll(first([q])) for q in players + players]}"]
+          set seen = seen + ["{sum([above(first([current]), c.rank) for c in hand(current) if c.rank > 1])}"]
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    for seen, _ in games:
+        for line in seen[::4]:   # (each value its own: one, two, one, two)
+            a, b, c, d = line.strip("[]").split(", ")
+            assert a.startswith("<1>") and b.startswith("<2>") and (a, b) == (c, d)
+    source = cx.source
+    assert "_memo_call1(" in source and "_memo_call2(" in source
+    assert not any("_memo_call" in line and "D_roll" in line for line in source.splitlines())
+
+
+def test_a_def_that_is_a_list_of_constants_is_written_in_place_compiled(make_rules, monkeypatch):
+    """A def of no parameters whose body is a list of constants (texts, numbers, truth
+    values, none, an enumeration's values) is written in place, a new list each time; one
+    whose list reads the game is still called. The games are the tree walker's."""
+    rs = make_rules("""
+        enum tone { warm, cold }
+        var seen = []
+        def warmth = ["red", "green"]
+        def odd = [1, true, none, "x", cold]
+        def sizes = [count(hand(current))]
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          set seen = seen + ["{[c.suit in warmth for c in hand(current)]} {odd} {warm in odd} {sizes} {warmth + warmth}"]
+          choose c in hand(current) where suit in warmth or rank > 2 by current "Discard" { discard c }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    assert any("true" in line and "false" in line.split("]")[0] for seen, _ in games for line in seen)
+    source = cx.source
+    assert "D_warmth(eng)" not in source and "D_odd(eng)" not in source and "D_sizes(eng)" in source
+    assert "['red', 'green']" in source
+
+
+def test_a_list_of_players_or_cards_read_in_a_loop_is_made_once_per_expression_compiled(make_rules, monkeypatch):
+    """`players`, `all_players` and `all_cards` read inside a loop of one expression are
+    made once, as the expression starts (in place and as statements), and made again by
+    the next expression: a player who lost between two is no longer in `players`. The
+    games are the tree walker's."""
+    rs = make_rules("""
+        var seen = []
+        def mates(c) = [q for q in players if count(hand(q)) >= c.rank]
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          set seen = seen + ["{[[q in players for q in all_players] for c in hand(current)]}"]
+          set seen = seen + ["{[mates(c) for c in hand(current)]} {count(all_cards where it in hand(current) and count(players) > 1)}"]
+          if turn_no = 4 { lose first(others(current)) }
+          set seen = seen + ["{[count(players) for c in hand(current) if c in all_cards]}"]
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no >= 9 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3, players=3, read=_seen_and_steps)
+    assert any("false" in line for seen, _ in games for line in seen[::3]) and \
+        any("3" in line for seen, _ in games for line in seen[2::3])
+    assert cx.source.count("= [p for p in eng.players if p.seat not in eng.state.out]") >= 2

@@ -94,7 +94,8 @@ class Expressions:
             fn.memo = fn.memo_keep = None
         if not memo:
             return src
-        return "(" + " and ".join([f"({m} := _MISSING)" for m, _ in memo.values()] + [src]) + ")"
+        return "(" + " and ".join([f"(({m} := {self.memo_init(key)}) is not None)" for key, (m, _) in memo.items()]
+                                  + [src]) + ")"
 
     def deterministic(self, name) -> bool:
         """Whether def `name` gives the same value for the same arguments while the game does
@@ -254,7 +255,7 @@ class Expressions:
         if meaning == "global":
             return self.hint_var(name, f"eng.state.globals[{name!r}]")
         if meaning == "def":
-            return f"{self.def_fn(name)}(eng)"
+            return self.literal_def(name) or f"{self.def_fn(name)}(eng)"
         if meaning == "data":
             return self.k(rs.tables[name])
         if meaning == "zone":
@@ -262,7 +263,7 @@ class Expressions:
         if meaning == "enum":
             return repr(name)
         if meaning == "builtin":
-            return B.VALUES[name].emit
+            return self.value_kept(name, B.VALUES[name].emit, fn)
         return None
 
     def x_Attr(self, e, sc, fn):
@@ -571,7 +572,11 @@ class Expressions:
         if inline is not None:
             return inline
         types = [self.ty(a, sc) for a in e.args]
-        return f"{self.def_fn(e.name, types)}(eng{''.join(', ' + a for a in args)})"
+        fname = self.def_fn(e.name, types)
+        m = self.call_memo(d, fname, args, fn)
+        if m is not None:
+            return f"_memo_call{len(args)}({m}, {fname}, eng{''.join(', ' + a for a in args)})"
+        return f"{fname}(eng{''.join(', ' + a for a in args)})"
 
     def call_table(self, e, args, sc, fn):
         t = self.rs.table_decls[e.name]

@@ -19,6 +19,9 @@ from ..walker.trial import legal_plan
 
 # ---------------------------------------------------------------- the generator
 
+MAX_LITERAL = 64   # items of a def's list of constants written in place (`literal_def`)
+
+
 class CodeGen(Expressions, Held, Statements):
     """Generates and compiles the Python module of one ruleset."""
 
@@ -118,6 +121,20 @@ class CodeGen(Expressions, Held, Statements):
             return [_MISSING] * len(self.rs.cards)
         self._static_full.add(name)
         return values
+
+    def literal_def(self, name) -> Optional[str]:
+        """Def `name` of no parameters whose body is a list of constants (texts, numbers,
+        truth values, enumeration values: `def ukinds = [baby, basic, magical]`), written in
+        place as that list (a new one each time, as a call makes it); None for any other def.
+        Its value cannot change, and a call per card of a loop is most of what it costs."""
+        d = self.rs.defs[name]
+        if d.params is not None or not isinstance(d.expr, A.ListLit) or len(d.expr.items) > MAX_LITERAL:
+            return None
+        for item in d.expr.items:
+            if not (isinstance(item, (A.Int, A.Const)) or isinstance(item, A.Text) and item.constant is not None
+                    or isinstance(item, A.Name) and self.meaning(item).meaning == "enum"):
+                return None
+        return self.x(d.expr, Scope(), None)
 
     # ------------------------------------------------------------ bodies
     def procedure(self, proc: A.Procedure, types=()) -> str:

@@ -1,12 +1,14 @@
 """The generator's loop-invariant reads: a loop's zone listed once per expression, a hint's
-counts by label kept for all its options; and a sum, max or min of whole numbers as a
-running total (`fold_into`)."""
+counts by label kept for all its options, a def's calls remembered by their arguments'
+values for the rest of an expression (`call_memo`); and a sum, max or min of whole numbers
+as a running total (`fold_into`)."""
 from __future__ import annotations
 
 from typing import Optional
 
 from ..base import ast as A
 from ..base.protocol import MAX_LIST
+from ..runtime import builtins as B
 from ..check.resolver import call_meaning, deterministic_expr
 from .writer import Lit, Var
 
@@ -428,3 +430,46 @@ class Held:
                 isinstance(x, A.ListLit) and all(self._written_int(i) is not None for i in x.items)
                 or isinstance(x, A.Comprehension) and self.surely_int(x.expr, seen) for x in parts)
         return False
+
+    def call_memo(self, d, fname, args, fn) -> Optional[str]:
+        """The variable of the dict remembering, for the rest of the expression being
+        written, what calls of def function `fname` came to by their arguments' values
+        (`_memo_call1`, `_memo_call2`), or None: not remembered. A call inside a loop of the
+        expression (`has(owner(c), "X")` for each card c: a few owners) is remembered, and
+        one that comes twice, unless an argument is the loop's variable itself; a def that is not deterministic, a static def (remembered
+        already) or a call in a lambda (which may run later) or a hint (whose reads are
+        watched) is not. Exact: nothing an expression does changes the game."""
+        if fn is None or fn.memo is None or fn.lambdas or self.hinting or not 1 <= len(args) <= 2 \
+                or d.name in self.static_defs or not self.deterministic(d.name):
+            return None
+        if any(a in fn.comp_vars for a in args):
+            return None   # (a loop's own variable: another value each time round, nothing to find again)
+        key = ("(calls)", fname)   # (no def is so named)
+        if fn.memo_keep is not None and key not in fn.memo_keep:
+            return None   # (it comes once)
+        m, n = fn.memo.get(key) or (self.fresh("d"), 0)
+        fn.memo[key] = m, n + (2 if fn.comp_vars else 1)   # (in a loop: called each time round)
+        return m
+
+    def value_kept(self, name, emit: str, fn) -> str:
+        """`emit`, built-in value `name`, kept for the rest of the expression being written
+        when it makes a list anew (`players`, `all_cards`) inside a loop of that expression
+        (`owner(it) in players` for each card): made once, as the expression starts
+        (`memo_init`), then read. Exact: nothing an expression does changes who is in the
+        game or what the cards are, making the list cannot fail, and no rules value is
+        changed in place."""
+        if not emit.startswith(("[", "list(")) or fn is None or fn.memo is None or not fn.comp_vars or fn.lambdas:
+            return emit
+        key = ("(value)", name)   # (no def is so named)
+        m, n = fn.memo.get(key) or (self.fresh("v"), 0)
+        fn.memo[key] = m, n + 2   # (kept even when read in one place: it is read each time round)
+        return m
+
+    @staticmethod
+    def memo_init(key) -> str:
+        """What the variable of an expression's memo entry `key` holds as the expression
+        starts: a built-in value's list (`value_kept`), an empty dict for a def's calls
+        (`call_memo`), else nothing yet (`_MISSING`)."""
+        if key[0] == "(value)":
+            return B.VALUES[key[1]].emit
+        return "{}" if key[0] == "(calls)" else "_MISSING"

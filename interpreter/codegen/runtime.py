@@ -296,6 +296,32 @@ def _mkenv(d):
     return Env({k: v for k, v in d.items() if v is not _MISSING})
 
 
+def _memo_call1(memo, body, eng, a):
+    """`body(eng, a)`, a deterministic def's function, remembered in `memo` (the dict of one
+    expression being evaluated: `Expressions.call_memo`) by its argument's value and class
+    (1 and true are not the same argument); an unhashable argument (a list) is not remembered."""
+    key = (a.__class__, a)
+    try:
+        v = memo.get(key, _MISSING)
+    except TypeError:
+        return body(eng, a)
+    if v is _MISSING:
+        v = memo[key] = body(eng, a)
+    return v
+
+
+def _memo_call2(memo, body, eng, a, b):
+    """`_memo_call1` for a def of two parameters."""
+    key = (a.__class__, a, b.__class__, b)
+    try:
+        v = memo.get(key, _MISSING)
+    except TypeError:
+        return body(eng, a, b)
+    if v is _MISSING:
+        v = memo[key] = body(eng, a, b)
+    return v
+
+
 def _static_call(memo, body, eng, args):
     if not _rememberable(args):
         return body(eng, *args)
@@ -376,7 +402,7 @@ RUNTIME = {
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
     "_pz_ids": _pz_ids, "_first": _first, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_owner_card": _owner_card, "_cards_in_zones": _cards_in_zones, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
-    "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_entry": _entry,
+    "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_memo_call1": _memo_call1, "_memo_call2": _memo_call2, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_UNSET": _UNSET, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,
     "ZoneRef": ZoneRef, "Event": Event, "OTHERWISE": OTHERWISE, "Decision": Decision, "MAX_LOOP": MAX_LOOP, "_BUILTIN": {name: f.run for name, f in B.FUNCTIONS.items()}, "_builtins": B,

@@ -55,7 +55,7 @@ class Statements:
             memo = fn.stmt_memo
         finally:
             fn.stmt_memo = fn.memo_keep = fn.memo_at = None
-        fn.lines[at:at] = ["    " * ind + f"{m} = _MISSING" for m, _ in memo.values()]
+        fn.lines[at:at] = ["    " * ind + f"{m} = {self.memo_init(key)}" for key, (m, _) in memo.items()]
         return src
 
     def _ev_into(self, fn: _Fn, e, sc) -> str:

@@ -417,7 +417,7 @@ def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypat
     block = cx.source.split("def _B")[-1]
     assert "[" + "_c" not in block   # no comprehension left in the turn's block
     # `low(q)` worked out once in `mix(q)`, where it first comes (no question whether it is
-    # set: `Statements.memo_first`), its variable read in `mix`'s loop (`memo_worked_out`)
+    # set: `AsStatements.memo_first`), its variable read in `mix`'s loop (`memo_worked_out`)
     assert block.count("<= 2)") == 6 and " = _MISSING" in block
     texts = {e["text"] for r in games for e in json.loads(r)[0]}
     assert any(t.startswith("true ") for t in texts)
@@ -932,7 +932,7 @@ def test_a_pure_functions_players_zone_is_read_once_as_it_starts_compiled(make_r
 
 def test_a_def_remembered_in_a_branch_is_worked_out_again_after_it_compiled(make_rules, monkeypatch):
     """A def written in place twice in one statement's expression is asked `is _MISSING`
-    only where that is not known as it is written (`Statements.memo_first`,
+    only where that is not known as it is written (`AsStatements.memo_first`,
     `memo_worked_out`): once worked out in one branch of an `if`, it is still to be worked
     out after the `if` when the other branch ran, and in the other branch; inside a loop
     after it, it is not."""

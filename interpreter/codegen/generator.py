@@ -14,6 +14,8 @@ from .expressions import Expressions
 from .held import Held
 from .runtime import _CARD_EVENTS, _MISSING
 from .statements import Statements
+from .as_statements import AsStatements
+from .patterns import Patterns
 from .writer import Var, _Fn
 from ..walker.trial import legal_plan
 
@@ -22,7 +24,7 @@ from ..walker.trial import legal_plan
 MAX_LITERAL = 64   # items of a def's list of constants written in place (`literal_def`)
 
 
-class CodeGen(Expressions, Held, Statements):
+class CodeGen(Expressions, Patterns, Held, AsStatements, Statements):
     """Generates and compiles the Python module of one ruleset."""
 
     def __init__(self, rs, budget: bool = False):
@@ -59,7 +61,7 @@ class CodeGen(Expressions, Held, Statements):
         self._loops: dict = {}          # id(expr) -> whether it holds a comprehension
         self._static_caches: dict = {}  # static derive -> module constant of its per-card values
         self._static_full: set = set()  # static derives whose list holds every card's value (static_values)
-        self._id_vars: set = set()      # variables of loops over card ids (see Statements.loop_into)
+        self._id_vars: set = set()      # variables of loops over card ids (see AsStatements.loop_into)
         self.triggers: dict = {}        # id(trigger) -> {piece: python name or None}
         self.actions: dict = {}         # id(action) -> {piece: python name or None}
         self.target_hints: dict = {}    # target declaration's name -> its `prefer` as a generated hint

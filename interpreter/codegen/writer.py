@@ -57,7 +57,7 @@ class _Fn:
         self.memo_keep: Optional[set] = None
         self.stmt_memo: Optional[dict] = None   # the same, for the statements of one expression (ev_into)
         # its variables' statements there, (line, indent) after each; the comprehensions open
-        # as they started (Statements.memo_first, memo_worked_out)
+        # as they started (AsStatements.memo_first, memo_worked_out)
         self.memo_at: Optional[dict] = None
         self.memo_inloop = 0
         self.lambdas = 0

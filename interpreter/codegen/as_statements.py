@@ -1,0 +1,302 @@
+"""The generator's expressions written as statements: where a statement evaluates an
+expression anyway (a def's body, an estimate, a condition), its comprehensions as loops."""
+from __future__ import annotations
+
+from attrs import evolve as attrs_evolve
+
+from ..base import ast as A
+from ..check.resolver import call_meaning
+from ..check.typecheck import Binding as _Binding
+from ..base.protocol import MAX_LIST
+from ..runtime import builtins as B
+from .writer import Lit, Var, _Fn
+
+
+class AsStatements:
+    """`ev_into` and its loops (a mixin of CodeGen, used by the statements and by held.py)."""
+
+    # ------------------------------------------------------------ expressions as statements
+    # Python 3.11 runs each list comprehension in a frame of its own; where an expression is
+    # evaluated by a statement anyway, its comprehensions are written as loops instead. The
+    # order of evaluation and the short-circuits stay those of the expression.
+    def has_loop(self, e) -> bool:
+        key = id(e)
+        v = self._loops.get(key)
+        if v is None:
+            self._loops[key] = False   # a def calling itself: no loop found through the cycle
+            v = self._loops[key] = any(
+                isinstance(n, (A.Comprehension, A.Where))
+                # a def written in place (`inline_def`) brings its loops with it
+                or isinstance(n, A.Call) and call_meaning(self.rs, n.name) == "def"
+                and self.has_loop(self.rs.defs[n.name].expr)
+                for n in A.walk(e))
+        return v
+
+    def ev_into(self, fn: _Fn, e, sc) -> str:
+        """Write statements computing `e` (at fn's indent); a Python expression for its value."""
+        if not self.has_loop(e) and not (isinstance(e, A.Call) and self._inlinable(e, sc)):
+            return self.x(e, sc, fn)
+        if fn.stmt_memo is not None:
+            return self._ev_into(fn, e, sc)
+        # The statements of one expression: a def written in place in it twice
+        # with the same arguments is worked out once (`memo_var`), its variable reset as they
+        # start. Written twice: the first time finds which calls come more than once.
+        fn.stmt_memo, fn.memo_keep = {}, None
+        at, ind = len(fn.lines), fn.ind
+        fn.memo_at, fn.memo_inloop = {}, fn.inloop
+        try:
+            src = self._ev_into(fn, e, sc)
+            if fn.stmt_memo:
+                fn.memo_keep = {key for key, (_, n) in fn.stmt_memo.items() if n > 1}
+                del fn.lines[at:]
+                fn.stmt_memo, fn.memo_at = {}, {}
+                src = self._ev_into(fn, e, sc)
+            memo = fn.stmt_memo
+        finally:
+            fn.stmt_memo = fn.memo_keep = fn.memo_at = None
+        fn.lines[at:at] = ["    " * ind + f"{m} = {self.memo_init(key)}" for key, (m, _) in memo.items()]
+        return src
+
+    def _ev_into(self, fn: _Fn, e, sc) -> str:
+        if not self.has_loop(e) and not (isinstance(e, A.Call) and self._inlinable(e, sc)):
+            return self.x(e, sc, fn)
+        if isinstance(e, (A.Comprehension, A.Where)):
+            return self.loop_into(fn, e, sc)
+        if isinstance(e, A.IfExpr):
+            t = self.fresh()
+            fn.emit(f"if {self.ev_into(fn, e.cond, sc)}:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self.ev_into(fn, e.then, self._narrowed(e, sc))}")
+            fn.ind -= 1
+            fn.emit("else:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self.ev_into(fn, e.otherwise, sc)}")
+            fn.ind -= 1
+            return t
+        if isinstance(e, (A.And, A.Or)):
+            t = self.fresh()
+            fn.emit(f"{t} = {self._bool_src(self.ev_into(fn, e.left, sc), e.left, sc)}")
+            fn.emit(f"if {t}:" if isinstance(e, A.And) else f"if not {t}:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self._bool_src(self.ev_into(fn, e.right, sc), e.right, sc)}")
+            fn.ind -= 1
+            return t
+        if isinstance(e, A.Not):
+            return f"(not {self.ev_into(fn, e.operand, sc)})"
+        if isinstance(e, (A.Compare, A.In)):
+            return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)
+        if isinstance(e, A.BinOp) and e.op == "+" and self.ty(e.left, sc) in self.LISTY \
+                and self.ty(e.right, sc) in self.LISTY:
+            # joined within MAX_LIST, as `x_BinOp` joins them (`_cat` called only to say it is not)
+            left, right = self.ev_into_name(fn, e.left, sc), self.ev_into_name(fn, e.right, sc)
+            return (f"({left} + {right} if len({left}) + len({right}) <= {MAX_LIST} "
+                    f"else _cat(eng, {left}, {right}, {self.k(e)}))")
+        if isinstance(e, A.BinOp):
+            # (arithmetic, `points * 100 + sum(…)`: each side's loops as statements, the left first)
+            return self.x(self._sides_into(fn, e, sc, inner := sc.child()), inner, fn)
+        if isinstance(e, A.Call):
+            d = self.rs.defs.get(e.name)
+            if d is not None and d.params is not None and self._inlinable(e, sc):
+                inner = self._inline_scope(d, e, sc, fn)
+                m = self.memo_var(d, e, sc, fn, fn.stmt_memo)
+                if m is not None and self.memo_worked_out(fn, m):
+                    return m
+                first = m is not None and self.memo_first(fn, d, e, sc)
+                if m is not None and not first:
+                    fn.emit(f"if {m} is _MISSING:")
+                    fn.ind += 1
+                self._inlining.append(d.name)
+                try:
+                    v = self.ev_into(fn, d.expr, inner)
+                finally:
+                    self._inlining.pop()
+                if m is None:
+                    return v
+                fn.emit(f"{m} = {v}")
+                fn.ind -= 0 if first else 1
+                fn.memo_at[m] = (len(fn.lines), fn.ind)   # (set from here on, while no block closes)
+                return m
+            f = B.FUNCTIONS.get(e.name)
+            if f is not None and f.loop is not None and len(e.args) == 1 and call_meaning(self.rs, e.name) == "builtin":
+                arg = e.args[0]
+                node = self.k(e) if "{node}" in (f.on_list or "") else None
+                if e.name == "count" and isinstance(arg, A.Where):
+                    kept = self.count_kept_into(fn, e, sc)
+                    if kept is not None:
+                        return kept
+                if e.name in self.FOLDS:
+                    folded = self.fold_into(fn, e, sc)
+                    if folded is not None:
+                        return folded
+                if isinstance(arg, (A.Comprehension, A.Where)):
+                    items = self.loop_into(fn, arg, sc, count=f.loop == "count")
+                    if f.loop == "count":
+                        return items if f.on_count is None else f.on_count.format(items)
+                    return f.on_list.format(items, node=node)
+                if self.ty(arg, sc) in self.LISTY:   # (a list: as `on_list` writes it)
+                    return f.on_list.format(self.ev_into(fn, arg, sc), node=node)
+        return self.x(e, sc, fn)
+
+    # A remembered def written in place (`memo_var`) is asked `is _MISSING` only where the
+    # answer is not known as the statements are written: where it first comes, outside their
+    # loops, it is unset; after its statement, while no block has closed, it is set.
+    def memo_first(self, fn: _Fn, d, e, sc) -> bool:
+        """Whether call `e` of def `d` (remembered) comes here for the first time in the
+        statements being written, outside any loop of theirs: its variable is still unset."""
+        key = (d.name, tuple(self.local_of(a, sc).var for a in e.args))
+        return fn.stmt_memo[key][1] == 1 and fn.inloop == fn.memo_inloop
+
+    @staticmethod
+    def memo_worked_out(fn: _Fn, m: str) -> bool:
+        """Whether every way to the line about to be written passed the statement setting
+        remembered variable `m`: no line written since is indented less than it."""
+        at = fn.memo_at.get(m) if fn.memo_at is not None else None
+        if at is None or fn.ind < at[1]:
+            return False
+        pad = "    " * at[1]
+        return all(line.startswith(pad) for line in fn.lines[at[0]:])
+
+    def _sides_into(self, fn: _Fn, e, sc, inner):
+        """`e` (a comparison, `in`, arithmetic) with its left side evaluated now into a
+        variable, and its right side too when it has loops (after the left), as placeholder
+        names bound in `inner` (a child of `sc`): the node to write in `inner`."""
+        left = self.ev_into_name(fn, e.left, sc)
+        inner.names["\0left"] = _Binding(left, False, fn, self.ty(e.left, sc))
+        if not self.has_loop(e.right):
+            return attrs_evolve(e, left=A.Name("\0left"))
+        # the right side's loops as statements too, after the left side
+        right = self.ev_into_name(fn, e.right, sc)
+        inner.names["\0right"] = _Binding(right, False, fn, self.ty(e.right, sc))
+        return attrs_evolve(e, left=A.Name("\0left"), right=A.Name("\0right"))
+
+    def ev_into_name(self, fn: _Fn, e, sc) -> str:
+        """`ev_into`, its value held by a variable (evaluated now, before what follows)."""
+        src = self.ev_into(fn, e, sc)
+        if isinstance(src, Var):
+            return src
+        if isinstance(e, (A.Int, A.Const)) or isinstance(e, A.Text) and e.constant is not None:
+            return Lit(src)
+        t = self.fresh()
+        fn.emit(f"{t} = {src}")
+        return t
+
+    def _bool_src(self, src, e, sc):
+        return src if self.ty(e, sc) == "bool" else f"bool({src})"
+
+    def loop_into(self, fn: _Fn, e, sc, count=False, fold=None) -> str:
+        """A comprehension or filter as a loop; the name of the list it makes (with `count`,
+        of the number of its items; with `fold`, (a variable, a function of each item's Python
+        giving the lines run on it instead), `fold_into`'s running total: the variable's name)."""
+        out, v = fold[0] if fold else self.fresh("r"), self.fresh("c")
+        inner = sc.child()
+        ty = self.elem_ty(self.ty(e.source, sc))
+        b = inner.names[e.name if isinstance(e, A.Comprehension) else "it"] = _Binding(v, False, fn, ty)
+        ids = self.zone_ids(e.source, sc, fn)
+        body = [x for x in (e.cond, None if isinstance(e, A.Where) else e.expr) if x is not None]
+        if ids is not None and ty == "card" and (count or not isinstance(e, A.Where)) \
+                and self.only_id_reads(body, inner, b):
+            # nothing of a card but its id and its derived properties is read: loop over the ids
+            v = b.var = "_i" + v[2:]
+            self._id_vars.add(v)
+            if not fold:
+                fn.emit(f"{out} = 0" if count else f"{out} = []")
+            fn.emit(f"for {v} in {ids}:")
+        else:
+            zone = self.all_cards_in_zone(e, sc) if ids is None and isinstance(e, A.Where) else None
+            src = f"map(eng.cards.__getitem__, {ids})" if ids is not None else \
+                f"_cards_in_zones(eng, {zone!r})" if zone is not None else self.seq(e.source, sc, fn, lazy=True)
+            if not fold:
+                fn.emit(f"{out} = 0" if count else f"{out} = []")
+            fn.emit(f"for {v} in {src}:")
+        fn.ind += 1
+        cond = e.cond
+        with fn.looping(v):
+            if cond is not None:
+                fn.emit(f"if {self.ev_into(fn, cond, inner)}:")
+                fn.ind += 1
+            value = v if isinstance(e, A.Where) else self.ev_into(fn, e.expr, inner)
+            if count and value != v and not isinstance(value, Var):
+                fn.emit(value)   # evaluated all the same (it may fail), then counted
+            for line in fold[1](value) if fold else [f"{out} += 1" if count else f"{out}.append({value})"]:
+                fn.emit(line)
+        fn.ind -= 2 if cond is not None else 1
+        return out
+
+    def only_id_reads(self, nodes, sc, b) -> bool:
+        """Whether the expressions `nodes`, written in scope `sc`, read the card of binding `b`
+        at least once and only as `card_branch` reads it by its id: its variables, derived
+        properties and id (directly, as `it`, or through a def written in place)."""
+        readable = self.card_vars | set(self.rs.derives) | {"id"}
+        used = []
+
+        def visit(n, sc) -> bool:
+            if isinstance(n, (list, tuple)):
+                return all(visit(x, sc) for x in n)
+            if isinstance(n, A.Name):
+                u = self.meaning(n)
+                found = sc.find(u.name) if u.kind in ("local", "maybe") else None
+                if found is b:
+                    return False                    # the card itself, not one of its properties
+                if found is None and (u.kind == "it" or u.kind == "maybe" and u.it) and sc.find("it") is b:
+                    used.append(n)
+                    return n.id in readable
+                return True
+            if isinstance(n, A.Attr) and isinstance(n.obj, A.Name) and sc.find(n.obj.id) is b:
+                used.append(n)
+                return n.name in readable
+            if isinstance(n, (A.Where, A.GroupBy, A.SortBy, A.Comprehension)):
+                inner = sc.child()
+                inner.names[n.name if isinstance(n, A.Comprehension) else "it"] = _Binding("_", False, None)
+                rest = [n.cond, n.expr] if isinstance(n, A.Comprehension) else \
+                    [n.cond] if isinstance(n, A.Where) else [n.key]
+                return visit(n.source, sc) and all(visit(x, inner) for x in rest if x is not None)
+            if isinstance(n, A.Call) and self._inlinable(n, sc):
+                d = self.rs.defs[n.name]
+                self._inlining.append(d.name)
+                try:
+                    return visit(d.expr, self._inline_scope(d, n, sc, None))
+                finally:
+                    self._inlining.pop()
+            if isinstance(n, A.Node):
+                return all(visit(getattr(n, f.name), sc) for f in n.__attrs_attrs__ if f.name != "span")
+            return True
+
+        return visit(list(nodes), sc) and bool(used)
+
+    # ------------------------------------------------------------ statements
+    def guard(self, fn: _Fn, e, sc, what="t") -> str:
+        """Evaluate `e` into a temporary, with errors pointing at `e` (as `Engine.ev` does)."""
+        if self.has_loop(e):
+            t = self.fresh(what)
+            fn.emit("try:")
+            fn.ind += 1
+            fn.emit(f"{t} = {self.ev_into(fn, e, sc)}")
+            fn.ind -= 1
+            fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
+            return t
+        src = self.x(e, sc, fn)
+        if self.cannot_fail(e, sc):
+            return src
+        t = self.fresh(what)
+        fn.emit("try:")
+        fn.emit(f"    {t} = {src}")
+        fn.emit(f"except _PE as _x: raise _everr(eng, {self.k(e)}, _x) from None")
+        return t
+
+    def cannot_fail(self, e, sc) -> bool:
+        """A literal, a constant or a local variable: nothing to evaluate, nothing to guard."""
+        if isinstance(e, (A.Int, A.Const)) or isinstance(e, A.Text) and e.constant is not None:
+            return True
+        if not isinstance(e, A.Name):
+            return False
+        b = self.local_of(e, sc)
+        if b is not None:
+            return not b.maybe
+        u = self.meaning(e)
+        if u.kind in ("it", "maybe"):
+            return False
+        meaning = u.meaning
+        if meaning == "option":
+            v = self.rs.option_values[u.name]
+            return v is None or isinstance(v, (bool, int, str))
+        return meaning in ("data", "zone", "enum")

@@ -3,6 +3,7 @@ traceback (issue 34): while Python imports the command (the entry point, `cli/en
 catches it), while click reads the options, while it works, and as it shuts down."""
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import re
@@ -39,6 +40,26 @@ def test_the_entry_point_is_light():
     assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"] == {"cgl": "cgl.cli.entry:main"}
 
 
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def _endless(**kw):
+    """`cgl` running a batch that does not end by itself, as started from a terminal: with
+    Ctrl-C's default action (a background job of a shell without job control ignores SIGINT,
+    and its children inherit that, so that started so the command would never see the test's
+    Ctrl-C), and killed when the test is over, whatever it found."""
+    p = subprocess.Popen(_script() + _ENDLESS, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, preexec_fn=_default_sigint, **kw)
+    try:
+        yield p
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
 def _ended(p, shown):
     try:
         return p.communicate(timeout=60)[1]   # (a guard against a hang, not a timing)
@@ -62,25 +83,24 @@ def test_ctrl_c_while_cgl_starts_is_one_line_and_exit_130(after):
     """(Ctrl-C while Python imported the command printed a KeyboardInterrupt traceback. Issue
     34.) The moment is found on the process's stderr: Python writes a line as each import
     ends (PYTHONPROFILEIMPORTTIME), and the line of `after` is the cue."""
-    p = subprocess.Popen(_script() + _ENDLESS, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True, env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
-    seen = []
-    for line in p.stderr:
-        seen.append(line)
-        name = line.rstrip().split("|")[-1].strip() if line.startswith("import time:") else None
-        if name == after:
-            p.send_signal(signal.SIGINT)
-            break
-        if name == _AFTER[-1]:   # (the whole command imported, and no `after` on the way)
-            p.kill()
-            p.wait()
-            raise AssertionError(f"`{after}` was not imported before the command:\n{''.join(seen[-20:])}")
-    else:
-        raise AssertionError(f"`{after}` was never imported:\n{''.join(seen[-20:])}")
-    err = "".join(seen) + _ended(p, after)
-    assert "Traceback" not in err and "Aborted" not in err, err[-3000:]
-    assert p.returncode == 130, (p.returncode, err[-3000:])
-    assert _last_line(err) == "interrupted" or _last_line(err).startswith("cgl: stopped (signal 2) after"), err[-3000:]
+    with _endless(env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}) as p:
+        seen = []
+        for line in p.stderr:
+            seen.append(line)
+            name = line.rstrip().split("|")[-1].strip() if line.startswith("import time:") else None
+            if name == after:
+                p.send_signal(signal.SIGINT)
+                break
+            if name == _AFTER[-1]:   # (the whole command imported, and no `after` on the way)
+                p.kill()
+                p.wait()
+                raise AssertionError(f"`{after}` was not imported before the command:\n{''.join(seen[-20:])}")
+        else:
+            raise AssertionError(f"`{after}` was never imported:\n{''.join(seen[-20:])}")
+        err = "".join(seen) + _ended(p, after)
+        assert "Traceback" not in err and "Aborted" not in err, err[-3000:]
+        assert p.returncode == 130, (p.returncode, err[-3000:])
+        assert _last_line(err) == "interrupted" or _last_line(err).startswith("cgl: stopped (signal 2) after"), err[-3000:]
 
 
 @pytest.mark.parametrize("delay", [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6])
@@ -91,33 +111,32 @@ def test_ctrl_c_at_any_moment_after_the_start(delay):
     word; while the interpreter starts (`site`) Python says "Fatal Python error"; while the
     console script imports the entry point (finding the `cgl` package) Python prints a
     KeyboardInterrupt traceback. The test accepts those only where no frame is cgl's."""
-    p = subprocess.Popen(_script() + _ENDLESS, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         text=True)
-    time.sleep(delay)   # (when to press Ctrl-C; what the test asserts holds at any moment)
-    p.send_signal(signal.SIGINT)
-    try:
-        err = p.communicate(timeout=30)[1]   # (a guard against a hang, not a timing)
-    except subprocess.TimeoutExpired as e:
-        # Python 3.11's `site` runs each `.pth` file's import line (an editable install's
-        # finder) and reports any Exception there and goes on; a Ctrl-C inside a class's
-        # `__set_name__` (functools) reaches it wrapped in a RuntimeError, so Python goes on as
-        # if no key was pressed, before any line of cgl runs. A person presses Ctrl-C again.
-        early = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        assert "Error processing line" in early and ".pth" in early, (f"cgl still runs 30 s after Ctrl-C "
-                                                                       f"(after {delay} s)", early[-3000:])
+    with _endless() as p:
+        time.sleep(delay)   # (when to press Ctrl-C; what the test asserts holds at any moment)
         p.send_signal(signal.SIGINT)
-        err = _ended(p, f"after {delay} s, and again").split("Remainder of file ignored")[-1]
-    if p.returncode == 130:
-        assert "Traceback" not in err, err[-3000:]
-        assert _last_line(err) == "interrupted" or _last_line(err).startswith("cgl: stopped (signal 2) after"), err
-    else:   # Python's own start-up, before the entry point's first line
-        assert p.returncode in (-signal.SIGINT, 1), (p.returncode, err[-3000:])
-        # no frame is cgl's: Python's own frames may name the venv, which CI makes inside the
-        # checkout, and the import system's messages the checkout itself (a `KeyError` of the
-        # path it was looking in: the directory is on `sys.path`), neither of them cgl's code
-        frames = re.findall(r'File "([^"]+)"', err.replace(sys.prefix, "<venv>"))
-        assert not any(str(ROOT) in f or "cgl/" in f.replace("__editable___cgl", "") for f in frames), err[-3000:]
-        assert p.returncode == -signal.SIGINT or err.startswith("Fatal Python error: init_"), err[-3000:]
+        try:
+            err = p.communicate(timeout=30)[1]   # (a guard against a hang, not a timing)
+        except subprocess.TimeoutExpired as e:
+            # Python 3.11's `site` runs each `.pth` file's import line (an editable install's
+            # finder) and reports any Exception there and goes on; a Ctrl-C inside a class's
+            # `__set_name__` (functools) reaches it wrapped in a RuntimeError, so Python goes on as
+            # if no key was pressed, before any line of cgl runs. A person presses Ctrl-C again.
+            early = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+            assert "Error processing line" in early and ".pth" in early, (f"cgl still runs 30 s after Ctrl-C "
+                                                                           f"(after {delay} s)", early[-3000:])
+            p.send_signal(signal.SIGINT)
+            err = _ended(p, f"after {delay} s, and again").split("Remainder of file ignored")[-1]
+        if p.returncode == 130:
+            assert "Traceback" not in err, err[-3000:]
+            assert _last_line(err) == "interrupted" or _last_line(err).startswith("cgl: stopped (signal 2) after"), err
+        else:   # Python's own start-up, before the entry point's first line
+            assert p.returncode in (-signal.SIGINT, 1), (p.returncode, err[-3000:])
+            # no frame is cgl's: Python's own frames may name the venv, which CI makes inside the
+            # checkout, and the import system's messages the checkout itself (a `KeyError` of the
+            # path it was looking in: the directory is on `sys.path`), neither of them cgl's code
+            frames = re.findall(r'File "([^"]+)"', err.replace(sys.prefix, "<venv>"))
+            assert not any(str(ROOT) in f or "cgl/" in f.replace("__editable___cgl", "") for f in frames), err[-3000:]
+            assert p.returncode == -signal.SIGINT or err.startswith("Fatal Python error: init_"), err[-3000:]
 
 
 def test_ctrl_c_while_click_reads_the_options(monkeypatch, capsys):

@@ -114,7 +114,7 @@ class AsStatements:
                     return v
                 fn.emit(f"{m} = {v}")
                 fn.ind -= 0 if first else 1
-                fn.memo_at[m] = (len(fn.lines), fn.ind)   # (set from here on, while no block closes)
+                fn.memo_at[m] = (fn.ind, fn.ind)   # (set from here on, while no block closes)
                 return m
             f = B.FUNCTIONS.get(e.name)
             if f is not None and f.loop is not None and len(e.args) == 1 and call_meaning(self.rs, e.name) == "builtin":
@@ -149,12 +149,10 @@ class AsStatements:
     @staticmethod
     def memo_worked_out(fn: _Fn, m: str) -> bool:
         """Whether every way to the line about to be written passed the statement setting
-        remembered variable `m`: no line written since is indented less than it."""
+        remembered variable `m`: nothing written since, nor the line to come, is indented less
+        than it (`_Fn.memo_at`, kept as lines are written)."""
         at = fn.memo_at.get(m) if fn.memo_at is not None else None
-        if at is None or fn.ind < at[1]:
-            return False
-        pad = "    " * at[1]
-        return all(line.startswith(pad) for line in fn.lines[at[0]:])
+        return at is not None and fn.ind >= at[0] and at[1] >= at[0]
 
     def _sides_into(self, fn: _Fn, e, sc, inner):
         """`e` (a comparison, `in`, arithmetic) with its left side evaluated now into a

@@ -458,7 +458,7 @@ class Held:
         (`memo_init`), then read. Exact: nothing an expression does changes who is in the
         game or what the cards are, making the list cannot fail, and no rules value is
         changed in place."""
-        if not emit.startswith(("[", "list(")) or fn is None or fn.memo is None or not fn.comp_vars or fn.lambdas:
+        if not B.VALUES[name].fresh_list or fn is None or fn.memo is None or not fn.comp_vars or fn.lambdas:
             return emit
         key = ("(value)", name)   # (no def is so named)
         m, n = fn.memo.get(key) or (self.fresh("v"), 0)

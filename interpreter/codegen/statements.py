@@ -621,7 +621,7 @@ class Statements:
             f2.emit("try:")
             f2.emit(f"    return {self.x(s.prompt, sc, f2)}")
             f2.emit(f"except _PE as _x: raise _everr(eng, {self.k(s.prompt)}, _x) from None")
-            fn.lines += f2.source()
+            fn.nest(f2)
             prompt = pf
         scores = self.item_scores(fn, s, sc, self.ty(s.domain, sc)) if s.prefer is not None else "None"
         val = self.fresh("c")
@@ -645,7 +645,7 @@ class Statements:
             # values of this time round the loop are taken now (default arguments)
             captured = sorted(f2.captures - f2.nonlocals)
             f2.header = f"def {df}({v}={val}{''.join(f', {c}={c}' for c in captured)}):"
-            fn.lines += f2.source()
+            fn.nest(f2)
             fn.emit(f"st.deferred.append({df})")
             fn.ind -= 1
         fn.emit("else:")

@@ -56,8 +56,9 @@ class _Fn:
         self.memo: Optional[dict] = None
         self.memo_keep: Optional[set] = None
         self.stmt_memo: Optional[dict] = None   # the same, for the statements of one expression (ev_into)
-        # its variables' statements there, (line, indent) after each; the comprehensions open
-        # as they started (AsStatements.memo_first, memo_worked_out)
+        # its variables -> (the indentation of the statement setting it, the least indentation
+        # written since: as long as it is no less, every way on passed the statement); the
+        # comprehensions open as they started (AsStatements.memo_first, memo_worked_out)
         self.memo_at: Optional[dict] = None
         self.memo_inloop = 0
         self.lambdas = 0
@@ -103,6 +104,20 @@ class _Fn:
 
     def emit(self, line):
         self.lines.append("    " * self.ind + line)
+        if self.memo_at:
+            self._written_at(self.ind)
+
+    def nest(self, f: "_Fn") -> None:
+        """Write here function `f`, written at this one's indentation or deeper."""
+        self.lines += f.source()
+        if self.memo_at:
+            self._written_at(f.base)
+
+    def _written_at(self, ind: int) -> None:
+        """A line was written at indentation `ind`: the least since each `memo_at` statement."""
+        for m, (at, low) in self.memo_at.items():
+            if ind < low:
+                self.memo_at[m] = (at, ind)
 
     def prologue(self) -> list:
         """What it reads once as it starts, from the engine alone, as (name, line): the

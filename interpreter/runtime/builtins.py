@@ -74,6 +74,9 @@ class Value:
     emit: str                        # the generator's Python expression (`eng` is the engine)
     result: Optional[str] = None
     reads_game: bool = True
+    # Each read makes a new list (`players`, `all_cards`): the generator may make it once for
+    # a whole expression that reads it in a loop (`Held.value_kept`).
+    fresh_list: bool = False
 
 
 # ---------------------------------------------------------------- functions' run-time meaning
@@ -377,13 +380,13 @@ def _players(eng):
 
 VALUES: dict[str, Value] = {v.name: v for v in (
     Value("players", "every player still in play (in the game, and not knocked out of this round), in seat order", _players,
-          "[p for p in eng.players if p.seat not in eng.state.out]", "players"),
+          "[p for p in eng.players if p.seat not in eng.state.out]", "players", fresh_list=True),
     Value("all_players", "every player, out or not", lambda eng: list(eng.players),
-          "list(eng.players)", "players"),
+          "list(eng.players)", "players", fresh_list=True),
     Value("current", "the player whose turn it is", lambda eng: eng.players[eng.state.current],
           "eng.players[eng.state.current]", "player"),
     Value("all_cards", "every card of the game", lambda eng: list(eng.cards),
-          "list(eng.cards)", "cards", reads_game=False),
+          "list(eng.cards)", "cards", reads_game=False, fresh_list=True),
     # (per-ruleset caches are shared by games of every player count)
     Value("player_count", "the number of players the game started with", lambda eng: eng.n, "eng.n", "int"),
     Value("round_no", "the current round (1-based)", lambda eng: eng.state.round_no, "eng.state.round_no", "int"),

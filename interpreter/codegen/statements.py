@@ -172,22 +172,12 @@ class Statements:
                 fn.emit(f"{store} = st.card_vars[{o}.id] if st.own_cards is None else st.card_store({o}.id)")
                 if held is not None:
                     fn.held_store = (held, store)
-            reading = self.facts.derives_reading.get(name, ())
             if name not in self.card_vars and s.op != "=":   # (the player's variables, looked up once)
                 vars_of = self.fresh("vs")
                 fn.emit(f"{vars_of} = {store}")
                 store = vars_of
             new = v if s.op == "=" else f"_apply({s.op!r}, {store}[{name!r}], {v}, {ks}, eng)"
-            if reading:
-                old_v = self.fresh("old")
-                fn.emit(f"{old_v} = {store}[{name!r}]")
-            self.call(fn, s, f"{store}[{name!r}] = {new}", gen=False)
-            if reading:
-                # forget the cached derived properties that read this variable, unless it
-                # holds the very same value as before
-                fn.emit(f"if {store}[{name!r}] is not {old_v}:")
-                for d in reading:
-                    fn.emit(f"    eng.dcache[{d!r}][{o}.id] = _UNSET")
+            self.write_var(fn, store, name, f"{o}.id", lambda: self.call(fn, s, f"{store}[{name!r}] = {new}", gen=False))
             if sure:
                 return
             fn.ind -= 1
@@ -289,18 +279,25 @@ class Statements:
         fn.ind += 1
         fn.emit(f"{store} = {cv}[{v}.id]")
         for name, value in sets:
-            reading = self.facts.derives_reading.get(name, ())
-            if reading:
-                old = self.fresh("old")
-                fn.emit(f"{old} = {store}[{name!r}]")
-            fn.emit(f"{store}[{name!r}] = {value}")
-            if reading:
-                fn.emit(f"if {store}[{name!r}] is not {old}:")
-                for d in reading:
-                    fn.emit(f"    {caches[d]}[{v}.id] = _UNSET")
+            self.write_var(fn, store, name, f"{v}.id", lambda: fn.emit(f"{store}[{name!r}] = {value}"), caches.get)
         fn.ind -= 1
         fn.emit(f"st.steps += {n} * len({items})")
         fn.ind -= 1
+
+    def write_var(self, fn, store, name, oid, write, cache=None) -> None:
+        """`write()`, writing variable `name` into `store` (card `oid`'s or a player's), then
+        the cached derived properties that read the variable forgotten for the card, unless
+        it holds the very same value as before (`cache(d)`: a local holding derive `d`'s
+        cache list, else `eng.dcache[d]`)."""
+        reading = self.facts.derives_reading.get(name, ())
+        if reading:
+            old = self.fresh("old")
+            fn.emit(f"{old} = {store}[{name!r}]")
+        write()
+        if reading:
+            fn.emit(f"if {store}[{name!r}] is not {old}:")
+            for d in reading:
+                fn.emit(f"    {(cache and cache(d)) or f'eng.dcache[{d!r}]'}[{oid}] = _UNSET")
 
     def loop_body(self, fn, body, sc):
         """The body of a loop: indented, its bindings marked as new each time round."""

@@ -22,7 +22,7 @@ from ..base.diagnostics import CglError, Diagnostic
 from ..walker.engine import AnswerError, Decision, Engine  # noqa: F401 (Engine: re-exported)
 from ..codegen import make_engine
 from ..base.protocol import DEFAULT_MAX_STEPS
-from ..runtime.state import plain
+from ..runtime.state import plain, seeded_random
 from ..walker.seatview import readable, seat_view
 from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent, needs_worlds  # noqa: F401
 
@@ -299,7 +299,7 @@ class Game:
             for cid, mark in zip(dealt_order, marks):
                 if mark is not _UNSHOWN:
                     shown[cid] = mark
-        st.rng = random.Random(rng.getrandbits(64))
+        st.rng = seeded_random(rng.getrandbits(64))
         # (the cached derived properties hold, a card's own data and variables going with
         # it, except those that read where it lies)
         for cid in pool if eng.place_derives else ():

@@ -279,6 +279,50 @@ def test_whether_a_seat_sees_a_zone_under_a_card_follows_the_card(make_rules):
                                                    if not eng.sees_zone(eng.zone_ref(k), seat)]
 
 
+@pytest.mark.parametrize("name,players", [("mgt", 4), ("unicorns", 3)])
+def test_the_places_kept_for_a_decisions_worlds_are_given_only_where_they_hold(name, players):
+    """`determinised` keeps the places it deals for the decision pending and gives them again
+    while a world's hidden zones hold the same cards (`Game._places_to_deal`): at every
+    decision, for two seats each dealt twice, a world is the one worked out afresh (nothing
+    kept), so a kept answer is never given for another decision, seat or position."""
+    rs = load_cached(name)
+    agents = [RandomAgent(i, 5) for i in range(players)]
+    game = Game(rs, players, 5, forkable=True, record=False)
+    d = game.start()
+    kept = 0
+    while d is not None and len(game.answers) < 90:
+        for seat in (d.player, (d.player + 1) % players):
+            for k in range(2):
+                kept += game._deal is not None
+                got = game.determinised(seat, random.Random(k))
+                game._deal = None
+                fresh = game.determinised(seat, random.Random(k))
+                assert got.state.zones == fresh.state.zones and got.state.where == fresh.state.where
+                assert got.state.shown == fresh.state.shown
+        d = game.answer(agents[d.player].decide(d))
+    assert kept > 200
+
+
+def test_the_places_kept_are_not_given_for_zones_that_hold_other_cards():
+    """A world whose replay came out otherwise (its hidden zones holding other cards) is not
+    given the places kept for the decision: they are worked out again."""
+    rs = load_cached("mgt")
+    game, d = _at_decision(rs, 4, 3, 40)
+    agents = [RandomAgent(i, 3) for i in range(4)]
+    while d.secret:   # (none is kept inside a `simultaneously`)
+        d = game.answer(agents[d.player].decide(d))
+    game.determinised(d.player, random.Random(0))
+    assert game._deal is not None
+    twin = game.fork(forkable=False)
+    zones, eng = twin.state.zones, twin.engine
+    hidden = [k for k in eng.hidden_keys(zones, d.player) if zones[k]]
+    a, b = hidden[0], hidden[-1]
+    zones[a][0], zones[b][-1] = zones[b][-1], zones[a][0]
+    got = game._places_to_deal(eng, zones, d.player)
+    game._deal = None
+    assert got == game._places_to_deal(eng, zones, d.player)
+
+
 @pytest.mark.parametrize("players,seed,at,seat", [(2, 9, 26, 1), (3, 1, 3, 2)])
 def test_a_world_keeps_the_cards_the_pending_actions_are_on(players, seed, at, seat):
     """examples/priest.cgl: a world imagined for a seat at another player's turn action

@@ -220,6 +220,35 @@ def test_a_world_copy_shares_card_variables_until_written_and_draws_as_the_game_
     assert again.own_cards is None and again.card_vars[3][var] == "imagined"
 
 
+@pytest.mark.one_engine
+def test_worlds_copied_from_one_snapshot_each_draw_as_the_game_would():
+    """Each world copies the snapshot's random source when it first draws, from the state
+    read once for them all (`_SnapshotRandom`): a world made after another drew draws the
+    same numbers, and the snapshot's source never moves."""
+    rs = load_cached("mgt")
+    game, _ = _play_to(rs, 4, 9, 80)
+    st = game.engine.snapshot()["state"]
+    before = st.rng.getstate()
+    twin = st.copy()
+    expected = [twin.rng.random() for _ in range(4)]
+    waiting = st.world_copy()                  # made before the others draw, drawn from after
+    for _ in range(3):
+        world = st.world_copy()
+        assert [world.rng.random() for _ in range(4)] == expected
+        assert st.rng.getstate() == before
+    assert [waiting.rng.random() for _ in range(4)] == expected
+
+
+@pytest.mark.one_engine
+def test_a_worlds_random_source_is_seeded_as_random_random_seeds():
+    """`seeded_random(n)` (how `determinised` deals a world's source) is `random.Random(n)`."""
+    from cgl.interpreter.runtime.state import seeded_random
+    for n in (0, 1, 5, 2**31, 2**32 + 7, 2**63, 2**64 - 1, 12345678901234567890):
+        mine, theirs = seeded_random(n), random.Random(n)
+        assert mine.getstate() == theirs.getstate()
+        assert [mine.random() for _ in range(3)] + [mine.gauss(0, 1)] == [theirs.random() for _ in range(3)] + [theirs.gauss(0, 1)]
+
+
 def _cached(eng, card, name):
     """Whether engine `eng` holds `card`'s derived property `name` worked out (either engine's cache)."""
     from cgl.interpreter.codegen.runtime import _UNSET

@@ -14,7 +14,7 @@ from ..base.protocol import CARD_STATS, DEFAULT_MAX_STEPS, EVENT_STAT, MAX_EVENT
 from ..check.loader import Card
 from ..check.resolver import facts
 from ..runtime.state import Event, Player, ZoneRef
-from ..runtime.values import _hashable, _show, _truth
+from ..runtime.values import _hashable, _num, _show, _truth
 from .module import _strict, compiled_for
 from .runners import _runner
 from .runtime import _CARD_EVENTS, _MISSING, _UNSET, NO_LIMIT, PYERR, Unsupported
@@ -321,6 +321,20 @@ class CompiledEngine(Engine):
     def estimate_value(self, est, p):
         fn = self.cx.direct.get(id(est.value))
         return Engine.estimate_value(self, est, p) if fn is None else fn(self, p)
+
+    def estimates(self) -> Optional[list]:
+        """`Forks.estimates` with the generated estimate found once and called for each
+        player in turn, each value checked to be a number as it comes (a search asks twice
+        an iteration)."""
+        est = self.rs.estimate
+        fn = None if est is None else self.cx.direct.get(id(est.value))
+        if fn is None:
+            return Engine.estimates(self)
+        out = []
+        for p in self.players:
+            v = fn(self, p)
+            out.append(v if v.__class__ is int else _num(v, est.value, self))
+        return out
 
     def target_value(self, e, card, player):
         fn = self.cx.direct.get(id(e))

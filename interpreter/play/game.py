@@ -22,7 +22,7 @@ from ..base.diagnostics import CglError, Diagnostic
 from ..walker.engine import AnswerError, Decision, Engine  # noqa: F401 (Engine: re-exported)
 from ..codegen import make_engine
 from ..base.protocol import DEFAULT_MAX_STEPS
-from ..runtime.state import plain
+from ..runtime.state import plain, seeded_random
 from ..walker.seatview import readable, seat_view
 from .agents import AGENTS, Agent, GreedyAgent, RandomAgent, ScriptedAgent, make_agent, needs_worlds  # noqa: F401
 
@@ -58,6 +58,8 @@ DEFAULT_ENGINE = "compiled"
 
 class Game:
     """One game of a ruleset, driven one decision at a time."""
+
+    _deal = None     # (`_places_to_deal`'s answer, kept for the decision pending)
 
     def __init__(self, ruleset, players: Optional[int] = None, seed: int = 0, check_invariants: bool = False,
                  decks: Optional[dict] = None, record: bool = True, forkable: bool = False,
@@ -258,30 +260,16 @@ class Game:
         twin = self._fork(False, (seat, rng), world=True, log=record)
         eng, st = twin.engine, twin.state
         zones, where = st.zones, st.where
-        known = self.state.known[seat]
-        d = self.pending
-        shown = _named_cards(d)
-        # the places to fill, in zone key order then place order: a whole zone where the
-        # seat knows none of its cards (`None`), else the places of those it does not know
-        places, pool = [], []
-        for key in eng.hidden_keys(zones, seat):
-            ids = zones[key]
-            if known.isdisjoint(ids) and (not shown or shown.isdisjoint(ids)):
-                places.append((ids, key, None))
-                pool += ids
-            else:
-                free = [i for i, cid in enumerate(ids) if cid not in known and cid not in shown]
-                if free:
-                    places.append((ids, key, free))
-                    pool += [ids[i] for i in free]
+        places, pool, ordered = self._places_to_deal(eng, zones, seat)
         # (what a seat was shown at a place, `State.shown`, stays with the place: the card
         # imagined there is the one it saw)
         shown = st.shown
         marks = [shown.pop(cid, _UNSHOWN) for cid in pool] if shown else None
-        pool.sort()
+        pool = ordered[:]
         shuffled(pool, rng)
         at = 0
-        for ids, key, free in places:
+        for key, free in places:
+            ids = zones[key]
             if free is None:
                 n = len(ids)
                 ids[:] = dealt = pool[at:at + n]
@@ -294,12 +282,12 @@ class Game:
                     at += 1
                     where[cid] = key
         if marks is not None:
-            dealt_order = [cid for ids, key, free in places
-                           for cid in (ids if free is None else [ids[i] for i in free])]
+            dealt_order = [cid for key, free in places
+                           for cid in (zones[key] if free is None else [zones[key][i] for i in free])]
             for cid, mark in zip(dealt_order, marks):
                 if mark is not _UNSHOWN:
                     shown[cid] = mark
-        st.rng = random.Random(rng.getrandbits(64))
+        st.rng = seeded_random(rng.getrandbits(64))
         # (the cached derived properties hold, a card's own data and variables going with
         # it, except those that read where it lies)
         for cid in pool if eng.place_derives else ():
@@ -308,6 +296,42 @@ class Game:
         if not record:
             st.log = []
         return twin
+
+    def _places_to_deal(self, eng, zones: dict, seat: int) -> tuple:
+        """For `determinised`, on a world's `zones` (its engine `eng`): the places to fill, in
+        zone key order then place order, as (key, None) for a whole zone where `seat` knows
+        none of the cards, else (key, the indices of those it does not know); the cards
+        there, in that order; and the same sorted. A search's worlds of one decision replay
+        the same answers from the same snapshot and find the same zones: the answer is kept
+        for the decision pending (`_deal`) and given again while the world's hidden zones
+        hold the same cards (compared, not assumed; none kept where the replay imagines other
+        seats' answers in a `simultaneously`, or a zone under a card may be hidden)."""
+        d = self.pending
+        kept = self._deal
+        if kept is not None and kept[0] is d and kept[1] == seat and zones.keys() == kept[2]:
+            for key, ids in kept[3]:
+                if zones[key] != ids:
+                    break
+            else:
+                return kept[4]
+        known = self.state.known[seat]
+        shown = _named_cards(d)
+        places, pool, held = [], [], []
+        for key in eng.hidden_keys(zones, seat):
+            ids = zones[key]
+            held.append((key, ids[:]))
+            if known.isdisjoint(ids) and (not shown or shown.isdisjoint(ids)):
+                places.append((key, None))
+                pool += ids
+            else:
+                free = [i for i, cid in enumerate(ids) if cid not in known and cid not in shown]
+                if free:
+                    places.append((key, free))
+                    pool += [ids[i] for i in free]
+        found = (places, pool, sorted(pool))
+        keep = d is not None and not d.secret and not any("@" in key for key, _ in held)
+        self._deal = (d, seat, set(zones), held, found) if keep else None
+        return found
 
     def view(self, seat: Optional[int], since: Optional[int] = None, everything: bool = False) -> dict:
         """What player `seat` (0-based; None: a spectator) may know now, as JSON data, with

@@ -239,7 +239,7 @@ class MctsAgent(Agent):
         first = gains.index(best)
         rest = max(gains[:first] + gains[first + 1:])
         leads = [g - (rest if p == first else best) for p, g in enumerate(gains)]
-        self._leads[0] += sum(abs(x) for x in leads) / n
+        self._leads[0] += sum(map(abs, leads)) / n
         self._leads[1] += 1
         scale = max(1.0, self._leads[0] / self._leads[1])
         out = [0.5 + 0.5 * math.tanh(lead / scale) for lead in leads]

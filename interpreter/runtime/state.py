@@ -6,7 +6,9 @@ objects (the ruleset, the AST) never do, so a state can be copied at any decisio
 from __future__ import annotations
 
 import copy
+import _random
 import random
+import weakref
 from typing import Optional
 
 import attrs
@@ -50,7 +52,7 @@ _TRIAL_COPY = {
 #: world's own source before it plays on). It follows no knowledge (`known`: a world takes
 #: no snapshots and is sampled from no more) and keeps no log unless asked to.
 _WORLD_COPY = {
-    "cards": "s.{0}[:]", "owned cards": "set()", "rng": "_DrawnRandom(s.{0})", "known": "None",
+    "cards": "s.{0}[:]", "owned cards": "set()", "rng": "_SnapshotRandom(s.{0})", "known": "None",
 }
 
 
@@ -58,6 +60,16 @@ def _rng_copy(rng: random.Random) -> random.Random:
     """A random source in the same state (what `Random(0)` and a seed would set is all replaced)."""
     twin = random.Random.__new__(random.Random)
     twin.setstate(rng.getstate())
+    return twin
+
+
+def seeded_random(n: int) -> random.Random:
+    """`random.Random(n)` for a whole number `n`, the same state, made with one call to the
+    generator's own seeding: without `Random.__init__` and `Random.seed`'s checks of a seed
+    of another type (a search deals each world's random source so: `Game.determinised`)."""
+    twin = random.Random.__new__(random.Random)
+    _random.Random.seed(twin, n)
+    twin.gauss_next = None
     return twin
 
 
@@ -78,8 +90,33 @@ class _DrawnRandom:
             raise AttributeError(name)   # (an instance made without __init__)
         own = self._own
         if own is None:
-            own = self._own = _rng_copy(self._of)
+            own = self._own = self._copy()
         return getattr(own, name)
+
+    def _copy(self) -> random.Random:
+        return _rng_copy(self._of)
+
+
+# the state of each snapshot's random source (`_SnapshotRandom`), read once
+_SNAPSHOT_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+class _SnapshotRandom(_DrawnRandom):
+    """A world's random source (`State.world_copy`): as `_DrawnRandom`, a copy made when first
+    drawn from, here of a snapshot's source, which is never drawn from again; so its state is
+    read once (`getstate`, the dearer half of a copy) and kept for every world copied from the
+    snapshot that draws (a search's worlds replay the same answers from the same snapshot)."""
+
+    __slots__ = ()
+
+    def _copy(self) -> random.Random:
+        of = self._of
+        state = _SNAPSHOT_STATES.get(of)
+        if state is None:
+            state = _SNAPSHOT_STATES[of] = of.getstate()
+        twin = random.Random.__new__(random.Random)
+        twin.setstate(state)
+        return twin
 
 
 @attrs.define
@@ -261,7 +298,8 @@ def _make_copy(cls):
         # (each field set in turn on a new instance: `State(...)`'s 48 keywords cost more)
         sets = "".join(f"    n.{f.name} = {how[f.metadata['copy']].format(f.name)}\n" for f in attrs.fields(cls))
         src = f"def {name}(s{', log=True' if name == 'copy' else ', log=False' if name == 'world_copy' else ''}):\n    n = _new(State)\n{sets}    return n\n"
-        ns = {"State": cls, "_rng_copy": _rng_copy, "_DrawnRandom": _DrawnRandom, "_new": object.__new__}
+        ns = {"State": cls, "_rng_copy": _rng_copy, "_DrawnRandom": _DrawnRandom,
+              "_SnapshotRandom": _SnapshotRandom, "_new": object.__new__}
         exec(compile(src, f"<State.{name}>", "exec"), ns)
         ns[name].__doc__ = getattr(cls, name).__doc__
         setattr(cls, name, ns[name])

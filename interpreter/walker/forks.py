@@ -23,8 +23,8 @@ from ..runtime.state import ZoneRef
 from ..runtime.values import _num
 
 
-# a class -> {the name of an attribute of an instance: whether the class has the name too},
-# as `clone` has found (a class's names do not change as games are played)
+# a class -> ({the name of an attribute of an instance: whether the class has the name too},
+# [those it has]), as `clone` has found (a class's names do not change as games are played)
 _CLASS_NAMES: dict = {}
 
 
@@ -60,11 +60,19 @@ class Forks:
         own = self.__dict__
         names = _CLASS_NAMES.get(cls)
         if names is None:
-            names = _CLASS_NAMES[cls] = {}
-        if not names.keys() >= own.keys():
-            for k in own.keys() - names.keys():
-                names[k] = hasattr(cls, k)
-        twin.__dict__.update({k: v for k, v in own.items() if not names[k]})
+            names = _CLASS_NAMES[cls] = ({}, [])
+        found, shadowing = names
+        if not found.keys() >= own.keys():
+            for k in own.keys() - found.keys():
+                found[k] = hasattr(cls, k)
+                if found[k]:
+                    shadowing.append(k)
+        # (copied whole, in C, then those the class has taken out)
+        mine = own.copy()
+        for k in shadowing:
+            if k in mine:
+                del mine[k]
+        twin.__dict__ = mine
         st = snap["state"]
         twin._begin(st.world_copy(log) if world else st.copy(log))
         twin._derived_restore(snap["derived"])

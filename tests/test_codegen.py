@@ -864,30 +864,6 @@ def test_each_kind_of_event_has_a_runner_of_its_own_name_compiled():
     assert any("custom discarded" in n for n in names)
 
 
-def test_a_runner_reads_its_globals_from_a_table_of_its_own_names_compiled():
-    """Each event runner is made in globals of its own holding the names its code reads
-    (`runners.globals_read_by`), not a copy of the whole module's: every name it reads that
-    the module (or the runner's own pieces) defines is there, as the module's own object,
-    and hardly anything else."""
-    rs = load("mgt")
-    play(rs, 4, 0, agents=["random"] * 4, record=False)
-    cx = compiled_for(rs, budget=True)
-    runners = [run for run in cx.dispatch.values() if run is not None and hasattr(run, "__code__")]
-    assert len(runners) > 3
-    for run in runners:
-        g = run.__globals__
-        read = set()
-        todo = [run.__code__]
-        while todo:
-            co = todo.pop()
-            read |= set(co.co_names)
-            todo += [c for c in co.co_consts if hasattr(c, "co_names")]
-        assert set(g) - {"__builtins__", "run"} <= read
-        assert all(g[name] is cx.ns[name] for name in read & set(cx.ns))
-        assert read & set(cx.ns) <= set(g)
-        assert len(g) < len(cx.ns) // 4
-
-
 def test_a_loop_of_constant_sets_on_its_cards_writes_them_directly_compiled(make_rules, monkeypatch):
     """`for c in CARDS { set c.a = 0  set c.b = none }` (the round's start resetting every
     card) writes the variables card after card and counts the steps at once

@@ -110,7 +110,7 @@ class Events:
         hit = self.event_begin(ev)
         if self._checks:
             st = self.state
-            if hit is None and (settle_waits(st) or st.changes == st.settled):
+            if hit is None and (st.changes == st.settled or settle_waits(st)):
                 return None   # (nothing waits, and settling would find nothing to do: the caller runs it at once)
             return self._run_and_settle(ev, hit)
         return None if hit is None else self.event_run(ev, hit)

@@ -37,7 +37,7 @@ from __future__ import annotations
 from functools import partial
 
 from .compiler import Env
-from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
+from ..base.protocol import OTHERWISE, Decision, _EndScope, _GameOver, _TrialMoved, _TrialRequired
 from ..base import ast as A
 from ..check.loader import Card
 from ..check.resolver import asks_hidden, call_meaning, deterministic_expr, facts
@@ -238,7 +238,9 @@ class Targets:
                     f"{card.name}: choose its target ({t.name})"
                 scores = None if t.prefer is None else \
                     self.target_scores(t, ask, Env({"card": card, "player": chooser, "it": card}))
-            value = yield from self.c_decide(ask, options, chooser, prompt, scores)
+            value = self.c_ask(ask, options, chooser, prompt, scores)   # (`c_decide`'s two halves: one generator fewer)
+            if value.__class__ is Decision:
+                value = self.c_took(ask, value, (yield value))
             if value is OTHERWISE:   # (c_ask counted the shortfall)
                 return None
             new.append((t.name, value, chooser.seat))

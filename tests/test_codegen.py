@@ -584,6 +584,27 @@ def test_all_cards_in_a_named_zone_are_looked_for_there_compiled(make_rules, mon
     assert cx.source.count("_cards_in_zones(eng, 'table')") >= 3
 
 
+def test_all_cards_whose_variable_is_set_are_picked_first_compiled(make_rules, monkeypatch):
+    """`all_cards where VAR != none and …` (VAR a card variable) looks only at the cards whose
+    VAR is not none, picked before the loop (`_cards_with_var`), in the order of `all_cards`:
+    a VAR of 0, false or "" is not none, and is kept. The games are the tree walker's."""
+    rs = make_rules("""
+        var mark per card = none
+        var seen = []
+        turn { phase p {
+          draw 1
+          let c = first(hand(current))
+          set c.mark = (if turn_no % 4 = 0 then 0 elif turn_no % 4 = 1 then false elif turn_no % 4 = 2 then "" else c.rank)
+          set seen = seen + ["{[u.name for u in all_cards where mark != none]} {count(all_cards where mark != none and rank > 1)}"]
+          for u in all_cards where mark != none and suit = "red" { set u.mark = none }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3, read=_seen_and_steps)
+    assert cx.source.count("_cards_with_var(eng, 'mark')") == 3
+    assert any(len(s.split("]")[0]) > 10 for seen, _ in games for s in seen)   # (several cards kept at once)
+
+
 def test_a_cards_variables_set_one_after_another_share_its_store_compiled(make_rules, monkeypatch):
     """`set c.a = …  set c.b = …` of one local card, each to a value that runs nothing, asks
     `State.card_store` once; a `set` after a block (an `if` that set one of them) or of

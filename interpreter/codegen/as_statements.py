@@ -202,7 +202,8 @@ class AsStatements:
         else:
             zone = self.all_cards_in_zone(e, sc) if ids is None and isinstance(e, A.Where) else None
             src = f"map(eng.cards.__getitem__, {ids})" if ids is not None else \
-                f"_cards_in_zones(eng, {zone!r})" if zone is not None else self.seq(e.source, sc, fn, lazy=True)
+                f"_cards_in_zones(eng, {zone!r})" if zone is not None else \
+                isinstance(e, A.Where) and self.all_cards_with_var(e, sc) or self.seq(e.source, sc, fn, lazy=True)
             if not fold:
                 fn.emit(f"{out} = 0" if count else f"{out} = []")
             fn.emit(f"for {v} in {src}:")

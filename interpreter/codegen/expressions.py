@@ -555,7 +555,8 @@ class Expressions:
         if meaning == "builtin" and B.FUNCTIONS[e.name].loop == "count" and len(e.args) == 1 \
                 and isinstance(e.args[0], A.Where):
             n = (self.label_count(e.args[0], sc, fn) if e.name == "count" else None) or \
-                self.count_over_ids(e.args[0], sc, fn) or (self.count_by_value(e, sc, fn) if e.name == "count" else None)
+                self.count_over_ids(e.args[0], sc, fn) or (self.count_by_value(e, sc, fn) if e.name == "count" else None) \
+                or self.count_by_data(e.args[0], sc, fn)
             if n is not None:
                 on_count = B.FUNCTIONS[e.name].on_count
                 return n if on_count is None else on_count.format(n)

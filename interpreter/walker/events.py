@@ -61,6 +61,8 @@ class Events:
                 known = facts(self.rs).instead_of[key] = (tuple(self._matching(self._instead_by_kind, ev)), {})
             self._instead_found[key] = known
         waiting, by_card = known
+        if not waiting:
+            return ()   # (most moves: none waits for their kind, zones and phase)
         card = ev.card
         found = by_card.get(card.id)
         if found is None:

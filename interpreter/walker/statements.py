@@ -166,7 +166,7 @@ class Statements:
                     self._place(c, dest, s.position)
                 moved += 1
                 continue
-            src = self.zone_of_card(c)
+            src = self._zone_refs.get(key) or self.zone_ref(key)   # (`zone_of_card`, written in)
             if not ruled and self._unheard("move", src, dest):
                 quiet.add(key)
                 self._place(c, dest, s.position)

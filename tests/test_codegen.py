@@ -584,6 +584,56 @@ def test_all_cards_in_a_named_zone_are_looked_for_there_compiled(make_rules, mon
     assert cx.source.count("_cards_in_zones(eng, 'table')") >= 3
 
 
+def test_all_cards_whose_variable_is_set_are_picked_first_compiled(make_rules, monkeypatch):
+    """`all_cards where VAR != none and …` (VAR a card variable) looks only at the cards whose
+    VAR is not none, picked before the loop (`_cards_with_var`), in the order of `all_cards`:
+    a VAR of 0, false or "" is not none, and is kept. The games are the tree walker's."""
+    rs = make_rules("""
+        var mark per card = none
+        var seen = []
+        turn { phase p {
+          draw 1
+          let c = first(hand(current))
+          set c.mark = (if turn_no % 4 = 0 then 0 elif turn_no % 4 = 1 then false elif turn_no % 4 = 2 then "" else c.rank)
+          set seen = seen + ["{[u.name for u in all_cards where mark != none]} {count(all_cards where mark != none and rank > 1)}"]
+          for u in all_cards where mark != none and suit = "red" { set u.mark = none }
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=3, read=_seen_and_steps)
+    assert cx.source.count("_cards_with_var(eng, 'mark')") == 3
+    assert any(len(s.split("]")[0]) > 10 for seen, _ in games for s in seen)   # (several cards kept at once)
+
+
+def test_a_count_of_a_zones_cards_by_their_data_is_a_list_count_compiled(make_rules, monkeypatch):
+    """`count(ZONE where PROP = X)` and `exists(…)` (PROP a card's data, X a local or a
+    literal, compared as texts or numbers) count the zone's values of PROP with `list.count`
+    (`count_by_data`), written as statements (a def) and in an expression: the same counts
+    as the tree walker's, a text and a number alike; a card variable, or X read from the
+    card, is counted as written."""
+    rs = make_rules("""
+        var mark per card = 0
+        var seen = []
+        def reds(p) = count(hand(p) where suit = "red")
+        def has_rank(p, r) = exists(hand(p) where rank = r)
+        def of_suit(p, s) = count(hand(p) where suit = s)
+        def marked(p) = count(hand(p) where mark = 1)
+        setup { deal 4 to hand }
+        turn { phase p {
+          draw 1
+          set first(hand(current)).mark = 1
+          let blues = of_suit(current, "blue")
+          let greens = [count(hand(q) where suit = "green") for q in players]
+          set seen = seen + ["{reds(current)} {has_rank(current, 2)} {blues} {marked(current)} {greens}"]
+          if turn_no >= 8 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    assert cx.source.count(".count(") == 4   # (not `marked`: a card variable)
+    counts = [int(s.split()[0]) for seen, _ in games for s in seen]
+    assert max(counts) >= 2   # (a count, not whether there is one)
+
+
 def test_a_cards_variables_set_one_after_another_share_its_store_compiled(make_rules, monkeypatch):
     """`set c.a = …  set c.b = …` of one local card, each to a value that runs nothing, asks
     `State.card_store` once; a `set` after a block (an `if` that set one of them) or of

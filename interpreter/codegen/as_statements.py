@@ -2,10 +2,12 @@
 expression anyway (a def's body, an estimate, a condition), its comprehensions as loops."""
 from __future__ import annotations
 
+from typing import Optional
+
 from attrs import evolve as attrs_evolve
 
 from ..base import ast as A
-from ..check.resolver import call_meaning
+from ..check.resolver import call_meaning, card_attr_meaning
 from ..check.typecheck import Binding as _Binding
 from ..base.protocol import MAX_LIST
 from ..runtime import builtins as B
@@ -129,7 +131,8 @@ class AsStatements:
                     if folded is not None:
                         return folded
                 if isinstance(arg, (A.Comprehension, A.Where)):
-                    items = self.loop_into(fn, arg, sc, count=f.loop == "count")
+                    items = f.loop == "count" and isinstance(arg, A.Where) and self.count_by_data(arg, sc, fn) \
+                        or self.loop_into(fn, arg, sc, count=f.loop == "count")
                     if f.loop == "count":
                         return items if f.on_count is None else f.on_count.format(items)
                     return f.on_list.format(items, node=node)
@@ -202,7 +205,8 @@ class AsStatements:
         else:
             zone = self.all_cards_in_zone(e, sc) if ids is None and isinstance(e, A.Where) else None
             src = f"map(eng.cards.__getitem__, {ids})" if ids is not None else \
-                f"_cards_in_zones(eng, {zone!r})" if zone is not None else self.seq(e.source, sc, fn, lazy=True)
+                f"_cards_in_zones(eng, {zone!r})" if zone is not None else \
+                isinstance(e, A.Where) and self.all_cards_with_var(e, sc) or self.seq(e.source, sc, fn, lazy=True)
             if not fold:
                 fn.emit(f"{out} = 0" if count else f"{out} = []")
             fn.emit(f"for {v} in {src}:")
@@ -219,6 +223,39 @@ class AsStatements:
                 fn.emit(line)
         fn.ind -= 2 if cond is not None else 1
         return out
+
+    def count_by_data(self, e, sc, fn) -> Optional[str]:
+        """`count(ZONE where PROP = X)` (`e`, the `where`; PROP a card's data, as `card_branch`
+        reads it; X a local or a literal, which `cannot_fail`; compared with Python's `==`, as
+        `x_Compare` writes it where a side is a text or both are numbers) as `list.count` of
+        the zone's cards' PROP, read from a table of every card's made as the module is
+        written: the same `==` of the same pairs, in C, none of which can fail or change
+        anything (X read once, before them). None for any other count."""
+        c = e.cond
+        if fn is None or self.hinting or not (isinstance(c, A.Compare) and c.op == "=" and isinstance(c.left, A.Name)) \
+                or self.elem_ty(self.ty(e.source, sc)) != "card" or not self.cannot_fail(c.right, sc):
+            return None
+        name = c.left.id
+        if self.meaning(c.left).kind != "it" or card_attr_meaning(self.rs, name) in ("var", "derive") \
+                or name not in self.card_props:
+            return None
+        inner = sc.child()   # (`_it_scope`'s, without a name of its own: nothing is written in it)
+        inner.names["it"] = _Binding("_", False, fn, self.elem_ty(self.ty(e.source, sc)))
+        ta, tb = self.ty(c.left, inner), self.ty(c.right, sc)
+        if not ("str" in (ta, tb) or ta == tb == "int"):
+            return None
+        try:
+            table = [card.props[name] for card in self.rs.cards]
+        except KeyError:
+            return None   # (a card without it: read as the loop reads it)
+        fn.iterable += 1
+        try:
+            ids = self.zone_list(e.source, sc, fn)
+        finally:
+            fn.iterable -= 1
+        if ids is None:
+            return None
+        return f"list(map({self.k(table)}.__getitem__, {ids})).count({self.x(c.right, sc, fn)})"
 
     def only_id_reads(self, nodes, sc, b) -> bool:
         """Whether the expressions `nodes`, written in scope `sc`, read the card of binding `b`

@@ -555,7 +555,8 @@ class Expressions:
         if meaning == "builtin" and B.FUNCTIONS[e.name].loop == "count" and len(e.args) == 1 \
                 and isinstance(e.args[0], A.Where):
             n = (self.label_count(e.args[0], sc, fn) if e.name == "count" else None) or \
-                self.count_over_ids(e.args[0], sc, fn) or (self.count_by_value(e, sc, fn) if e.name == "count" else None)
+                self.count_over_ids(e.args[0], sc, fn) or (self.count_by_value(e, sc, fn) if e.name == "count" else None) \
+                or self.count_by_data(e.args[0], sc, fn)
             if n is not None:
                 on_count = B.FUNCTIONS[e.name].on_count
                 return n if on_count is None else on_count.format(n)
@@ -801,7 +802,7 @@ class Expressions:
         held = self.held_source(e.source, sc, fn)
         zone = None if held else self.all_cards_in_zone(e, sc)
         src = held[0] if held else f"_cards_in_zones(eng, {zone!r})" if zone is not None else \
-            self.iterable(e.source, sc, fn)
+            self.all_cards_with_var(e, sc) or self.iterable(e.source, sc, fn)
         v, inner = self._it_scope(e, sc, fn)
         with fn.looping(v):
             cond = self.x(e.cond, inner, fn)
@@ -823,6 +824,24 @@ class Expressions:
                 and isinstance(first.right, A.Text) and first.right.constant is not None):
             return None
         return first.right.constant
+
+    def all_cards_with_var(self, e, sc) -> Optional[str]:
+        """Python for the cards `all_cards where VAR != none and …` can keep (its first test,
+        VAR a card variable, read as `card_branch` reads one): those whose VAR is not none,
+        in id order, picked at C speed (`_cards_with_var`); the whole test still runs on each.
+        The cards left out would fail the first test, which cannot fail nor change anything.
+        None for any other `where` (and in a hint, whose reads of a card are watched)."""
+        if self.hinting or not (isinstance(e.source, A.Name) and e.source.id == B.EVERY_CARD
+                                and self.local_of(e.source, sc) is None and self.meaning(e.source).meaning == "builtin"):
+            return None
+        first = e.cond
+        while isinstance(first, A.And):
+            first = first.left
+        if not (isinstance(first, A.Compare) and first.op == "!=" and isinstance(first.left, A.Name)
+                and self.meaning(first.left).kind == "it" and card_attr_meaning(self.rs, first.left.id) == "var"
+                and isinstance(first.right, A.Const) and first.right.value is None):
+            return None
+        return f"_cards_with_var(eng, {first.left.id!r})"
 
     def lambda_of(self, v, e, sc, fn) -> str:
         """`lambda v: e` (nothing remembered across it: `:=` would bind in the lambda)."""

@@ -9,6 +9,7 @@ import copy
 import _random
 import random
 import weakref
+from operator import methodcaller
 from typing import Optional
 
 import attrs
@@ -26,8 +27,8 @@ def _kept(how: str, **kw):
 
 #: How each kind of field is copied (the source of one argument of the copy).
 _COPY = {
-    "value": "s.{0}", "list": "s.{0}[:]", "dict": "s.{0}.copy()", "each": "[x.copy() for x in s.{0}]",
-    "cards": "[x.copy() for x in s.{0}]", "counters": "s.{0}.copy()", "owned cards": "None", "owned zones": "None",
+    "value": "s.{0}", "list": "s.{0}[:]", "dict": "s.{0}.copy()", "each": "list(map(_copied, s.{0}))",
+    "cards": "list(map(_copied, s.{0}))", "counters": "s.{0}.copy()", "owned cards": "None", "owned zones": "None",
     "zones": "{{k: v[:] for k, v in s.{0}.items()}}", "maybe list": "None if s.{0} is None else s.{0}[:]",
     "known": "None if s.{0} is None else [x.copy() for x in s.{0}]", "rng": "_rng_copy(s.{0})",
     "log": "s.{0}[:] if log else []",
@@ -299,7 +300,8 @@ def _make_copy(cls):
         sets = "".join(f"    n.{f.name} = {how[f.metadata['copy']].format(f.name)}\n" for f in attrs.fields(cls))
         src = f"def {name}(s{', log=True' if name == 'copy' else ', log=False' if name == 'world_copy' else ''}):\n    n = _new(State)\n{sets}    return n\n"
         ns = {"State": cls, "_rng_copy": _rng_copy, "_DrawnRandom": _DrawnRandom,
-              "_SnapshotRandom": _SnapshotRandom, "_new": object.__new__}
+              "_SnapshotRandom": _SnapshotRandom, "_new": object.__new__,
+              "_copied": methodcaller("copy")}   # (each item's `copy()`, called from C: no comprehension's frame)
         exec(compile(src, f"<State.{name}>", "exec"), ns)
         ns[name].__doc__ = getattr(cls, name).__doc__
         setattr(cls, name, ns[name])

@@ -96,10 +96,10 @@ class ContinuousRules:
         once it is over; nor in a trial that runs through a required part (`possible`
         asks what the procedure does, not what the game makes of it once settled)."""
         st = self.state
-        if settle_waits(st):
-            return
         if st.changes == st.settled and not force:
             return   # nothing changed since the checks last found nothing to do
+        if settle_waits(st):
+            return
         fired = 0
         while True:
             for chk in self._checks:
@@ -240,7 +240,9 @@ class ContinuousRules:
         if not self._zone_rules:
             return True
         src = None
-        if not self._rules_about(self._enter_rules_of, "enter", dest.name, card):
+        known = self._enter_rules_of.get(dest.name)   # (`_rules_about`, written in: every `can_move` asks it)
+        rules = None if known is None else known.get(card.id)
+        if not (self.zone_rules_for("enter", dest.name, card) if rules is None and known is not None else rules):
             if not self._leave_rules_of:
                 return True   # (no rule can refuse this card: no event to make)
             src = self.zone_of_card(card)

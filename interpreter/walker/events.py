@@ -61,6 +61,8 @@ class Events:
                 known = facts(self.rs).instead_of[key] = (tuple(self._matching(self._instead_by_kind, ev)), {})
             self._instead_found[key] = known
         waiting, by_card = known
+        if not waiting:
+            return ()   # (most moves: none waits for their kind, zones and phase)
         card = ev.card
         found = by_card.get(card.id)
         if found is None:
@@ -110,7 +112,7 @@ class Events:
         hit = self.event_begin(ev)
         if self._checks:
             st = self.state
-            if hit is None and (settle_waits(st) or st.changes == st.settled):
+            if hit is None and (st.changes == st.settled or settle_waits(st)):
                 return None   # (nothing waits, and settling would find nothing to do: the caller runs it at once)
             return self._run_and_settle(ev, hit)
         return None if hit is None else self.event_run(ev, hit)

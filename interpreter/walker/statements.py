@@ -166,7 +166,7 @@ class Statements:
                     self._place(c, dest, s.position)
                 moved += 1
                 continue
-            src = self.zone_of_card(c)
+            src = self._zone_refs.get(key) or self.zone_ref(key)   # (`zone_of_card`, written in)
             if not ruled and self._unheard("move", src, dest):
                 quiet.add(key)
                 self._place(c, dest, s.position)
@@ -588,6 +588,8 @@ class Statements:
             # one legal answer: nothing to ask
             return options[0] if count is None else list(options)
         seat = chooser.seat
+        if self.state.trying:   # (answered by `possible` itself, unseen: it reads the options and bounds alone)
+            return Decision(seat, "choose", prompt, options, None, lo, hi, s.optional, s.tag)
         view = None if self.record else self._views.get(seat)
         # (the hint kept as its pieces, read by `Decision.scores`; `asks_hidden`, decided once per node: `hit`)
         chain, hit = self.state.event_chain, self._hidden_asks.get(id(s))

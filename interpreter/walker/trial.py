@@ -37,7 +37,7 @@ from __future__ import annotations
 from functools import partial
 
 from .compiler import Env
-from ..base.protocol import OTHERWISE, _EndScope, _GameOver, _TrialMoved, _TrialRequired
+from ..base.protocol import OTHERWISE, Decision, _EndScope, _GameOver, _TrialMoved, _TrialRequired
 from ..base import ast as A
 from ..check.loader import Card
 from ..check.resolver import asks_hidden, call_meaning, deterministic_expr, facts
@@ -71,6 +71,7 @@ class Trials:
         # the derived values cached for the game's state: each way through starts from them
         # (they hold for its copy), and the game gets them back
         kept = self._derived_copy()
+        validated = self._validated   # (the trial's decisions pass through it: `_try`)
         try:
             todo = [()]
             through = proc.name in facts(self.rs).requiring
@@ -89,7 +90,7 @@ class Trials:
             self.state = base   # the game's own state, untouched: everything tried was on copies
             self._trial_level = -1
             self._trial_past = False
-            self.record, self.listeners = record, listeners
+            self.record, self.listeners, self._validated = record, listeners, validated
             self.derived_put_back(kept)   # those cached while trying read a trial's state
 
     def _try(self, proc, args, path: tuple, base, through: bool = False):
@@ -116,6 +117,8 @@ class Trials:
                     if others:   # (the ways they make are made only if this one fails)
                         more.append((tuple(answers), others))
                 answers.append(a)
+                if a.__class__ is int and d.kind == "choose":
+                    self._validated = d   # (an option's index, as `Game.answer` checks one: `c_took` takes it as it is)
                 d = gen.send(a)
         except StopIteration:
             pass
@@ -235,7 +238,9 @@ class Targets:
                     f"{card.name}: choose its target ({t.name})"
                 scores = None if t.prefer is None else \
                     self.target_scores(t, ask, Env({"card": card, "player": chooser, "it": card}))
-            value = yield from self.c_decide(ask, options, chooser, prompt, scores)
+            value = self.c_ask(ask, options, chooser, prompt, scores)   # (`c_decide`'s two halves: one generator fewer)
+            if value.__class__ is Decision:
+                value = self.c_took(ask, value, (yield value))
             if value is OTHERWISE:   # (c_ask counted the shortfall)
                 return None
             new.append((t.name, value, chooser.seat))

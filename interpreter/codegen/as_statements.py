@@ -240,7 +240,7 @@ class AsStatements:
                 or name not in self.card_props:
             return None
         inner = sc.child()   # (`_it_scope`'s, without a name of its own: nothing is written in it)
-        inner.names["it"] = _Binding("_", False, fn, self.elem_ty(self.ty(e.source, sc)))
+        inner.names["it"] = _Binding("_", False, fn, "card")
         ta, tb = self.ty(c.left, inner), self.ty(c.right, sc)
         if not ("str" in (ta, tb) or ta == tb == "int"):
             return None
@@ -248,11 +248,8 @@ class AsStatements:
             table = [card.props[name] for card in self.rs.cards]
         except KeyError:
             return None   # (a card without it: read as the loop reads it)
-        fn.iterable += 1
-        try:
+        with fn.in_iterable():
             ids = self.zone_list(e.source, sc, fn)
-        finally:
-            fn.iterable -= 1
         if ids is None:
             return None
         return f"list(map({self.k(table)}.__getitem__, {ids})).count({self.x(c.right, sc, fn)})"

@@ -446,11 +446,8 @@ class Expressions:
 
     def iterable(self, e, sc, fn) -> str:
         """Python for what a comprehension iterates over (`seq`, lazily, without `:=`)."""
-        fn.iterable += 1
-        try:
+        with fn.in_iterable():
             return self.seq(e, sc, fn, lazy=True)
-        finally:
-            fn.iterable -= 1
 
     def derive_fn(self, name) -> str:
         """The module function giving derived property `name` of a card (cached as the tree walker caches)."""
@@ -858,11 +855,8 @@ class Expressions:
         nothing of a card but its id and derived properties (see `only_id_reads`); else None."""
         if fn is None or self.hinting or self.elem_ty(self.ty(e.source, sc)) != "card":
             return None   # (in a hint, each card is read as a card: its reads are watched)
-        fn.iterable += 1
-        try:
+        with fn.in_iterable():
             ids = self.zone_ids(e.source, sc, fn)
-        finally:
-            fn.iterable -= 1
         if ids is None:
             return None
         v, inner = self._it_scope(e, sc, fn)

@@ -235,11 +235,8 @@ class Held:
         if isinstance(e, A.BinOp) and e.op == "+":
             a, b = self.zone_ids_of_sum(e.left, sc, fn), self.zone_ids_of_sum(e.right, sc, fn)
             return None if a is None or b is None else f"_chain({a}, {b})"
-        fn.iterable += 1
-        try:
+        with fn.in_iterable():
             return self.zone_ids(e, sc, fn)
-        finally:
-            fn.iterable -= 1
 
     def count_kept_into(self, fn, e, sc):
         """`count(ZONE where COND)` inside a loop of the statements of one expression (two

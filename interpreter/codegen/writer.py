@@ -91,6 +91,15 @@ class _Fn:
         return self._SHORT[part]
 
     @contextmanager
+    def in_iterable(self):
+        """Writing a comprehension's iterable, where no `:=` may stand (`iterable`)."""
+        self.iterable += 1
+        try:
+            yield
+        finally:
+            self.iterable -= 1
+
+    @contextmanager
     def looping(self, var: str):
         """Writing the inside of a comprehension or loop over `var`, which takes another value
         each time round (nothing that reads it is remembered across turns: `memo_var`)."""

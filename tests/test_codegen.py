@@ -354,6 +354,30 @@ def test_counts_over_ids_and_groups_of_an_empty_zone_compiled(make_rules, monkey
     assert "len([1 for _i" in cx.source and " else [])" in cx.source
 
 
+def test_a_group_by_a_card_variable_compiled(make_rules, monkeypatch):
+    """`ZONE group by VAR` (VAR a card variable) groups the ids of the zone's cards, each
+    card's VAR read in place (`_group_by_var`): the groups in the order their first card
+    comes (top first), a list or none a value like any other, the cards of one value in
+    one group whether or not they lie together. The games are the tree walker's."""
+    rs = make_rules("""
+        var mark per card = none
+        setup { shuffle deck }
+        turn { phase p {
+          for c in all_cards {
+            set c.mark = if c.rank = 1 then "a"
+                         else (if c.rank = 2 then (if turn_no in [2, 4] then [c.suit] else "a")
+                         else (if c.suit = "red" then none else "b"))
+          }
+          say "{[g.label for g in deck group by mark]} {[g.size for g in deck group by mark]}"
+          say "{[g.cards for g in deck group by mark]} {[g.label for g in hand(current) group by mark]}"
+          draw 1
+          if turn_no >= 6 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6)
+    assert "_group_by_var(eng, reversed(" in cx.source and "_group_by(" not in cx.source
+
+
 def test_a_patterns_scan_over_card_ids_compiled(make_rules, monkeypatch):
     """A pattern whose labels read only ids, card variables and derived properties scans the
     card ids and counts the labels at once (a label that is a list, or none, counted as the

@@ -411,6 +411,39 @@ def test_a_patterns_scan_over_card_ids_compiled(make_rules, monkeypatch):
     assert any(" holds two" in t for t in texts) and any(" holds three" in t for t in texts)
 
 
+def test_a_patterns_quick_rejection_by_number_of_cards_compiled(make_rules, monkeypatch):
+    """The scan's quick rejection asks each number of cards once, then the shapes of that
+    many cards (`shapes_may_fit`: the counts padded with zeros where every group needs a
+    card, so no length is asked); a shape of only `any` cards needs the number alone. It
+    rejects no hand the solver would read: the games are the tree walker's, and each shape
+    is found."""
+    rs = make_rules("""
+        pattern held(p) {
+          cards hand(p)
+          labels [suit]
+          shape quad: 4
+          shape pairs: 2 + 2
+          shape three_one: 3 + 1 any
+          shape triple: 3
+          shape two_any: 1 + 1 any
+        }
+        setup { shuffle deck  deal 1 to hand }
+        turn { phase p {
+          draw 1
+          let m = held(current)
+          if m != none { say "{current} holds {m.shape}" }
+          if count(hand(current)) > 4 or turn_no % 3 = 0 { choose c in hand(current) by current "Discard" { discard c } }
+          if count(deck) = 0 { move all_cards where zone_of(it) = "pile" to deck  shuffle deck }
+          if turn_no >= 30 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=12)
+    assert "_top = sorted(_counts.values(), reverse=True) + [0, 0]" in cx.source and "len(_top)" not in cx.source
+    texts = [e["text"] for r in games for e in json.loads(r)[0]]
+    for shape in ("pairs", "three_one", "triple", "two_any"):
+        assert any(t.endswith(f" holds {shape}") for t in texts), shape
+
+
 def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypatch):
     """A statement's expression with loops is written as statements: `exists`/`count` of a
     list, a sum of lists, and `in` or a comparison whose right side has loops (the left side

@@ -354,6 +354,30 @@ def test_counts_over_ids_and_groups_of_an_empty_zone_compiled(make_rules, monkey
     assert "len([1 for _i" in cx.source and " else [])" in cx.source
 
 
+def test_a_group_by_a_card_variable_compiled(make_rules, monkeypatch):
+    """`ZONE group by VAR` (VAR a card variable) groups the ids of the zone's cards, each
+    card's VAR read in place (`_group_by_var`): the groups in the order their first card
+    comes (top first), a list or none a value like any other, the cards of one value in
+    one group whether or not they lie together. The games are the tree walker's."""
+    rs = make_rules("""
+        var mark per card = none
+        setup { shuffle deck }
+        turn { phase p {
+          for c in all_cards {
+            set c.mark = if c.rank = 1 then "a"
+                         else (if c.rank = 2 then (if turn_no in [2, 4] then [c.suit] else "a")
+                         else (if c.suit = "red" then none else "b"))
+          }
+          say "{[g.label for g in deck group by mark]} {[g.size for g in deck group by mark]}"
+          say "{[g.cards for g in deck group by mark]} {[g.label for g in hand(current) group by mark]}"
+          draw 1
+          if turn_no >= 6 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6)
+    assert "_group_by_var(eng, reversed(" in cx.source and "_group_by(" not in cx.source
+
+
 def test_a_patterns_scan_over_card_ids_compiled(make_rules, monkeypatch):
     """A pattern whose labels read only ids, card variables and derived properties scans the
     card ids and counts the labels at once (a label that is a list, or none, counted as the
@@ -385,6 +409,39 @@ def test_a_patterns_scan_over_card_ids_compiled(make_rules, monkeypatch):
     assert "_cards = list(map(eng.cards.__getitem__, _cards))" in cx.source
     texts = [e["text"] for r in games for e in json.loads(r)[0]]
     assert any(" holds two" in t for t in texts) and any(" holds three" in t for t in texts)
+
+
+def test_a_patterns_quick_rejection_by_number_of_cards_compiled(make_rules, monkeypatch):
+    """The scan's quick rejection asks each number of cards once, then the shapes of that
+    many cards (`shapes_may_fit`: the counts padded with zeros where every group needs a
+    card, so no length is asked); a shape of only `any` cards needs the number alone. It
+    rejects no hand the solver would read: the games are the tree walker's, and each shape
+    is found."""
+    rs = make_rules("""
+        pattern held(p) {
+          cards hand(p)
+          labels [suit]
+          shape quad: 4
+          shape pairs: 2 + 2
+          shape three_one: 3 + 1 any
+          shape triple: 3
+          shape two_any: 1 + 1 any
+        }
+        setup { shuffle deck  deal 1 to hand }
+        turn { phase p {
+          draw 1
+          let m = held(current)
+          if m != none { say "{current} holds {m.shape}" }
+          if count(hand(current)) > 4 or turn_no % 3 = 0 { choose c in hand(current) by current "Discard" { discard c } }
+          if count(deck) = 0 { move all_cards where zone_of(it) = "pile" to deck  shuffle deck }
+          if turn_no >= 30 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=12)
+    assert "_top = sorted(_counts.values(), reverse=True) + [0, 0]" in cx.source and "len(_top)" not in cx.source
+    texts = [e["text"] for r in games for e in json.loads(r)[0]]
+    for shape in ("pairs", "three_one", "triple", "two_any"):
+        assert any(t.endswith(f" holds {shape}") for t in texts), shape
 
 
 def test_lists_with_loops_evaluated_as_statements_compiled(make_rules, monkeypatch):
@@ -498,6 +555,36 @@ def _same_games_on_both_engines(rs, monkeypatch, seeds: int, players: int = 2, r
 def _seen_and_steps(game):
     """What a test game wrote in its `seen` variable, and the steps it took."""
     return game.state.globals["seen"], game.result.steps
+
+
+def test_a_trigger_body_that_never_pauses_is_a_plain_function_compiled(make_rules, monkeypatch):
+    """A trigger's or reaction's body with nothing in it that can pause (no question, no
+    line said) is written as a plain function, which the event's runner calls without a
+    generator (the generator function that everything else runs wraps it); an optional
+    trigger's question is the runner's, not its body's. The same games, variables and steps
+    as the tree walker's."""
+    rs = make_rules("""
+        var seen = []
+        var dropped = 0
+        on draw as note { set seen = seen + [card.name] }
+        on discard if rank = 3 as tally { set dropped += 1  set seen = seen + ["3"] }
+        on discard if rank = 1 as ask may "Note it?" { set seen = seen + ["asked"] }
+        on discard if rank = 2 as shout { say "two"  set seen = seen + ["two"] }
+        reaction echo after discard {
+          eligible count(hand(responder)) > 0
+          do { set seen = seen + ["echo"] }
+        }
+        setup { deal 2 to hand }
+        turn { phase p {
+          draw 1
+          choose c in hand(current) by current "Discard" { discard c }
+          if turn_no >= 6 { set seen = seen + [dropped]  end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6, read=_seen_and_steps)
+    assert cx.source.count("    if 0: yield\n    return _E") == 4   # note, tally, ask, echo; not shout
+    assert any("3" in seen for seen, _ in games) and any("echo" in seen for seen, _ in games)
+    assert any("asked" in seen for seen, _ in games) and any("two" in seen for seen, _ in games)
 
 
 def test_a_custom_events_card_eligibility_has_a_variant_for_a_card_compiled(make_rules, monkeypatch):

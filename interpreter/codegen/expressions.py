@@ -869,14 +869,29 @@ class Expressions:
         return f"len([1 for {v} in {ids} if {cond}])"
 
     def x_GroupBy(self, e, sc, fn):
-        src = self.seq(e.source, sc, fn, lazy=True)
-        v, inner = self._it_scope(e, sc, fn)
-        grouped = f"_group_by(eng, {src}, {self.lambda_of(v, e.key, inner, fn)})"
+        grouped = self.group_by_var(e, sc, fn)
+        if grouped is None:
+            src = self.seq(e.source, sc, fn, lazy=True)
+            v, inner = self._it_scope(e, sc, fn)
+            grouped = f"_group_by(eng, {src}, {self.lambda_of(v, e.key, inner, fn)})"
         if fn is not None and self.ty(e.source, sc) == "zone" and self.player_zone_call(e.source) \
                 and self.ty(e.source.args[0], sc) == "player" and e.source.args[0].__class__ is A.Name:
             # a player's zone, often empty: no groups, without making any
             return f"({grouped} if {self.zone_list(e.source, sc, fn)} else [])"
         return grouped
+
+    def group_by_var(self, e, sc, fn) -> Optional[str]:
+        """`ZONE group by VAR` (a zone's cards, VAR a card variable) as `_group_by_var` over
+        the zone's ids; None for any other `group by` (in a hint, each card is read as a
+        card: its reads are watched)."""
+        key = e.key
+        if fn is None or self.hinting or self.elem_ty(self.ty(e.source, sc)) != "card" \
+                or not isinstance(key, A.Name) or self.local_of(key, sc) is not None \
+                or self.meaning(key).kind != "it" or card_attr_meaning(self.rs, key.id) != "var":
+            return None
+        with fn.in_iterable():
+            ids = self.zone_ids(e.source, sc, fn)
+        return None if ids is None else f"_group_by_var(eng, {ids}, {key.id!r})"
 
     def x_SortBy(self, e, sc, fn):
         src = self.seq(e.source, sc, fn)

@@ -116,8 +116,9 @@ class Patterns:
         if listy:
             f.emit("_count_labels(_counts, _flat)")
         f.emit("_n = len(_cards)")
-        f.emit("_top = sorted(_counts.values(), reverse=True)")
-        f.emit(f"if not ({self.shapes_may_fit(p)}):")
+        fit, pad = self.shapes_may_fit(p)
+        f.emit("_top = sorted(_counts.values(), reverse=True)" + (f" + [{', '.join(['0'] * pad)}]" if pad else ""))
+        f.emit(f"if not ({fit}):")
         f.emit("    return None")
         if ids is not None:
             f.emit("_cards = list(map(eng.cards.__getitem__, _cards))")
@@ -126,20 +127,32 @@ class Patterns:
         names["scan"] = fname
 
     @staticmethod
-    def shapes_may_fit(p: A.Pattern) -> str:
+    def shapes_may_fit(p: A.Pattern) -> tuple:
         """The solver's quick rejection, as the scan writes it (`_n` cards, `_top` the label
         counts, largest first): a shape can fit only if it takes this many cards and its
         largest groups find as many different labels on enough cards (card by card, the
         counts can only be larger than the solver's, so nothing it finds is lost; a label
-        twice on one card counts twice: still an upper bound)."""
-        fits = []
+        twice on one card counts twice: still an upper bound). (The test, how many zeros
+        `_top` is padded with.) The shapes are tested by their number of cards, each number
+        once; where every group needs a card, `_top` is padded with zeros so that no length
+        need be asked (a missing count reads 0, which no group's need passes)."""
+        by_total: dict = {}
         for shape in p.shapes:
             total = sum(part.size for part in shape.parts)
             need = sorted((part.size for part in shape.parts if not part.any), reverse=True)
-            test = f"_n == {total}"
-            if need:
-                test += f" and len(_top) >= {len(need)}" + "".join(
-                    f" and _top[{i}] >= {want}" for i, want in enumerate(need))
-            if test not in fits:
-                fits.append(test)
-        return " or ".join(f"({t})" for t in fits) or "False"
+            by_total.setdefault(total, []).append(need)
+        needs = [need for group in by_total.values() for need in group]
+        pad = max(map(len, needs), default=0) if all(want >= 1 for need in needs for want in need) else 0
+        fits = []
+        for total, group in by_total.items():
+            tests = []
+            for need in group:
+                if not need:
+                    tests = []   # a shape of `any` cards only: the number of cards is enough
+                    break
+                test = (f"len(_top) >= {len(need)} and " if not pad else "") + " and ".join(
+                    f"_top[{i}] >= {want}" for i, want in enumerate(need))
+                if test not in tests:
+                    tests.append(test)
+            fits.append(f"_n == {total}" + (f" and ({' or '.join(tests)})" if tests else ""))
+        return " or ".join(f"({t})" for t in fits) or "False", pad

@@ -8,6 +8,7 @@ from test_codegen import _same_games_on_both_engines, _seen_and_steps, error_of
 
 CHAINS = """
     enum colour { red, blue, green }
+    def colours = [red, "blue"]
     var seen = []
     setup { deal 3 to hand }
     turn { phase p {
@@ -31,6 +32,9 @@ CHAINS = """
         elif c.suit = green { set seen = seen + ["s green"] }
         elif c.suit = "red" { set seen = seen + ["s red again"] }
         elif c.suit = "other" { set seen = seen + ["s other"] }
+        let w = c.rank = 1
+        for x in [v, w, none, [c.name], c.suit] { if x in ["A1", "B2", red] { set seen = seen + ["in {x}"] } }
+        if c.suit in colours { set seen = seen + ["in colours"] }
       }
       if turn_no >= 6 { end game }
     } }
@@ -49,6 +53,34 @@ def test_an_elif_chain_on_one_text_is_a_switch_compiled(make_rules, monkeypatch)
     assert {"a1", "a2 b1", "b2", "c1", "red", "else", "v 2", "v [A3]", "v a1", "v c1 b3", "s red", "s blue",
             "s green"} <= seen
     assert "s red again" not in seen
+    assert {"in A1", "in red", "in colours"} <= seen
+    assert "_in_list(" not in cx.source
+
+
+def test_a_value_in_a_list_of_texts_is_pythons_in_compiled(make_rules, monkeypatch):
+    """`x in ["a", b]` (b an enum's member; or a def that is such a list) is Python's `in`
+    whatever x is (`all_texts`): a number, a truth value, none, a list, a text, a card; a list
+    with a number in it is not (`true in [1]`)."""
+    rs = make_rules("""
+        enum colour { red, blue }
+        def colours = [red, "blue"]
+        def mixed = ["A1", 1]
+        var seen = []
+        turn { phase p {
+          draw 1
+          let c = first(hand(current))
+          for x in [c.rank, c.rank = 1, none, [c.name], c.suit, c.name, c] {
+            if x in ["A1", "B2", red] { set seen = seen + ["in {x}"] }
+            if x in colours { set seen = seen + ["colour {x}"] }
+            if x in mixed { set seen = seen + ["mixed {x}"] }
+          }
+          if turn_no >= 6 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    assert cx.source.count("_in_list(") == 1
+    seen = {s for g, _ in games for s in g}
+    assert {"in red", "colour blue", "mixed 1"} <= seen and "mixed true" not in seen
 
 
 def test_an_elif_chain_on_one_text_too_short_for_a_switch_compiled(make_rules, monkeypatch):

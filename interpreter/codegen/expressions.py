@@ -756,7 +756,8 @@ class Expressions:
             # (a card most often: where it lies, read at once; anything else as `_in` reads it)
             test = (f"({self.state(fn, 'where')}[{a}.id] == {e.right.id!r} if {a}.__class__ is Card "
                     f"else _in(eng, {a}, {self.x(e.right, sc, fn)}, {self.k(e)}))")
-        elif tb in self.LISTY and ta == "str":
+        elif tb in self.LISTY and ta == "str" or self.all_texts(e.right, sc):
+            # (`_in_list` is Python's `in` for a text, and for anything in a list of texts)
             test = f"({a} in {self.x(e.right, sc, fn)})"
         elif tb in self.LISTY and isinstance(a, Var):
             b = self.x(e.right, sc, fn)   # (written twice, evaluated once)

@@ -68,6 +68,18 @@ class Switches:
             return e.id if u.meaning == "enum" and u.kind not in ("it", "maybe") else None
         return None
 
+    def all_texts(self, e, sc) -> bool:
+        """Whether `e` is a list of texts written out (`["a", b]`, b an enum's member) or a
+        def of no parameters that is one (`literal_def`): a value `v` is in it as Python's
+        `in` finds it, whatever `v` is, as `_in_list` would find it."""
+        if isinstance(e, A.Name) and self.local_of(e, sc) is None:
+            u = self.meaning(e)
+            if u.meaning != "def" or u.kind in ("it", "maybe") or self.literal_def(u.name) is None:
+                return False
+            e = self.rs.defs[u.name].expr
+        return isinstance(e, A.ListLit) and bool(e.items) and \
+            all(self._text_const(item, sc) is not None for item in e.items)
+
     def _pure_read(self, e, sc) -> bool:
         """A local, or an attribute of one that is not derived: read without running anything."""
         if isinstance(e, A.Attr):

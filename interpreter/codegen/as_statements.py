@@ -131,6 +131,10 @@ class AsStatements:
                     if folded is not None:
                         return folded
                 if isinstance(arg, (A.Comprehension, A.Where)):
+                    if e.name == "exists" and isinstance(arg, A.Where):
+                        found = self.count_by_data(arg, sc, fn, exists=True)
+                        if found is not None:
+                            return found
                     items = f.loop == "count" and isinstance(arg, A.Where) and self.count_by_data(arg, sc, fn) \
                         or self.loop_into(fn, arg, sc, count=f.loop == "count")
                     if f.loop == "count":
@@ -224,7 +228,7 @@ class AsStatements:
         fn.ind -= 2 if cond is not None else 1
         return out
 
-    def count_by_data(self, e, sc, fn) -> Optional[str]:
+    def count_by_data(self, e, sc, fn, exists: bool = False) -> Optional[str]:
         """`count(ZONE where PROP = X)` (`e`, the `where`; PROP a card's data, as `card_branch`
         reads it; X a local or a literal, which `cannot_fail`; compared with Python's `==`, as
         `x_Compare` writes it where a side is a text or both are numbers) as `list.count` of
@@ -252,6 +256,8 @@ class AsStatements:
             ids = self.zone_list(e.source, sc, fn)
         if ids is None:
             return None
+        if exists:   # (`exists(…)`: the same `==`, stopping at the first that holds, no list made)
+            return f"({self.x(c.right, sc, fn)} in map({self.k(table)}.__getitem__, {ids}))"
         return f"list(map({self.k(table)}.__getitem__, {ids})).count({self.x(c.right, sc, fn)})"
 
     def only_id_reads(self, nodes, sc, b) -> bool:

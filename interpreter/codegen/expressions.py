@@ -551,6 +551,10 @@ class Expressions:
         meaning = call_meaning(self.rs, e.name)
         if meaning == "builtin" and B.FUNCTIONS[e.name].loop == "count" and len(e.args) == 1 \
                 and isinstance(e.args[0], A.Where):
+            if e.name == "exists":
+                found = self.count_by_data(e.args[0], sc, fn, exists=True)
+                if found is not None:
+                    return found
             n = (self.label_count(e.args[0], sc, fn) if e.name == "count" else None) or \
                 self.count_over_ids(e.args[0], sc, fn) or (self.count_by_value(e, sc, fn) if e.name == "count" else None) \
                 or self.count_by_data(e.args[0], sc, fn)

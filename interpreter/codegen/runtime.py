@@ -270,8 +270,12 @@ def _cards_in_zones(eng, name):
 def _cards_with_var(eng, name):
     """The cards whose variable `name` is not none, in id order (all of `all_cards where
     NAME != none and …` that its first test keeps: `Expressions.all_cards_with_var`), each
-    card's variable read in C, not by a loop of bytecodes over every card."""
-    return compress(eng.cards, map(is_not, map(itemgetter(name), eng.state.card_vars), repeat(None)))
+    card's variable read in C, not by a loop of bytecodes over every card. Mostly none is set
+    (a borrowed card's home): then the values' list counted as all none is the whole work."""
+    values = list(map(itemgetter(name), eng.state.card_vars))
+    if values.count(None) == len(values):
+        return ()
+    return compress(eng.cards, map(is_not, values, repeat(None)))
 
 
 def _owner_card(eng, c, node):

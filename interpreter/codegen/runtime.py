@@ -137,8 +137,11 @@ def _ge(eng, a, b, node):
 
 
 def _aslist(eng, v, node):
-    if v.__class__ is list:
+    cls = v.__class__
+    if cls is list:
         return v
+    if cls is ZoneRef:   # (`Engine.as_list` of a zone: its `cards_of`, top first, written in)
+        return list(map(eng.cards.__getitem__, reversed(eng.state.zones.get(v.key, ()))))
     return eng.as_list(v, node)
 
 

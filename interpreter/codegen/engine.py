@@ -360,6 +360,10 @@ class CompiledEngine(Engine):
             return Engine.run_block(self, block, env)
         return fn(self, env)
 
+    def run_procedure(self, proc, args):
+        fn = self.cx.procs.get(id(proc.body))
+        return Engine.run_procedure(self, proc, args) if fn is None else fn(self, *args)
+
     def expr_fn(self, e):
         return self.cx.exprs.get(id(e)) or self.compile(e)
 

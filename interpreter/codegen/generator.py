@@ -52,6 +52,7 @@ class CodeGen(Expressions, Patterns, Held, AsStatements, Statements, Switches):
         self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in A.walk(item))
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function
+        self.procs: dict = {}           # id(a procedure's body) -> its function of the arguments
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
         self.direct: dict = {}          # id(expr) -> python name of its function of the names bound (args_expr)
         self.legal: dict = {}           # id(expr) -> the same, for a step of a target's `legal_plan`
@@ -163,6 +164,7 @@ class CodeGen(Expressions, Patterns, Held, AsStatements, Statements, Switches):
         self.defs += [f"def {entry}(eng, env):",
                       f"    return {fname}(eng{''.join(f', _entry(env, {p!r})' for p in proc.params)})", ""]
         self.blocks[id(proc.body)] = entry
+        self.procs[id(proc.body)] = fname   # (called with the arguments themselves: `run_procedure`)
         return fname
 
     def body(self, blk, sure=(), maybe=()) -> str:

@@ -10,6 +10,7 @@ from ..check.resolver import Use, call_meaning, card_attr_meaning, deterministic
 from ..runtime.state import ZoneRef
 from ..check.typecheck import LISTY, Scope, elem_ty
 from ..check.typecheck import Binding as _Binding
+from .as_statements import WHETHER_ANY
 from .runtime import Unsupported
 from .writer import Lit, Var, _Fn
 
@@ -551,10 +552,9 @@ class Expressions:
         meaning = call_meaning(self.rs, e.name)
         if meaning == "builtin" and B.FUNCTIONS[e.name].loop == "count" and len(e.args) == 1 \
                 and isinstance(e.args[0], A.Where):
-            if e.name == "exists":
-                found = self.count_by_data(e.args[0], sc, fn, exists=True)
-                if found is not None:
-                    return found
+            f = B.FUNCTIONS[e.name]
+            if f.on_count == WHETHER_ANY and (found := self.data_count(f, e.args[0], sc, fn)) is not None:
+                return found
             n = (self.label_count(e.args[0], sc, fn) if e.name == "count" else None) or \
                 self.count_over_ids(e.args[0], sc, fn) or (self.count_by_value(e, sc, fn) if e.name == "count" else None) \
                 or self.count_by_data(e.args[0], sc, fn)

@@ -695,7 +695,7 @@ def test_all_cards_whose_variable_is_set_are_picked_first_compiled(make_rules, m
 def test_a_count_of_a_zones_cards_by_their_data_is_a_list_count_compiled(make_rules, monkeypatch):
     """`count(ZONE where PROP = X)` and `exists(…)` (PROP a card's data, X a local or a
     literal, compared as texts or numbers) count the zone's values of PROP with `list.count`
-    (`count_by_data`), written as statements (a def) and in an expression: the same counts
+    (`count_by_data`; `exists` looks with `in`), written as statements (a def) and in an expression: the same counts
     as the tree walker's, a text and a number alike; a card variable, or X read from the
     card, is counted as written."""
     rs = make_rules("""
@@ -716,7 +716,8 @@ def test_a_count_of_a_zones_cards_by_their_data_is_a_list_count_compiled(make_ru
         } }
     """)
     cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
-    assert cx.source.count(".count(") == 4   # (not `marked`: a card variable)
+    assert cx.source.count(".count(") == 3   # (not `marked`: a card variable)
+    assert cx.source.count(" in map(") == 1   # (`exists`: stopping at the first)
     counts = [int(s.split()[0]) for seen, _ in games for s in seen]
     assert max(counts) >= 2   # (a count, not whether there is one)
 

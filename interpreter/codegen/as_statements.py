@@ -13,6 +13,9 @@ from ..base.protocol import MAX_LIST
 from ..runtime import builtins as B
 from .writer import Lit, Var, _Fn
 
+#: The `on_count` of a built-in count that asks only whether there is one (`count(…) > 0`).
+WHETHER_ANY = "({0} > 0)"
+
 
 class AsStatements:
     """`ev_into` and its loops (a mixin of CodeGen, used by the statements and by held.py)."""
@@ -131,10 +134,10 @@ class AsStatements:
                     if folded is not None:
                         return folded
                 if isinstance(arg, (A.Comprehension, A.Where)):
-                    items = f.loop == "count" and isinstance(arg, A.Where) and self.count_by_data(arg, sc, fn) \
-                        or self.loop_into(fn, arg, sc, count=f.loop == "count")
+                    found = self.data_count(f, arg, sc, fn)
+                    items = found or self.loop_into(fn, arg, sc, count=f.loop == "count")
                     if f.loop == "count":
-                        return items if f.on_count is None else f.on_count.format(items)
+                        return found or (items if f.on_count is None else f.on_count.format(items))
                     return f.on_list.format(items, node=node)
                 if self.ty(arg, sc) in self.LISTY:   # (a list: as `on_list` writes it)
                     return f.on_list.format(self.ev_into(fn, arg, sc), node=node)
@@ -224,7 +227,16 @@ class AsStatements:
         fn.ind -= 2 if cond is not None else 1
         return out
 
-    def count_by_data(self, e, sc, fn) -> Optional[str]:
+    def data_count(self, f, arg, sc, fn) -> Optional[str]:
+        """Built-in count `f` (a `count`, or one asking only whether there is one: `WHETHER_ANY`)
+        of `arg` as `count_by_data` writes it, whole; None where that does not apply."""
+        if f.loop != "count" or not isinstance(arg, A.Where):
+            return None
+        whether = f.on_count == WHETHER_ANY
+        n = self.count_by_data(arg, sc, fn, exists=whether)
+        return n if n is None or whether or f.on_count is None else f.on_count.format(n)
+
+    def count_by_data(self, e, sc, fn, exists: bool = False) -> Optional[str]:
         """`count(ZONE where PROP = X)` (`e`, the `where`; PROP a card's data, as `card_branch`
         reads it; X a local or a literal, which `cannot_fail`; compared with Python's `==`, as
         `x_Compare` writes it where a side is a text or both are numbers) as `list.count` of
@@ -252,6 +264,8 @@ class AsStatements:
             ids = self.zone_list(e.source, sc, fn)
         if ids is None:
             return None
+        if exists:   # (`exists(…)`: the same `==`, stopping at the first that holds, no list made)
+            return f"({self.x(c.right, sc, fn)} in map({self.k(table)}.__getitem__, {ids}))"
         return f"list(map({self.k(table)}.__getitem__, {ids})).count({self.x(c.right, sc, fn)})"
 
     def only_id_reads(self, nodes, sc, b) -> bool:

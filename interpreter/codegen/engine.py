@@ -272,7 +272,8 @@ class CompiledEngine(Engine):
             for v in values:
                 if c.when is not None and not c.when(self, who, v):
                     continue
-                if a.name in self._forbidden:
+                if a.name in self._forbidden and (v.__class__ is not Card or self.tag_rules_for(a.name, (a.param,), v)):
+                    # (a card that no `forbid` rule may hold for is allowed: no environment to make)
                     local = Env({a.param: v} if a.param else {}, env_fn())
                     local.vars["actor"] = who
                     if not self.allowed(a.name, local, local.vars.get(a.param), (a.param,)):
@@ -358,6 +359,10 @@ class CompiledEngine(Engine):
         if fn is None:
             return Engine.run_block(self, block, env)
         return fn(self, env)
+
+    def run_procedure(self, proc, args):
+        fn = self.cx.procs.get(id(proc.body))
+        return Engine.run_procedure(self, proc, args) if fn is None else fn(self, *args)
 
     def expr_fn(self, e):
         return self.cx.exprs.get(id(e)) or self.compile(e)

@@ -10,6 +10,7 @@ from ..check.resolver import Use, call_meaning, card_attr_meaning, deterministic
 from ..runtime.state import ZoneRef
 from ..check.typecheck import LISTY, Scope, elem_ty
 from ..check.typecheck import Binding as _Binding
+from .as_statements import WHETHER_ANY
 from .runtime import Unsupported
 from .writer import Lit, Var, _Fn
 
@@ -551,6 +552,9 @@ class Expressions:
         meaning = call_meaning(self.rs, e.name)
         if meaning == "builtin" and B.FUNCTIONS[e.name].loop == "count" and len(e.args) == 1 \
                 and isinstance(e.args[0], A.Where):
+            f = B.FUNCTIONS[e.name]
+            if f.on_count == WHETHER_ANY and (found := self.data_count(f, e.args[0], sc, fn)) is not None:
+                return found
             n = (self.label_count(e.args[0], sc, fn) if e.name == "count" else None) or \
                 self.count_over_ids(e.args[0], sc, fn) or (self.count_by_value(e, sc, fn) if e.name == "count" else None) \
                 or self.count_by_data(e.args[0], sc, fn)
@@ -756,7 +760,8 @@ class Expressions:
             # (a card most often: where it lies, read at once; anything else as `_in` reads it)
             test = (f"({self.state(fn, 'where')}[{a}.id] == {e.right.id!r} if {a}.__class__ is Card "
                     f"else _in(eng, {a}, {self.x(e.right, sc, fn)}, {self.k(e)}))")
-        elif tb in self.LISTY and ta == "str":
+        elif tb in self.LISTY and ta == "str" or self.all_texts(e.right, sc):
+            # (`_in_list` is Python's `in` for a text, and for anything in a list of texts)
             test = f"({a} in {self.x(e.right, sc, fn)})"
         elif tb in self.LISTY and isinstance(a, Var):
             b = self.x(e.right, sc, fn)   # (written twice, evaluated once)

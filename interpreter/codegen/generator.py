@@ -14,6 +14,7 @@ from .expressions import Expressions
 from .held import Held
 from .runtime import _CARD_EVENTS, _MISSING
 from .statements import Statements
+from .switch import Switches
 from .as_statements import AsStatements
 from .patterns import Patterns
 from .writer import Var, _Fn
@@ -24,7 +25,7 @@ from ..walker.trial import legal_plan
 MAX_LITERAL = 64   # items of a def's list of constants written in place (`literal_def`)
 
 
-class CodeGen(Expressions, Patterns, Held, AsStatements, Statements):
+class CodeGen(Expressions, Patterns, Held, AsStatements, Statements, Switches):
     """Generates and compiles the Python module of one ruleset."""
 
     def __init__(self, rs, budget: bool = False):
@@ -52,6 +53,7 @@ class CodeGen(Expressions, Patterns, Held, AsStatements, Statements):
         self.simultaneous = any(isinstance(n, A.Simultaneously) for item in rs.items for n in A.walk(item))
         self.done: set = set()          # module-level functions already generated
         self.blocks: dict = {}          # id(block) -> python name of its entry function
+        self.procs: dict = {}           # id(a procedure's body) -> its function of the arguments
         self.exprs: dict = {}           # id(expr) -> python name of its entry function
         self.direct: dict = {}          # id(expr) -> python name of its function of the names bound (args_expr)
         self.legal: dict = {}           # id(expr) -> the same, for a step of a target's `legal_plan`
@@ -163,6 +165,7 @@ class CodeGen(Expressions, Patterns, Held, AsStatements, Statements):
         self.defs += [f"def {entry}(eng, env):",
                       f"    return {fname}(eng{''.join(f', _entry(env, {p!r})' for p in proc.params)})", ""]
         self.blocks[id(proc.body)] = entry
+        self.procs[id(proc.body)] = fname   # (called with the arguments themselves: `run_procedure`)
         return fname
 
     def body(self, blk, sure=(), maybe=()) -> str:

@@ -41,6 +41,7 @@ class Compiled:
         exec(code, ns)
         self.ns = ns
         self.blocks = {k: ns[v] for k, v in gen.blocks.items()}
+        self.procs = {k: ns[v] for k, v in gen.procs.items()}
         self.exprs = {k: ns[v] for k, v in gen.exprs.items()}
         self.direct = {k: ns[v] for k, v in gen.direct.items()}
         self.legal = {k: ns[v] for k, v in gen.legal.items()}

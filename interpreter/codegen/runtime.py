@@ -137,8 +137,11 @@ def _ge(eng, a, b, node):
 
 
 def _aslist(eng, v, node):
-    if v.__class__ is list:
+    cls = v.__class__
+    if cls is list:
         return v
+    if cls is ZoneRef:   # (`Engine.as_list` of a zone: its `cards_of`, top first, written in)
+        return list(map(eng.cards.__getitem__, reversed(eng.state.zones.get(v.key, ()))))
     return eng.as_list(v, node)
 
 
@@ -274,6 +277,15 @@ def _in_list(a, b):
     return any(_eq(a, x) for x in b)
 
 
+def _first_equal(v, table):
+    """The branch of the first text in `table` ({text: branch}, in the conditions' order)
+    that `v`, not of class str, equals with Python's `==` (`codegen.switch`), or None."""
+    for text, branch in table.items():
+        if v == text:
+            return branch
+    return None
+
+
 def _cards_in_zones(eng, name):
     """The cards lying in the zones named `name` ("stable": every player's), in the order of
     `all_cards` (by id)."""
@@ -288,8 +300,12 @@ def _cards_in_zones(eng, name):
 def _cards_with_var(eng, name):
     """The cards whose variable `name` is not none, in id order (all of `all_cards where
     NAME != none and …` that its first test keeps: `Expressions.all_cards_with_var`), each
-    card's variable read in C, not by a loop of bytecodes over every card."""
-    return compress(eng.cards, map(is_not, map(itemgetter(name), eng.state.card_vars), repeat(None)))
+    card's variable read in C, not by a loop of bytecodes over every card. Mostly none is set
+    (a borrowed card's home): then the values' list counted as all none is the whole work."""
+    values = list(map(itemgetter(name), eng.state.card_vars))
+    if values.count(None) == len(values):
+        return ()
+    return compress(eng.cards, map(is_not, values, repeat(None)))
 
 
 def _owner_card(eng, c, node):
@@ -436,7 +452,7 @@ RUNTIME = {
     "_sub": _sub, "_ne": _ne, "_eqs": _eqs, "_eq": _eq, "_lt": _lt, "_le": _le, "_gt": _gt, "_ge": _ge,
     "_in": _in, "_aslist": _aslist, "_count": _count, "_group_by": _group_by, "_group_by_var": _group_by_var, "_sort_by": _sort_by,
     "_zone_of_player": _zone_of_player, "_cards_at": _cards_at, "_pz_cards": _pz_cards, "_pz_count": _pz_count,
-    "_pz_ids": _pz_ids, "_first": _first, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_owner_card": _owner_card, "_cards_in_zones": _cards_in_zones, "_cards_with_var": _cards_with_var, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
+    "_pz_ids": _pz_ids, "_first": _first, "_ZONE_NAMES": _ZONE_NAMES, "_last": _last, "_in_list": _in_list, "_first_equal": _first_equal, "_owner_card": _owner_card, "_cards_in_zones": _cards_in_zones, "_cards_with_var": _cards_with_var, "_chain": chain, "_zone_of_card": _zone_of_card, "_seat_of": _seat_of,
     "_asker_seat": _asker_seat, "_mkenv": _mkenv, "_static_call": _static_call, "_memo_call1": _memo_call1, "_memo_call2": _memo_call2, "_entry": _entry,
     "_num": _num, "_show": _show, "_truth": _truth, "_apply": _apply, "_MISSING": _MISSING, "_UNSET": _UNSET, "_PE": PYERR,
     "_EndScope": _EndScope, "_GameOver": _GameOver, "Env": Env, "Card": Card, "Player": Player,

@@ -192,8 +192,18 @@ class Statements:
         raise Unsupported("`set` of a name that may or may not be local")
 
     def s_If(self, fn, s, sc, ks):
+        self.if_chain(fn, s.branches, s.otherwise, sc)
+
+    def if_chain(self, fn, branches, otherwise, sc):
+        """`if … elif … else …`: each condition in turn, but a run of conditions that compare
+        one value with texts is one look-up (`text_switch`)."""
         depth = 0
-        for cond, body in s.branches:
+        for i, (cond, body) in enumerate(branches):
+            switch = self.text_switch(branches[i:], sc)
+            if switch is not None:
+                self.write_switch(fn, switch, branches[i + len(switch[2]):], otherwise, sc)
+                fn.ind -= depth
+                return
             c = self.guard(fn, cond, sc)
             fn.emit(f"if {c}:")
             fn.ind += 1
@@ -202,7 +212,7 @@ class Statements:
             fn.emit("else:")
             fn.ind += 1
             depth += 1
-        self.block(fn, s.otherwise, sc)
+        self.block(fn, otherwise, sc)
         fn.ind -= depth
 
     def s_For(self, fn, s, sc, ks):

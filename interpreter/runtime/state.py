@@ -9,7 +9,6 @@ import copy
 import _random
 import random
 import weakref
-from operator import methodcaller
 from typing import Optional
 
 import attrs
@@ -17,7 +16,7 @@ import attrs
 
 def _kept(how: str, **kw):
     """A field of `State`, with how `State.copy` copies it: "value" (immutable, shared),
-    "list", "dict", "each" (a list of dicts or sets: each copied), "cards" (the card
+    "list", "dict", "each" (a list of dicts: each copied), "cards" (the card
     variables: each copied, or shared by a trial until written), "zones" (a dict of lists),
     "maybe list" (None or a list), "rng" (the random source), "log", "counters" (a dict a
     trial starts afresh), "known" (what each seat knows: None or a list of sets), "owned
@@ -301,7 +300,7 @@ def _make_copy(cls):
         src = f"def {name}(s{', log=True' if name == 'copy' else ', log=False' if name == 'world_copy' else ''}):\n    n = _new(State)\n{sets}    return n\n"
         ns = {"State": cls, "_rng_copy": _rng_copy, "_DrawnRandom": _DrawnRandom,
               "_SnapshotRandom": _SnapshotRandom, "_new": object.__new__,
-              "_copied": methodcaller("copy")}   # (each item's `copy()`, called from C: no comprehension's frame)
+              "_copied": dict.copy}   # (each dict's copy, called from C: no comprehension's frame, no method looked up)
         exec(compile(src, f"<State.{name}>", "exec"), ns)
         ns[name].__doc__ = getattr(cls, name).__doc__
         setattr(cls, name, ns[name])

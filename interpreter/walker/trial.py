@@ -93,6 +93,11 @@ class Trials:
             self.record, self.listeners, self._validated = record, listeners, validated
             self.derived_put_back(kept)   # those cached while trying read a trial's state
 
+    def run_procedure(self, proc, args):
+        """Procedure `proc` run on `args` (its body's generator; the compiled engine calls the
+        procedure's function with them, with no environment made and unpacked)."""
+        return self.run_block(proc.body, Env(dict(zip(proc.params, args))))
+
     def _try(self, proc, args, path: tuple, base, through: bool = False):
         """One way through: the answers of `path`, then first options. (whether it changed
         the game, or did every required part it met in full when `through`; the other ways,
@@ -104,7 +109,7 @@ class Trials:
         if through:   # past moves (each zone's list the trial's own as it first changes it: `State.zone_store`)
             trial.trial_through = True
             self._trial_level = len(trial.event_chain)
-        gen = self.run_block(proc.body, Env(dict(zip(proc.params, args))))
+        gen = self.run_procedure(proc, args)
         answers: list = []
         more: list = []
         try:

@@ -161,7 +161,7 @@ class Held:
             return None
         v, inner, cond, tests, read = parts
         b = inner.names["it"]
-        ids = None if self.hinting else self.zone_ids_of_sum(w.source, sc, fn)   # (a hint reads cards)
+        ids = self.zone_ids_of_sum(w.source, sc, fn)
         if ids is not None and self.only_id_reads([cond.right, *tests], inner, b):
             v = b.var = "_i" + v[2:]    # (nothing of a card but its id and derived properties is read)
             self._id_vars.add(v)
@@ -231,12 +231,17 @@ class Held:
 
     def zone_ids_of_sum(self, e, sc, fn):
         """Python iterating over the ids of a zone expression's cards, top first (`zone_ids`),
-        for a sum of zones too (`hand(p) + table(p)`); None for anything else."""
-        if isinstance(e, A.BinOp) and e.op == "+":
-            a, b = self.zone_ids_of_sum(e.left, sc, fn), self.zone_ids_of_sum(e.right, sc, fn)
-            return None if a is None or b is None else f"_chain({a}, {b})"
+        for a sum of zones too (`hand(p) + table(p)`), written as a comprehension's iterable;
+        None for anything else."""
         with fn.in_iterable():
-            return self.zone_ids(e, sc, fn)
+            return self.zone_ids_summed(e, sc, fn)
+
+    def zone_ids_summed(self, e, sc, fn):
+        """`zone_ids_of_sum` for a loop statement's iterable (where a memo may be assigned)."""
+        if isinstance(e, A.BinOp) and e.op == "+":
+            a, b = self.zone_ids_summed(e.left, sc, fn), self.zone_ids_summed(e.right, sc, fn)
+            return None if a is None or b is None else f"_chain({a}, {b})"
+        return self.zone_ids(e, sc, fn)
 
     def count_kept_into(self, fn, e, sc):
         """`count(ZONE where COND)` inside a loop of the statements of one expression (two

@@ -1,10 +1,9 @@
-"""A `prefer` that is a def called with the option (`-usefulness(p, c)`) is compiled as one
-function of all the options (`Statements.def_over_options`, `Expressions.hint_def_over`)."""
+"""The generated code of what a search evaluates most: hints, estimates and their folds."""
 import random
 
 from cgl.interpreter.base.diagnostics import CglError
 from cgl.interpreter.codegen.module import compiled_for
-from cgl.interpreter.play.game import Game
+from cgl.interpreter.play.game import Game, play
 
 RULES = """
     derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
@@ -66,3 +65,40 @@ def test_a_prefer_whose_other_arguments_read_the_option_is_scored_per_option_com
     assert _scores(rs, "tree", monkeypatch) == _scores(rs, "compiled", monkeypatch)
     source = compiled_for(rs).source
     assert source.count("eng.hint_scores_of(") == 3 and source.count("eng.hint_scores(") == 1
+
+
+def test_a_max_or_min_with_numbers_written_out_starts_from_theirs_compiled(make_rules, monkeypatch):
+    """`max`/`min` of whole numbers joined with numbers written out (`max([…] + [0])`, MGT's
+    `usefulness`) start their running total from the best of those (`Held.fold_into`): the
+    tree walker's values, with several numbers written, before or after, above and below
+    the items, an empty comprehension."""
+    rs = make_rules("""
+        var seen = []
+        derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
+        def hi(p, c) = max([count(hand(p) + pile where l in tags) + count(pile) - 4 for l in c.tags] + [-5, -3, -4])
+        def lo(c) = min([3, 5, 2] + [count(pile where l in tags) + count(deck) - 4 for l in c.tags])
+        def mid(c) = max([-4, -2] + [count(pile where l in tags) - count(deck) for l in c.tags])
+        setup { deal 3 to hand }
+        turn { phase a {
+          if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
+          draw 1
+          let p = current
+          let a = [hi(p, c) for c in hand(p)]
+          let b = [lo(c) for c in hand(p)]
+          let m = [mid(c) for c in hand(p)]
+          set seen = seen + ["{a} {b} {m}"]
+          choose c in hand(p) by p "Discard" { discard c }
+          if turn_no >= 14 { end game }
+        } }
+    """)
+    out = []
+    for engine in ("tree", "compiled"):
+        monkeypatch.setattr("cgl.interpreter.play.game.DEFAULT_ENGINE", engine)
+        out.append([play(rs, 2, seed, agents=["random"] * 2).state.globals["seen"] for seed in range(5)])
+    assert out[0] == out[1]
+    his, los, mids = (set(sum(([int(v) for v in part.strip("[]").split(", ") if v] for game in out[1] for line in game
+                               for part in [line.split(" [")[i]]), [])) for i in range(3))
+    # the numbers written out best for some cards, an item for others
+    assert -3 in his and max(his) > -3 and 2 in los and min(los) < 2 and -2 in mids and max(mids) > -2
+    source = compiled_for(rs).source
+    assert "_max_list(" not in source and "_min_list(" not in source and "is _MISSING or" not in source

@@ -10,6 +10,7 @@ RULES = """
     def fit(p, c) = max([count(hand(p) + pile where l in tags and rank != 2) for l in c.tags] + [0])
     def lead(c, p) = c.rank * 10 + count(hand(p)) - count(pile where rank = c.rank)
     def peek(p, c) = if c.rank = 3 then first(hand(first(others(p)))).rank else c.rank
+    def above(p, c) = max([count(hand(p) + pile where l in tags and rank >= c.rank) for l in c.tags] + [0])
     setup { deal 3 to hand }
     turn { phase a {
       if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
@@ -19,6 +20,7 @@ RULES = """
       choose c in hand(p) by p "Lead" prefer lead(c, p) { }
       choose c in hand(p) by p "Discard" prefer -fit(p, c) { discard c }
       choose c in hand(p) by p "Peek" prefer -peek(p, c) { }
+      choose c in hand(p) by p "Above" prefer above(p, c) { }
       if turn_no >= 12 { end game }
     } }
 """
@@ -45,8 +47,9 @@ def _scores(rs, engine, monkeypatch, seeds=8):
 def test_a_prefer_calling_a_def_with_the_option_scores_all_options_at_once_compiled(make_rules, monkeypatch):
     """The tree walker's scores: the option as the def's last argument or its first, the
     other argument a local or `current`, negated or not; a hint that reads a hidden card for
-    some option (`peek`, at a card of rank 3) stops with the same E019 at the same place.
-    Written as one function per site over the options, not a lambda per option."""
+    some option (`peek`, at a card of rank 3) stops with the same E019 at the same place; the
+    counts by label kept for all the options (`fit`), not where they read the option
+    (`above`). Written as one function per site over the options, not a lambda per option."""
     rs = make_rules(RULES)
     tree, compiled = _scores(rs, "tree", monkeypatch), _scores(rs, "compiled", monkeypatch)
     assert tree == compiled
@@ -54,7 +57,8 @@ def test_a_prefer_calling_a_def_with_the_option_scores_all_options_at_once_compi
     assert any(len(s) == 4 and s[1] == "E019" for s in compiled)                  # `peek` refused …
     assert any(len(s) == 2 and s[0] == "Peek" for s in compiled)                   # … not always
     source = compiled_for(rs).source
-    assert source.count("eng.hint_scores_of(") == 4 and "eng.hint_scores(" not in source
+    assert source.count("eng.hint_scores_of(") == 5 and "eng.hint_scores(" not in source
+    assert len({repr(s) for s in compiled if s[0] == "Above"}) > 10
     assert "def DHO1_fit__player_card(" in source and "def DHO0_lead__card_" in source
 
 
@@ -64,7 +68,7 @@ def test_a_prefer_whose_other_arguments_read_the_option_is_scored_per_option_com
     rs = make_rules(RULES.replace("prefer fit(current, c)", "prefer fit(owner(c), c)"))
     assert _scores(rs, "tree", monkeypatch) == _scores(rs, "compiled", monkeypatch)
     source = compiled_for(rs).source
-    assert source.count("eng.hint_scores_of(") == 3 and source.count("eng.hint_scores(") == 1
+    assert source.count("eng.hint_scores_of(") == 4 and source.count("eng.hint_scores(") == 1
 
 
 def test_a_max_or_min_with_numbers_written_out_starts_from_theirs_compiled(make_rules, monkeypatch):

@@ -529,10 +529,11 @@ class Expressions:
         arguments of static `types`) for a list of options, the argument at `at`
         (`def_over_options`): `(eng, *the other arguments, options)`, its body the hint
         variant's written in a loop over the options, each counted as a call; `negated`
-        (the call's node): each value negated as `x_Neg` negates it."""
+        (the call's node, or "" where its value is surely a whole number): each value negated
+        as `x_Neg` negates it."""
         d = self.rs.defs[name]
         params = list(d.params)
-        fname = f"DHO{at}{'N' if negated else ''}_{name}{self.variant(types)}"
+        fname = f"DHO{at}{'' if negated is None else 'N'}_{name}{self.variant(types)}"
         if negated:
             fname += f"_{negated}"
         if fname in self.done:
@@ -548,11 +549,19 @@ class Expressions:
             sc.names[p] = _Binding("v_" + p, False, f, ty)
         f.emit("_out = []")
         f.emit(f"for v_{params[at]} in _opts:")
+        loop = len(f.lines)
         f.ind += 1
         f.emit("eng.calls += 1")   # (each option a call, as the tree walker's)
         f.emit(f"if eng.calls > eng.call_limit: eng.calls_out({self.k(d)})")
+        f.outside = set()
         v = self.ev_into(f, d.expr, sc)
-        f.emit(f"_out.append({f'(-_num({v}, {negated}, eng))' if negated else v})")
+        for m in sorted(f.outside):   # (a memo of the hint's, the same for every option: before the loop)
+            line = "    " * f.ind + f"{m} = _MISSING"
+            if line in f.lines:   # (not a name of `ev_into`'s first writing, which it threw away)
+                f.lines.remove(line)
+                f.lines.insert(loop - 1, "    " * (f.ind - 1) + f"{m} = _MISSING")
+                loop += 1
+        f.emit(f"_out.append({v if negated is None else f'(-_num({v}, {negated}, eng))' if negated else f'(-{v})'})")
         f.ind -= 1
         f.emit("return _out")
         self.defs += f.source() + [""]
@@ -815,7 +824,7 @@ class Expressions:
         return f"(not {self.x(e.operand, sc, fn)})"
 
     def x_Neg(self, e, sc, fn):
-        if self.ty(e.operand, sc) == "int":
+        if self.ty(e.operand, sc) == "int" or self.surely_int(e.operand):   # (no check it is a number)
             return f"(-{self.x(e.operand, sc, fn)})"
         return f"(-_num({self.x(e.operand, sc, fn)}, {self.k(e.operand)}, eng))"
 

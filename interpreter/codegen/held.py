@@ -182,6 +182,8 @@ class Held:
                              f"{self.ref(nb)}, " if nb.ty in ("card", "str", "int") else
                              f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
             fn.emit(f"if {counts} is _MISSING: {counts} = _eval_memo(eng, ({counts!r}, {values}), {{}})")
+            if fn.outside is not None and all(nb.var in fn.params for nb in read.values()):
+                fn.outside.add(counts)   # (the same memo for every option: fetched once)
         fn.emit(f"if {key} in {counts}:")
         fn.emit(f"    {t} = {counts}[{key}]")
         fn.emit("else:")

@@ -615,7 +615,8 @@ class Statements:
                     return None
         types = [self.ty(a, sc) for a in call.args]
         with self.hint_mode(True):   # (restored after, whatever the body writes)
-            over = self.hint_def_over(call.name, types, at[0], self.k(call) if call is not e else None)
+            negated = None if call is e else "" if self.ty(call, sc) == "int" or self.surely_int(call) else self.k(call)
+            over = self.hint_def_over(call.name, types, at[0], negated)
         fn.lambdas += 1   # (written inside a lambda: nothing kept in the function's variables)
         try:
             args = "".join(", " + self.x(a, sc, fn) for a in others)

@@ -171,8 +171,7 @@ class Held:
         key = self.x(cond.left, sc, fn)
         counts, index, t, labs, held, label = (self.fresh("n"), self.fresh("x"), self.fresh(), self.fresh(),
                                               self.fresh(), self.fresh("l"))
-        # (outside a hint, an empty dict as the statements start: `memo_init`; in one, the
-        # hint's, fetched at the first count)
+        # (outside a hint, a dict made as the statements start, `memo_init`; in one, the hint's)
         fn.stmt_memo[("labels" if self.hinting else "(counts)", counts)] = counts, 2
         with fn.looping(v):
             labels = self.x(cond.right, inner, fn)
@@ -183,7 +182,7 @@ class Held:
                              f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
             fn.emit(f"if {counts} is _MISSING: {counts} = _eval_memo(eng, ({counts!r}, {values}), {{}})")
             if fn.outside is not None and all(nb.var in fn.params for nb in read.values()):
-                fn.outside.add(counts)   # (the same memo for every option: fetched once)
+                fn.outside.add(counts)   # (the same for every option of a `hint_def_over`)
         fn.emit(f"if {key} in {counts}:")
         fn.emit(f"    {t} = {counts}[{key}]")
         fn.emit("else:")

@@ -195,7 +195,7 @@ class AsStatements:
         inner = sc.child()
         ty = self.elem_ty(self.ty(e.source, sc))
         b = inner.names[e.name if isinstance(e, A.Comprehension) else "it"] = _Binding(v, False, fn, ty)
-        ids = self.zone_ids(e.source, sc, fn)
+        ids = self.zone_ids_summed(e.source, sc, fn)   # (a sum of zones too: MGT's estimate)
         body = [x for x in (e.cond, None if isinstance(e, A.Where) else e.expr) if x is not None]
         if ids is not None and ty == "card" and (count or not isinstance(e, A.Where)) \
                 and self.only_id_reads(body, inner, b):

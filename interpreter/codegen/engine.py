@@ -399,6 +399,16 @@ class CompiledEngine(Engine):
         except PYERR:
             raise self.fail(node, "the rules call themselves without end", code="E011") from None
 
+    def hint_scores_of(self, node, scores, options) -> list:
+        """`hint_scores` by a generated function of all the options at once (`scores`:
+        Statements.def_over_options); none asked of no options."""
+        if not options:
+            return []
+        try:
+            return scores(options)
+        except PYERR:
+            raise self.fail(node, "the rules call themselves without end", code="E011") from None
+
     def match_pattern(self, p: A.Pattern, args: list):
         fns = self.cx.patterns.get(p.name)
         if fns is None or self.hint_seat is not None:   # (a hint's reads are watched by the tree walker)

@@ -525,6 +525,49 @@ class Expressions:
             self.defs += [f"def {fname}(eng, *args):", *("    " + line for line in count),
                           f"    return _static_call({memo}, {body}, eng, args)", ""]
 
+    def hint_def_over(self, name, types, at: int, negated) -> str:
+        """The module function giving def `name`'s hint values (`def_fn`'s hint variant, for
+        arguments of static `types`) for a list of options, the argument at `at`
+        (`def_over_options`): `(eng, *the other arguments, options)`, its body the hint
+        variant's written in a loop over the options, each counted as a call; `negated`
+        (the call's node, or "" where its value is surely a whole number): each value negated
+        as `x_Neg` negates it."""
+        d = self.rs.defs[name]
+        params = list(d.params)
+        fname = f"DHO{at}{'' if negated is None else 'N'}_{name}{self.variant(types)}"
+        if negated:
+            fname += f"_{negated}"
+        if fname in self.done:
+            return fname
+        self.done.add(fname)
+        fixed = ["v_" + p for i, p in enumerate(params) if i != at]
+        sc = Scope()
+        f = _Fn.function(self, fname, [*fixed, "_opts"])
+        f.pure = True
+        f.params = set(fixed)   # (read once as it starts: not the option's, which changes)
+        sc.fn = f
+        for p, ty in zip(params, types):
+            sc.names[p] = _Binding("v_" + p, False, f, ty)
+        f.emit("_out = []")
+        f.emit(f"for v_{params[at]} in _opts:")
+        loop = len(f.lines)
+        f.ind += 1
+        f.emit("eng.calls += 1")   # (each option a call, as the tree walker's)
+        f.emit(f"if eng.calls > eng.call_limit: eng.calls_out({self.k(d)})")
+        f.outside = set()
+        v = self.ev_into(f, d.expr, sc)
+        for m in sorted(f.outside):   # (a memo of the hint's, the same for every option: before the loop)
+            line = "    " * f.ind + f"{m} = _MISSING"
+            if line in f.lines:   # (not a name of `ev_into`'s first writing, which it threw away)
+                f.lines.remove(line)
+                f.lines.insert(loop - 1, "    " * (f.ind - 1) + f"{m} = _MISSING")
+                loop += 1
+        f.emit(f"_out.append({v if negated is None else f'(-_num({v}, {negated}, eng))' if negated else f'(-{v})'})")
+        f.ind -= 1
+        f.emit("return _out")
+        self.defs += f.source() + [""]
+        return fname
+
     def table_fn(self, name) -> str:
         t = self.rs.table_decls[name]
         fname = ("TH_" if self.hinting else "T_") + name   # (its hint variant: see def_fn)
@@ -786,7 +829,7 @@ class Expressions:
         return f"(not {self.x(e.operand, sc, fn)})"
 
     def x_Neg(self, e, sc, fn):
-        if self.ty(e.operand, sc) == "int":
+        if self.ty(e.operand, sc) == "int" or self.surely_int(e.operand):   # (no check it is a number)
             return f"(-{self.x(e.operand, sc, fn)})"
         return f"(-_num({self.x(e.operand, sc, fn)}, {self.k(e.operand)}, eng))"
 

@@ -161,7 +161,7 @@ class Held:
             return None
         v, inner, cond, tests, read = parts
         b = inner.names["it"]
-        ids = None if self.hinting else self.zone_ids_of_sum(w.source, sc, fn)   # (a hint reads cards)
+        ids = self.zone_ids_of_sum(w.source, sc, fn)
         if ids is not None and self.only_id_reads([cond.right, *tests], inner, b):
             v = b.var = "_i" + v[2:]    # (nothing of a card but its id and derived properties is read)
             self._id_vars.add(v)
@@ -171,7 +171,8 @@ class Held:
         key = self.x(cond.left, sc, fn)
         counts, index, t, labs, held, label = (self.fresh("n"), self.fresh("x"), self.fresh(), self.fresh(),
                                               self.fresh(), self.fresh("l"))
-        fn.stmt_memo[("labels", counts)] = counts, 2
+        # (outside a hint, a dict made as the statements start, `memo_init`; in one, the hint's)
+        fn.stmt_memo[("labels" if self.hinting else "(counts)", counts)] = counts, 2
         with fn.looping(v):
             labels = self.x(cond.right, inner, fn)
             keep = " and ".join(self._bool(x, inner, fn) for x in tests)
@@ -180,8 +181,8 @@ class Held:
                              f"{self.ref(nb)}, " if nb.ty in ("card", "str", "int") else
                              f"{self.ref(nb)}, {self.ref(nb)}.__class__, " for nb in read.values())
             fn.emit(f"if {counts} is _MISSING: {counts} = _eval_memo(eng, ({counts!r}, {values}), {{}})")
-        else:
-            fn.emit(f"if {counts} is _MISSING: {counts} = {{}}")
+            if fn.outside is not None and all(nb.var in fn.params for nb in read.values()):
+                fn.outside.add(counts)   # (the same for every option of a `hint_def_over`)
         fn.emit(f"if {key} in {counts}:")
         fn.emit(f"    {t} = {counts}[{key}]")
         fn.emit("else:")
@@ -231,12 +232,17 @@ class Held:
 
     def zone_ids_of_sum(self, e, sc, fn):
         """Python iterating over the ids of a zone expression's cards, top first (`zone_ids`),
-        for a sum of zones too (`hand(p) + table(p)`); None for anything else."""
-        if isinstance(e, A.BinOp) and e.op == "+":
-            a, b = self.zone_ids_of_sum(e.left, sc, fn), self.zone_ids_of_sum(e.right, sc, fn)
-            return None if a is None or b is None else f"_chain({a}, {b})"
+        for a sum of zones too (`hand(p) + table(p)`), written as a comprehension's iterable;
+        None for anything else."""
         with fn.in_iterable():
-            return self.zone_ids(e, sc, fn)
+            return self.zone_ids_summed(e, sc, fn)
+
+    def zone_ids_summed(self, e, sc, fn):
+        """`zone_ids_of_sum` for a loop statement's iterable (where a memo may be assigned)."""
+        if isinstance(e, A.BinOp) and e.op == "+":
+            a, b = self.zone_ids_summed(e.left, sc, fn), self.zone_ids_summed(e.right, sc, fn)
+            return None if a is None or b is None else f"_chain({a}, {b})"
+        return self.zone_ids(e, sc, fn)
 
     def count_kept_into(self, fn, e, sc):
         """`count(ZONE where COND)` inside a loop of the statements of one expression (two
@@ -349,6 +355,11 @@ class Held:
         acc, n = self.fresh(), self.fresh("n")
         ops = {"sum": None, "max": ">", "min": "<"}
         op = ops[e.name]
+        items = [self._written_int(i) for x in lits for i in x.items]
+        # a `max`/`min` with numbers written out starts from theirs: whole numbers all, which
+        # come first or last makes no difference to the value (`max([…] + [0])`: no test
+        # for a first item each time round)
+        start = None if op is None or not items else (max if op == ">" else min)(items)
 
         def step(value) -> list:
             # (`value` is read twice by max/min: held in a variable unless it is one)
@@ -358,18 +369,19 @@ class Held:
             if not isinstance(value, (Var, Lit)):
                 lines.append(f"{n}v = {value}")
                 value = f"{n}v"
+            if start is not None:
+                return lines + [f"if {value} {op} {acc}: {acc} = {value}"]
             return lines + [f"if {acc} is _MISSING or {value} {op} {acc}: {acc} = {value}"]
 
-        items = [self._written_int(i) for x in lits for i in x.items]
-        fn.emit(f"{acc} = {0 if op is None else '_MISSING'}")
+        fn.emit(f"{acc} = {0 if op is None else '_MISSING' if start is None else repr(start)}")
         if lits:
             fn.emit(f"{n} = 0")
-        if lits and parts[0] is lits[0]:   # (the written list first: `[0] + […]`)
+        if lits and parts[0] is lits[0] and start is None:   # (the written list first: `[0] + […]`)
             self._fold_const(fn, acc, op, items)
         self.loop_into(fn, comps[0], sc, fold=(acc, step))
         if lits:
             fn.emit(f"if {n} + {len(items)} > {MAX_LIST}: raise _long_list(eng, {self.k(e.args[0])}, {n} + {len(items)})")
-        if lits and parts[-1] is lits[0]:
+        if lits and parts[-1] is lits[0] and start is None:
             self._fold_const(fn, acc, op, items)
         if op is not None and not items:
             fn.emit(f"if {acc} is _MISSING: {acc} = None")
@@ -466,7 +478,8 @@ class Held:
     def memo_init(key) -> str:
         """What the variable of an expression's memo entry `key` holds as the expression
         starts: a built-in value's list (`value_kept`), an empty dict for a def's calls
-        (`call_memo`), else nothing yet (`_MISSING`)."""
+        (`call_memo`) or counts by label outside a hint (`label_count_into`), else nothing yet
+        (`_MISSING`)."""
         if key[0] == "(value)":
             return B.VALUES[key[1]].emit
-        return "{}" if key[0] == "(calls)" else "_MISSING"
+        return "{}" if key[0] in ("(calls)", "(counts)") else "_MISSING"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..base import ast as A
 from ..check.typecheck import Binding as _Binding
 from ..check.typecheck import Scope
+from ..check.resolver import call_meaning, deterministic_expr
 from ..base.protocol import MAX_NUMBER
 from .runtime import Unsupported
 from .writer import _Fn
@@ -590,10 +591,48 @@ class Statements:
             return "None"
         h = self.fresh("h")
         inner = sc.child()
-        inner.names[s.name] = inner.names["it"] = _Binding(h, False, fn, self.elem_ty(list_ty))
+        b = inner.names[s.name] = inner.names["it"] = _Binding(h, False, fn, self.elem_ty(list_ty))
         with self.hint_mode(True):
+            over = self.def_over_options(s.prefer, inner, b, fn)
+            if over is not None:
+                return f"lambda _o: eng.hint_scores_of({self.k(s.prefer)}, {over}, _o)"
             hint = self.lambda_of(h, s.prefer, inner, fn)
         return f"lambda _o: eng.hint_scores({self.k(s.prefer)}, {hint}, _o)"
+
+    def def_over_options(self, e, sc, b, fn):
+        """For `prefer E` where E is `f(…)` or `-f(…)`, a def called with the option (binding
+        `b`) as one argument and, as the others, what reads nothing of it and rolls no dice
+        (the greedy discard's `prefer -usefulness(p, c)`): Python for a function of the
+        options list giving all their values (`hint_def_over`: the def's hint variant written
+        as a loop over them, its setup read once, not once per option), the other arguments
+        evaluated once, before it (the same values each time: nothing changes while a hint
+        is evaluated); else None."""
+        call = e.operand if isinstance(e, A.Neg) else e
+        if not (isinstance(call, A.Call) and call_meaning(self.rs, call.name) == "def"):
+            return None
+        d = self.rs.defs[call.name]
+        if not d.params or len(call.args) != len(d.params):
+            return None
+        at = [i for i, a in enumerate(call.args) if isinstance(a, A.Name) and self.local_of(a, sc) is b]
+        if len(at) != 1:
+            return None
+        others = [a for i, a in enumerate(call.args) if i != at[0]]
+        for a in others:
+            if not deterministic_expr(self.rs, a):
+                return None
+            for n in A.walk(a):
+                if isinstance(n, A.Name) and (self.meaning(n).kind in ("it", "maybe") or self.local_of(n, sc) is b):
+                    return None
+        types = [self.ty(a, sc) for a in call.args]
+        with self.hint_mode(True):   # (restored after, whatever the body writes)
+            negated = None if call is e else "" if self.ty(call, sc) == "int" or self.surely_int(call) else self.k(call)
+            over = self.hint_def_over(call.name, types, at[0], negated)
+        fn.lambdas += 1   # (written inside a lambda: nothing kept in the function's variables)
+        try:
+            args = "".join(", " + self.x(a, sc, fn) for a in others)
+        finally:
+            fn.lambdas -= 1
+        return f"lambda _o: {over}(eng{args}, _o)"
 
     def s_Choose(self, fn, s, sc, ks):
         opts = self.fresh("o")

@@ -29,7 +29,7 @@ baseline's rules, each in a process of its own:
 The clock is each process's CPU time, so time spent waiting for a core is not counted,
 but a busy second core still slows both; the turns keep the comparison fair. Figures, not
 a test: nothing here fails on timing. Needs `git` and the repository's history (a clone,
-not an unpacked archive). About a minute with the defaults.
+not an unpacked archive). About three minutes with the defaults.
 """
 from __future__ import annotations
 

@@ -137,7 +137,9 @@ def extract(rev: str, into: pathlib.Path) -> pathlib.Path:
         sys.exit(f"cannot take {rev} out of git: {got.stderr.decode().strip()}\n"
                  "help: run this in a clone of the repository with its history (git fetch --unshallow)")
     with tarfile.open(fileobj=io.BytesIO(got.stdout)) as t:
-        t.extractall(into / "cgl", filter="data")
+        # (the "data" filter, where this Python has it: git's own archive, but no member outside INTO)
+        extra = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        t.extractall(into / "cgl", **extra)
     return into
 
 

@@ -557,36 +557,6 @@ def _seen_and_steps(game):
     return game.state.globals["seen"], game.result.steps
 
 
-def test_a_trigger_body_that_never_pauses_is_a_plain_function_compiled(make_rules, monkeypatch):
-    """A trigger's or reaction's body with nothing in it that can pause (no question, no
-    line said) is written as a plain function, which the event's runner calls without a
-    generator (the generator function that everything else runs wraps it); an optional
-    trigger's question is the runner's, not its body's. The same games, variables and steps
-    as the tree walker's."""
-    rs = make_rules("""
-        var seen = []
-        var dropped = 0
-        on draw as note { set seen = seen + [card.name] }
-        on discard if rank = 3 as tally { set dropped += 1  set seen = seen + ["3"] }
-        on discard if rank = 1 as ask may "Note it?" { set seen = seen + ["asked"] }
-        on discard if rank = 2 as shout { say "two"  set seen = seen + ["two"] }
-        reaction echo after discard {
-          eligible count(hand(responder)) > 0
-          do { set seen = seen + ["echo"] }
-        }
-        setup { deal 2 to hand }
-        turn { phase p {
-          draw 1
-          choose c in hand(current) by current "Discard" { discard c }
-          if turn_no >= 6 { set seen = seen + [dropped]  end game }
-        } }
-    """)
-    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=6, read=_seen_and_steps)
-    assert cx.source.count("    if 0: yield\n    return _E") == 4   # note, tally, ask, echo; not shout
-    assert any("3" in seen for seen, _ in games) and any("echo" in seen for seen, _ in games)
-    assert any("asked" in seen for seen, _ in games) and any("two" in seen for seen, _ in games)
-
-
 def test_a_custom_events_card_eligibility_has_a_variant_for_a_card_compiled(make_rules, monkeypatch):
     """A custom event's `card` may hold any value, so a reaction's eligibility that reads it
     is written for any value, and again for a card (the runner picks by the value it gets,

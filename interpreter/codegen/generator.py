@@ -38,7 +38,6 @@ class CodeGen(Expressions, Patterns, Held, AsStatements, Statements, Switches):
         self.const_ids: dict = {}       # id(object) -> python name
         self.defs: list = []            # source lines of module-level functions
         self.runner_src: dict = {}      # function name -> its pieces as a runner takes them in (for_runner)
-        self.plain_bodies: dict = {}    # a body's generator function -> the plain function it runs (event_fn)
         self.facts = facts(rs)
         self.types = TypeChecker(rs)    # the one type checker (lint reads it too)
         self.it_names = self.facts.it_names
@@ -304,23 +303,12 @@ class CodeGen(Expressions, Patterns, Held, AsStatements, Statements, Switches):
             f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
         entry = self.entry_lines(entries)
         head = [line for _, line in entry]
-        # a body that never pauses (no `yield` written: nothing it runs can ask a question) is a
-        # plain function, which event runners call as one; everything else runs the generator
-        # function that wraps it, as it runs any body
-        plain = kind == "body" and not any("yield" in line for line in f.lines)
         if kind == "body":
-            head = ["st = eng.state"] + (["_lim = eng.step_limit"] if f.limited else []) + \
-                ([] if plain else ["if 0: yield"]) + head
+            head = ["st = eng.state"] + (["_lim = eng.step_limit"] if f.limited else []) + ["if 0: yield"] + head
         else:
             self.runner_src[fname] = self.for_runner(f, entry, ret, value)
         f.lines[:0] = ["    " + line for line in head]
         self.defs += f.source() + [""]
-        if plain:
-            params = "ev, e_responder" if responder else "ev"
-            wrapper = self.fresh("E")
-            self.defs += [f"def {wrapper}(eng, {params}):", "    if 0: yield", f"    return {fname}(eng, {params})", ""]
-            self.plain_bodies[wrapper] = fname
-            fname = wrapper
         if env_adapter:  # for the engine's `run_block(body, env)` / `ev(expr, env)`
             adapter = self.fresh("A")
             extra = ", _entry(env, 'responder')" if responder else ""

@@ -31,7 +31,7 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
         return rest, "_ok"
 
     for i, (tr, c) in enumerate(triggers):
-        ns.update({f"_rT{i}": tr, f"_rP{i}": c, f"_rC{i}": c.cond, f"_rB{i}": c.body_plain or c.body,
+        ns.update({f"_rT{i}": tr, f"_rP{i}": c, f"_rC{i}": c.cond, f"_rB{i}": c.body,
                    f"_rK{i}": "trigger:" + tr.name, f"_rN{i}": tr.name})
         conds = []
         if c.cond is not None:
@@ -42,11 +42,11 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
             # (`_may` then `yes_no_took`: `ask_yes_no`'s halves, no generator between)
             conds.append(f"eng.yes_no_took((_d := eng._may(_rT{i}, _rP{i}, ev)), (yield _d))")
         lines.append(f"    if {' and '.join(conds) or 'True'}:")
-        lines += _fire("        ", f"_rK{i}", f"_rN{i}", f"_rB{i}(eng, ev)", c.body_plain is not None)
+        lines += _fire("        ", f"_rK{i}", f"_rN{i}", f"_rB{i}(eng, ev)")
     for i, (r, c) in enumerate(reactions):
         ns.update({f"_rR{i}": r, f"_rQ{i}": c, f"_rO{i}": c.responders, f"_rD{i}": c.cond, f"_rE{i}": c.eligible,
                    f"_rA{i}": c.ask,
-                   f"_rW{i}": c.body_plain or c.body, f"_rRK{i}": "reaction:" + r.name, f"_rRN{i}": r.name,
+                   f"_rW{i}": c.body, f"_rRK{i}": "reaction:" + r.name, f"_rRN{i}": r.name,
                    f"_rS{i}": f"Respond with {r.name}?"})
         cond = "True"
         if c.cond is not None:
@@ -78,7 +78,7 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
                   f"            _d = eng.yes_no(e_responder.seat, "
                   f"{f'_rA{i}(eng, ev, e_responder)' if c.ask is not None else f'_rS{i}'}, _rR{i}.span, tag=_rRN{i})",
                   "            if not eng.yes_no_took(_d, (yield _d)): continue"]
-        lines += _fire("            ", f"_rRK{i}", f"_rRN{i}", f"_rW{i}(eng, ev, e_responder)", c.body_plain is not None)
+        lines += _fire("            ", f"_rRK{i}", f"_rRN{i}", f"_rW{i}(eng, ev, e_responder)")
         if r.once:
             lines.append("            break")
     source = "\n".join(head + list(entry.values()) + lines)
@@ -86,15 +86,15 @@ def _runner(triggers: list, reactions: list, module: dict, what: str = ""):
     return ns["run"]
 
 
-def _fire(ind: str, key: str, name: str, body: str, plain: bool = False) -> list:
-    """Lines running a trigger's or reaction's body (`body`, a generator; with `plain`, a
-    plain function: a body that never pauses), counted under `key` and named `name` in the
-    event chain, as `Engine._fire` does (`_st`: the state, read once as the runner starts, as
-    generated bodies read it; `cause` called only when a log is kept: else it is the name)."""
+def _fire(ind: str, key: str, name: str, body: str) -> list:
+    """Lines running a trigger's or reaction's body (`body`, a generator), counted under
+    `key` and named `name` in the event chain, as `Engine._fire` does (`_st`: the state,
+    read once as the runner starts, as generated bodies read it; `cause` called only when a
+    log is kept: else it is the name)."""
     return [f"{ind}stats = _st.stats",
             f"{ind}stats[{key}] = stats.get({key}, 0) + 1",
             f"{ind}_st.event_chain.append(eng.cause({name}, ev) if eng.record or eng.listeners else {name})",
             f"{ind}try:",
-            f"{ind}    {body}" if plain else f"{ind}    yield from {body}",
+            f"{ind}    yield from {body}",
             f"{ind}finally:",
             f"{ind}    _st.event_chain.pop()"]

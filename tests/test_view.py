@@ -40,19 +40,32 @@ def _decisions(name, players, seed=5, limit=40, forkable=False):
 
 @pytest.mark.parametrize("name,players", GAMES, ids=[g[0] for g in GAMES])
 def test_every_view_fits_the_schema_and_is_plain_json(name, players):
+    """At every decision, the deciding seat's view (with its options) and one other seat's in
+    turn (a spectator's among them), each with the log lines new since that seat's view
+    before, as a table that keeps up asks for them; at the end every seat's view with the
+    whole log. Every line is checked once per seat, not once per decision after it."""
     validator = jsonschema.Draft202012Validator(SCHEMA)
     n = 0
-    for game, d in _decisions(name, players):
-        for seat in [None, *range(game.players)]:
-            v = game.view(seat, since=0)
-            errors = sorted(validator.iter_errors(v), key=str)
-            assert not errors, f"{name}, seat {seat}: {errors[0].message} at {list(errors[0].absolute_path)}"
-            assert json.loads(json.dumps(v)) == v
+    since = {}
+
+    def fits(game, seat, v):
+        errors = sorted(validator.iter_errors(v), key=str)
+        assert not errors, f"{name}, seat {seat}: {errors[0].message} at {list(errors[0].absolute_path)}"
+        assert json.loads(json.dumps(v)) == v
+
+    for i, (game, d) in enumerate(_decisions(name, players)):
+        seats = [None, *range(game.players)]
+        other = seats[i % len(seats)]
+        for seat in ([d.player] if d is not None else []) + ([other] if d is None or other != d.player else []):
+            fits(game, seat, game.view(seat, since=since.get(seat, 0)))
+            since[seat] = game.log_steps(seat)
             n += 1
         if d is not None:
             assert d.view()["decision"]["options"] is not None
             assert len(d.view()["decision"]["options"]) == (0 if d.kind == "may" else len(d.options))
-    assert n > 0
+    for seat in [None, *range(game.players)]:
+        fits(game, seat, game.view(seat, since=0))
+    assert n > 0 and since[None] > 0
 
 
 @pytest.mark.one_engine

@@ -166,12 +166,15 @@ VARIANTS = [
 MIXES = [["random", "random"], ["greedy", "greedy"], ["greedy", "random"], ["random", "greedy"]]
 
 
-def test_monkic_smoke_200_games():
+def test_monkic_smoke_200_games(engine):
     """200 seeded games, every variant option, random and greedy agents, invariants on:
-    each ends with a winner, or is called after max_rounds with a clear end reason."""
+    each ends with a winner, or is called after max_rounds with a clear end reason. The
+    tree walker plays every third (67, every variant with every mix among them): the same
+    games as the compiled engine's, as `test_codegen` shows game by game."""
     ends = collections.Counter()
     rulesets = [load("monkic", options) for options in VARIANTS]
-    for seed in range(200):
+    seeds = range(200) if engine == "compiled" else range(0, 200, 3)
+    for seed in seeds:
         options = VARIANTS[seed % len(VARIANTS)]
         agents = MIXES[(seed // len(VARIANTS)) % len(MIXES)]
         g = play(rulesets[seed % len(VARIANTS)], 2, seed, agents=agents, check_invariants=True)
@@ -179,4 +182,4 @@ def test_monkic_smoke_200_games():
         assert st.finished
         assert st.winners or st.end_reason, (seed, options, agents)
         ends["winner" if st.winners else st.end_reason] += 1
-    assert ends["winner"] >= 190, ends
+    assert ends["winner"] >= len(seeds) - 10, ends

@@ -6,14 +6,22 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def test_wheel_holds_only_the_cgl_namespace_with_its_data(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The project's wheel, built once for this module's tests."""
+    folder = tmp_path_factory.mktemp("wheel")
     out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                          "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=300)
+                          "-w", str(folder), str(ROOT)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    wheel = next(tmp_path.glob("cgl-*.whl"))
+    return next(folder.glob("cgl-*.whl"))
+
+
+def test_wheel_holds_only_the_cgl_namespace_with_its_data(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.startswith("cgl-")}
     assert tops == {"cgl"}, tops  # never a top-level `cli` or `interpreter`
@@ -28,18 +36,15 @@ def test_wheel_holds_only_the_cgl_namespace_with_its_data(tmp_path):
     assert entry and "cgl = cgl.cli.entry:main" in zipfile.ZipFile(wheel).read(entry[0]).decode()
 
 
-def test_an_installed_wheel_plays_every_shipped_ruleset(tmp_path):
+def test_an_installed_wheel_plays_every_shipped_ruleset(wheel, tmp_path):
     """Install the wheel into a fresh virtualenv (no source tree) and play each ruleset by name."""
     import venv
-    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path), str(ROOT)],
-                         capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    wheel = next(tmp_path.glob("cgl-*.whl"))
     env_dir = tmp_path / "venv"
-    # isolated: the developer's editable install must not answer for the wheel
-    venv.create(env_dir, with_pip=True)
+    # isolated: the developer's editable install must not answer for the wheel; this pip
+    # installs into it (`--python`), which spares the new environment a pip of its own
+    venv.create(env_dir, with_pip=False)
     py = env_dir / "bin" / "python"
-    inst = subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheel)],
+    inst = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", str(wheel)],
                           capture_output=True, text=True, timeout=600)
     assert inst.returncode == 0, inst.stderr[-2000:]
     for name, players in (("mgt", 2), ("mgt-v0.1", 2), ("monkic", 2), ("unicorns", 3), ("kozyablo", 2)):

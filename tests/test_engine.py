@@ -815,6 +815,43 @@ def test_a_broken_ruleset_invariant_stops_the_game_and_names_it(make_rules):
     assert d.span.line == 7
 
 
+def test_the_engine_invariant_names_a_card_out_of_place_lost_or_doubled(make_rules):
+    """With invariants on, every turn's end checks that each card lies in exactly one zone,
+    the one recorded for it; a state broken each way is refused, naming the card."""
+    rs = make_rules("""
+        match { rounds 1 }
+        round { start { deal 2 to hand } until turn_no >= 2 }
+        turn { phase p { draw 1 } }
+    """)
+    g = Game(rs, 2, 0, check_invariants=True)
+    g.start()
+    eng, st = g.engine, g.state
+    eng.check_invariants()                       # a game as played is whole
+    a, b = st.zones["hand:0"][:2]
+    name = rs.cards[a].name
+
+    def broken(change):
+        zones, where = {k: list(v) for k, v in st.zones.items()}, list(st.where)
+        change()
+        with pytest.raises(CglError) as e:
+            eng.check_invariants()
+        st.zones.update(zones)
+        st.where[:] = where
+        return e.value.diagnostics[0]
+
+    d = broken(lambda: st.where.__setitem__(a, "pile"))
+    assert d.code == "E012" and f"{name} is in hand:0 but recorded in pile" in d.message
+    d = broken(lambda: st.zones["hand:0"].remove(a))
+    assert f"cards lost or duplicated: {name}" in d.message
+    d = broken(lambda: st.zones["hand:0"].append(a))
+    assert f"cards lost or duplicated: {name}" in d.message
+    d = broken(lambda: st.zones["hand:0"].__setitem__(0, b))     # as many cards, one twice, one gone
+    assert f"cards lost or duplicated: {', '.join(rs.cards[i].name for i in sorted((a, b)))}" in d.message
+    d = broken(lambda: (st.zones["hand:0"].remove(b), st.zones["hand:1"].append(b)))
+    assert f"{rs.cards[b].name} is in hand:1 but recorded in hand:0" in d.message
+    eng.check_invariants()                       # and whole again
+
+
 def test_state_serialises_and_fork_resumes_the_same_game(make_rules):
     import json
     rs = make_rules("""

@@ -370,6 +370,8 @@ class CodeGen(Expressions, Patterns, Held, AsStatements, Statements, Switches):
         for e in [rs.match.rounds if rs.match else None, rs.round.first if rs.round else None,
                   rs.round.until if rs.round else None, rs.turn.order if rs.turn else None]:
             self.entry_expr(e)
+        for inv in rs.invariants:   # (Engine.check_promises, each turn's end with invariants on)
+            self.entry_expr(inv.cond)
         for tr in rs.triggers:
             custom = tr.event.kind == "custom" and not tr.instead
             pieces = {k: self.event_fn("body" if k == "body" else "expr", getattr(tr, k), custom, fields,

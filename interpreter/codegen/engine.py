@@ -125,9 +125,8 @@ class CompiledEngine(Engine):
                 yield from c.body(self, ev)
             finally:
                 st.event_chain.pop()
-        rest = None if then is None else then(self, ev)
-        if rest is not None:
-            yield from rest
+        if then is not None:
+            yield from then(self, ev)
 
     def _moved(self, ev: Event, position: str, stat: Optional[str] = None):
         """`Engine._moved` (place the card, count it, `event_begin`) with `event_begin` and
@@ -250,8 +249,7 @@ class CompiledEngine(Engine):
         return self._handlers(ev)
 
     def event_run(self, ev: Event, hit):
-        rest = hit(self, ev)   # the runner `_runner` made for this kind of event
-        return () if rest is None else rest   # (its callers `yield from` it: nothing left to run)
+        return hit(self, ev)   # the runner `_runner` made for this kind of event
 
     def _may(self, tr, c, ev: Event):
         """The question whether an optional (`may`) trigger is used (its answer goes to

@@ -303,8 +303,8 @@ class CodeGen(Expressions, Patterns, Held, AsStatements, Statements, Switches):
             f.emit(f"except _PE as _x: raise _everr(eng, {self.k(node)}, _x) from None")
         entry = self.entry_lines(entries)
         head = [line for _, line in entry]
-        if kind == "body":   # (a generator function when a statement in it pauses: `runners.plain_bodies`)
-            head = ["st = eng.state"] + (["_lim = eng.step_limit"] if f.limited else []) + head
+        if kind == "body":
+            head = ["st = eng.state"] + (["_lim = eng.step_limit"] if f.limited else []) + ["if 0: yield"] + head
         else:
             self.runner_src[fname] = self.for_runner(f, entry, ret, value)
         f.lines[:0] = ["    " + line for line in head]

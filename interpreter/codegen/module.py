@@ -7,7 +7,6 @@ from typing import Optional
 
 from ..check.resolver import facts
 from .generator import CodeGen
-from .runners import plain_bodies
 from .runtime import RUNTIME, Unsupported
 
 _CODE: dict = {}    # (path, generated source) -> code object, for this process
@@ -40,9 +39,6 @@ class Compiled:
                                   f"{getattr(x, 'msg', x)})") from None
             _CODE[key] = code
         exec(code, ns)
-        # (before anything reads them: the bodies that never pause are wrapped in `ns`)
-        plain = plain_bodies(ns, [d["body"] for d in (*gen.triggers.values(), *gen.reactions.values())
-                                  if d.get("body")])
         self.ns = ns
         self.blocks = {k: ns[v] for k, v in gen.blocks.items()}
         self.procs = {k: ns[v] for k, v in gen.procs.items()}
@@ -51,10 +47,10 @@ class Compiled:
         self.legal = {k: ns[v] for k, v in gen.legal.items()}
         self.derives = {name: ns["DV_" + name] for name in rs.derives}
         self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items() if name in rs.patterns}
-        self.triggers = {k: _Pieces(d, ns, gen.runner_src, plain) for k, d in gen.triggers.items()}
+        self.triggers = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.triggers.items()}
         self.dispatch: dict = {}        # see CompiledEngine._handlers
         self.runners: dict = {}         # see CompiledEngine._runner_of
-        self.reactions = {k: _Pieces(d, ns, gen.runner_src, plain) for k, d in gen.reactions.items()}
+        self.reactions = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.reactions.items()}
         self.actions = {k: _Pieces(d, ns) for k, d in gen.actions.items()}
         self.target_hints = {k: ns[v] for k, v in gen.target_hints.items()}
         self.zone_rules = {k: ns[v] for k, v in gen.zone_rules.items() if v is not None}
@@ -64,13 +60,11 @@ class _Pieces:
     """The compiled pieces of one trigger or reaction (None where it has none)."""
 
     __slots__ = ("cond", "prompt", "ask_by", "body", "order_by", "responders", "eligible", "ask", "domain", "when",
-                 "label", "prefer", "cond_src", "eligible_src", "eligible_card_src", "responders_src", "body_plain")
+                 "label", "prefer", "cond_src", "eligible_src", "eligible_card_src", "responders_src")
 
-    def __init__(self, names: dict, ns: dict, inline: Optional[dict] = None, plain: Optional[dict] = None):
-        for k in self.__slots__[:-5]:
+    def __init__(self, names: dict, ns: dict, inline: Optional[dict] = None):
+        for k in self.__slots__[:-4]:
             setattr(self, k, ns[names[k]] if names.get(k) else None)
-        # the body as a plain function when it never pauses (`runners.plain_bodies`; None: it may)
-        self.body_plain = plain.get(names.get("body")) if plain else None
         # the condition's (eligibility's, responders') body, for a runner to write in place of a call (None: call it)
         self.cond_src = inline.get(names.get("cond")) if inline else None
         self.eligible_src = inline.get(names.get("eligible")) if inline else None

@@ -23,7 +23,7 @@ def _specialised_globals(fn) -> bool:
 def test_the_generated_modules_globals_stay_specialised_compiled():
     """A key that is a subclass of `str` (a `writer.Var`) written into the generated module's
     namespace turns CPython's dict into a general one, and then no `LOAD_GLOBAL` of the
-    module's functions or of its runners is ever specialised: 14 % more instructions a round
+    module's functions or of its runners is ever specialised: 10 % more instructions a round
     of MGT, the games the same (seen once, mgt35). After a few games, its hot functions read
     globals specialised."""
     rs = load("mgt")

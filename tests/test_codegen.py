@@ -973,13 +973,22 @@ def test_a_games_cache_of_a_derive_is_read_with_or_unless_its_values_are_often_f
 
 def test_each_kind_of_event_has_a_runner_of_its_own_name_compiled():
     """A profile keys a function by its file, line and name: the runners of MGT's kinds of
-    event (a custom event's name and the phase included) are named apart."""
+    event (a custom event's name included) are named apart; kinds of event that differ only
+    in their phase, whose triggers and reactions are the same, share one runner, written
+    once (`CompiledEngine._runner_of`)."""
     rs = load("mgt")
     play(rs, 4, 0, agents=["random"] * 4, record=False)
-    runners = [run for run in compiled_for(rs, budget=True).dispatch.values() if run is not None]
+    cx = compiled_for(rs, budget=True)
+    runners = list(cx.runners.values())
     names = [run.__code__.co_filename for run in runners]
     assert len(runners) > 3 and len(set(names)) == len(names)
     assert any("custom discarded" in n for n in names)
+    by_kind = {}
+    for key, run in cx.dispatch.items():
+        if run is not None:
+            by_kind.setdefault(key[:4], set()).add(run)
+    assert any(len({k for k in cx.dispatch if k[:4] == kind}) > 1 for kind in by_kind)   # (several phases)
+    assert all(len(runs) == 1 for runs in by_kind.values())
 
 
 def test_a_loop_of_constant_sets_on_its_cards_writes_them_directly_compiled(make_rules, monkeypatch):

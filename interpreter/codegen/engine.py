@@ -78,17 +78,27 @@ class CompiledEngine(Engine):
         if hit is _MISSING:
             triggers = [(tr, self.cx.triggers[id(tr)]) for tr in self._matching(self._triggers_by_kind, ev)]
             reactions = [(r, self.cx.reactions[id(r)]) for r in self._matching(self._reactions_by_kind, ev)]
-            # its name in tracebacks and profiles, one per kind of event (a profile keys a
-            # function by file, line and name: runners named alike are counted as one)
-            what = f" {ev.kind} {key[2]}>{key[3]}" if key[1] is None else f" {ev.kind} {key[1]}"
-            what += "" if key[4] is None else f" in {key[4]}"
             if self._ordering and any(tr.order_by is not None for tr, _ in triggers):
                 hit = self._dispatch[key] = partial(CompiledEngine._ordered_run, triggers=triggers,
-                                                    then=_runner([], reactions, self.cx.ns, what) if reactions else None)
+                                                    then=self._runner_of([], reactions, key) if reactions else None)
             else:
-                hit = self._dispatch[key] = (_runner(triggers, reactions, self.cx.ns, what) if triggers or reactions
-                                                  else None)
+                hit = self._dispatch[key] = self._runner_of(triggers, reactions, key) if triggers or reactions else None
         return hit
+
+    def _runner_of(self, triggers: list, reactions: list, key: tuple):
+        """The runner of these triggers and reactions, written once for every kind of event
+        they wait for (`key`, the first: kinds that differ only in their phase, say, share
+        it; writing a runner costs more than a few rounds of the game)."""
+        runners = self.cx.runners
+        which = (tuple(id(tr) for tr, _ in triggers), tuple(id(r) for r, _ in reactions))
+        run = runners.get(which)
+        if run is None:
+            # its name in tracebacks and profiles, one per runner (a profile keys a function
+            # by file, line and name: runners named alike are counted as one)
+            what = f" {key[0]} {key[2]}>{key[3]}" if key[1] is None else f" {key[0]} {key[1]}"
+            what += "" if key[4] is None else f" in {key[4]}"
+            run = runners[which] = _runner(triggers, reactions, self.cx.ns, what)
+        return run
 
     def _ordered_run(self, ev: Event, triggers: list, then):
         """The triggers of an event some of which are `ordered by` a player (`trigger_order`

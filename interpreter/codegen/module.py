@@ -49,6 +49,7 @@ class Compiled:
         self.patterns = {name: {k: ns[v] for k, v in d.items()} for name, d in gen.patterns.items() if name in rs.patterns}
         self.triggers = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.triggers.items()}
         self.dispatch: dict = {}        # see CompiledEngine._handlers
+        self.runners: dict = {}         # see CompiledEngine._runner_of
         self.reactions = {k: _Pieces(d, ns, gen.runner_src) for k, d in gen.reactions.items()}
         self.actions = {k: _Pieces(d, ns) for k, d in gen.actions.items()}
         self.target_hints = {k: ns[v] for k, v in gen.target_hints.items()}

@@ -208,8 +208,9 @@ class AsStatements:
         else:
             zone = self.all_cards_in_zone(e, sc) if ids is None and isinstance(e, A.Where) else None
             src = f"map(eng.cards.__getitem__, {ids})" if ids is not None else \
-                f"_cards_in_zones(eng, {zone!r})" if zone is not None else \
-                isinstance(e, A.Where) and self.all_cards_with_var(e, sc) or self.seq(e.source, sc, fn, lazy=True)
+                isinstance(e, A.Where) and self.all_cards_by_value(e, sc, fn) or (
+                    f"_cards_in_zones(eng, {zone!r})" if zone is not None else
+                    isinstance(e, A.Where) and self.all_cards_with_var(e, sc) or self.seq(e.source, sc, fn, lazy=True))
             if not fold:
                 fn.emit(f"{out} = 0" if count else f"{out} = []")
             fn.emit(f"for {v} in {src}:")
@@ -265,7 +266,7 @@ class AsStatements:
         if ids is None:
             return None
         if exists:   # (`exists(…)`: the same `==`, stopping at the first that holds, no list made)
-            return f"({self.x(c.right, sc, fn)} in map({self.k(table)}.__getitem__, {ids}))"
+            return self.exists_by_text(c, sc, fn, ids) or f"({self.x(c.right, sc, fn)} in map({self.k(table)}.__getitem__, {ids}))"
         return f"list(map({self.k(table)}.__getitem__, {ids})).count({self.x(c.right, sc, fn)})"
 
     def only_id_reads(self, nodes, sc, b) -> bool:

@@ -846,8 +846,9 @@ class Expressions:
     def x_Where(self, e, sc, fn):
         held = self.held_source(e.source, sc, fn)
         zone = None if held else self.all_cards_in_zone(e, sc)
-        src = held[0] if held else f"_cards_in_zones(eng, {zone!r})" if zone is not None else \
-            self.all_cards_with_var(e, sc) or self.iterable(e.source, sc, fn)
+        src = held[0] if held else self.all_cards_by_value(e, sc, fn) or (
+            f"_cards_in_zones(eng, {zone!r})" if zone is not None else
+            self.all_cards_with_var(e, sc) or self.iterable(e.source, sc, fn))
         v, inner = self._it_scope(e, sc, fn)
         with fn.looping(v):
             cond = self.x(e.cond, inner, fn)

@@ -843,8 +843,9 @@ def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
     est = source[source.index("def _Y"):].split("\ndef ")[0]
     # no comprehension (a `for` only as a loop's statement)
     assert all(line.lstrip().startswith("for ") for line in est.splitlines() if " for " in line)
-    # (`sum` and `max` of whole numbers as running totals, `fold_into`; `min` of ranks as a list)
-    assert est.count("for _") >= 3 and "_sum_list(" not in est and "_max_list(" not in est and "_min_list(" in est
+    # (`sum`, `max` and `min` of whole numbers as running totals, `fold_into`: the ranks typed
+    # as numbers, every card's a whole number, `Held.int_items`)
+    assert est.count("for _") >= 3 and "_sum_list(" not in est and "_max_list(" not in est and "_min_list(" not in est
     # the labels noted, once over ids; a card's label twice noted once: by the last card noted
     # for it where no card comes twice round the zones, by `dict.fromkeys` round a hand twice
     assert est.count("dict.fromkeys(") == 1 and est.count("[-1] is not _i") == 2 and "for _i" in est
@@ -855,8 +856,9 @@ def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rule
     (counts, sums, numbers written out, arithmetic and `if`s of them, defs of them), alone or
     joined with a list of numbers written out, before or after it, are running totals as the
     loop goes round (`Held.fold_into`: no list made and joined): the tree walker's values, an
-    empty `max`/`min` none, negative numbers, ties; a list whose items may be anything (a
-    card's rank) is still handed to `_max_list`."""
+    empty `max`/`min` none, negative numbers, ties; items typed as numbers (a card's rank,
+    a number on every card: `Held.int_items`) too; a list whose items may be anything (a
+    list's items, untyped) is still handed to `_max_list`."""
     rs = make_rules("""
         var seen = []
         derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
@@ -865,7 +867,10 @@ def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rule
         def bare_max(c) = max([count(pile where l in tags) for l in c.tags])
         def bare_min(c) = min([count(pile where l in tags) for l in c.tags if l != "high"])
         def total(p) = sum([if fit(p, c) > 0 then fit(p, c) * 3 else low(p, c) for c in hand(p)] + [5, 0, -1])
-        def ranks(p) = max([c.rank for c in hand(p)] + [0])
+        def ranks(p) = max([x for x in [c.rank for c in hand(p)]] + [0])
+        def top_rank(p) = max([c.rank for c in hand(p)] + [0])
+        def mine(p) = if count(pile) > 3 then [] else hand(p) where rank > 1
+        def score(p) = sum([c.rank for c in mine(p)] + [0])
         setup { deal 3 to hand }
         turn { phase a {
           if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
@@ -875,8 +880,9 @@ def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rule
           let b = [bare_max(c) for c in hand(p)]
           let m = [bare_min(c) for c in hand(p)]
           let r = ranks(p)
+          let t = top_rank(p) + 100 * score(p)
           let s = sum([low(p, c) for c in pile])
-          set seen = seen + ["{a} {b} {m} {r} {s}"]
+          set seen = seen + ["{a} {b} {m} {r} {s} {t}"]
           choose c in hand(p) by p "Discard" { discard c }
           if turn_no >= 14 { end game }
         } }
@@ -885,7 +891,8 @@ def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rule
     lines = [line for game, _ in games for line in game]
     assert len(set(lines)) > 20 and any("none" in line for line in lines) and any("-" in line for line in lines)
     source = cx.source
-    # `ranks` alone as a list; `fit`, `low`, `bare_max`, `bare_min`, `total` and the last sum folded
+    # `ranks` alone as a list; `fit`, `low`, `bare_max`, `bare_min`, `total`, `top_rank`, `score`
+    # (the cards of `if … then [] else ZONE where …`: `TypeChecker.source_ty`) and the last sum folded
     assert source.count("_max_list(") == 1 and "_min_list(" not in source and "_sum_list(" not in source
     assert "_long_list(" in source   # (a join past MAX_LIST fails as `_cat` would)
 

@@ -193,7 +193,7 @@ class AsStatements:
         giving the lines run on it instead), `fold_into`'s running total: the variable's name)."""
         out, v = fold[0] if fold else self.fresh("r"), self.fresh("c")
         inner = sc.child()
-        ty = self.elem_ty(self.ty(e.source, sc))
+        ty = self.item_ty(e.source, sc)
         b = inner.names[e.name if isinstance(e, A.Comprehension) else "it"] = _Binding(v, False, fn, ty)
         ids = self.zone_ids_summed(e.source, sc, fn)   # (a sum of zones too: MGT's estimate)
         body = [x for x in (e.cond, None if isinstance(e, A.Where) else e.expr) if x is not None]
@@ -246,7 +246,7 @@ class AsStatements:
         anything (X read once, before them). None for any other count."""
         c = e.cond
         if fn is None or self.hinting or not (isinstance(c, A.Compare) and c.op == "=" and isinstance(c.left, A.Name)) \
-                or self.elem_ty(self.ty(e.source, sc)) != "card" or not self.cannot_fail(c.right, sc):
+                or self.item_ty(e.source, sc) != "card" or not self.cannot_fail(c.right, sc):
             return None
         name = c.left.id
         if self.meaning(c.left).kind != "it" or card_attr_meaning(self.rs, name) in ("var", "derive") \

@@ -302,6 +302,10 @@ class Expressions:
     def ty(self, e, sc) -> Optional[str]:
         return self.types.ty(e, sc)
 
+    def item_ty(self, source, sc) -> Optional[str]:
+        """The type of the items of `source` (`TypeChecker.source_ty`)."""
+        return elem_ty(self.types.source_ty(source, sc))
+
     def _narrowed(self, e, sc):
         return self.types.narrowed(e, sc)
 
@@ -747,7 +751,7 @@ class Expressions:
     def x_Comprehension(self, e, sc, fn):
         v = self.fresh("c")
         inner = sc.child()
-        inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
+        inner.names[e.name] = _Binding(v, False, fn, self.item_ty(e.source, sc))
         held = self.held_source(e.source, sc, fn)
         src = held[0] if held else self.iterable(e.source, sc, fn)
         with fn.looping(v):
@@ -840,7 +844,7 @@ class Expressions:
     def _it_scope(self, e, sc, fn):
         v = self.fresh("i")
         inner = sc.child()
-        inner.names["it"] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
+        inner.names["it"] = _Binding(v, False, fn, self.item_ty(e.source, sc))
         return v, inner
 
     def x_Where(self, e, sc, fn):
@@ -902,7 +906,7 @@ class Expressions:
     def count_over_ids(self, e, sc, fn) -> Optional[str]:
         """`count(ZONE where COND)` as a count over the zone's card ids, when COND reads
         nothing of a card but its id and derived properties (see `only_id_reads`); else None."""
-        if fn is None or self.hinting or self.elem_ty(self.ty(e.source, sc)) != "card":
+        if fn is None or self.hinting or self.item_ty(e.source, sc) != "card":
             return None   # (in a hint, each card is read as a card: its reads are watched)
         with fn.in_iterable():
             ids = self.zone_ids(e.source, sc, fn)
@@ -934,7 +938,7 @@ class Expressions:
         the zone's ids; None for any other `group by` (in a hint, each card is read as a
         card: its reads are watched)."""
         key = e.key
-        if fn is None or self.hinting or self.elem_ty(self.ty(e.source, sc)) != "card" \
+        if fn is None or self.hinting or self.item_ty(e.source, sc) != "card" \
                 or not isinstance(key, A.Name) or self.local_of(key, sc) is not None \
                 or self.meaning(key).kind != "it" or card_attr_meaning(self.rs, key.id) != "var":
             return None

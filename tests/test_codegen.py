@@ -1149,3 +1149,36 @@ def test_a_list_of_players_or_cards_read_in_a_loop_is_made_once_per_expression_c
     assert any("false" in line for seen, _ in games for line in seen[::3]) and \
         any("3" in line for seen, _ in games for line in seen[2::3])
     assert cx.source.count("= [p for p in eng.players if p.seat not in eng.state.out]") >= 2
+
+
+def test_a_zone_or_no_list_is_read_as_the_zones_cards_compiled(make_rules, monkeypatch):
+    """`if C then [] else ZONE` and `if C then ZONE else []` iterated (by a `where`, a
+    comprehension) read the zone's cards at once, top first, without a zone value made and
+    listed (`cards_or_none`): the tree walker's values; a value that is not a player fails
+    as the walker says, at the same place."""
+    rs = make_rules("""
+        var seen = []
+        def mine(p) = if count(pile) > 2 then [] else hand(p) where rank > 1
+        def theirs(p) = (if count(pile) > 2 then hand(p) else []) where rank > 0
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          let p = current
+          let a = [c.name for c in mine(p)]
+          let b = [c.rank for c in theirs(p)]
+          let n = sum([c.rank for c in (if count(pile) > 4 then [] else hand(p))] + [0])
+          set seen = seen + ["{a} {b} {n}"]
+          choose c in hand(p) by p "Discard" { discard c }
+          if turn_no >= 10 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    assert cx.source.count("([] if ") == 2 and cx.source.count(" else [])") == 1
+    lines = [s for g, _ in games for s in g]
+    assert any(s.startswith("[] ") for s in lines) and any(s.startswith("[A") or s.startswith("[B") for s in lines)
+    assert any(" [] " in s for s in lines) and any(" [1" in s or " [2" in s or " [3" in s for s in lines)
+    bad = make_rules("""
+        def mine(p) = if count(pile) > 2 then [] else hand(p) where rank > 1
+        turn { phase a { say "{[c.name for c in mine(3)]}" } }
+    """)
+    assert error_of(bad, monkeypatch, "tree") == error_of(bad, monkeypatch, "compiled")

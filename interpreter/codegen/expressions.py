@@ -332,6 +332,21 @@ class Expressions:
             a, b = self.cards_src(e.left, sc, fn, lazy), self.cards_src(e.right, sc, fn, lazy)
             if a is not None and b is not None:
                 return f"_chain({a}, {b})" if lazy else f"({a} + {b})"
+        if isinstance(e, A.IfExpr):
+            return self.cards_or_none(e, sc, fn, lazy)
+        return None
+
+    def cards_or_none(self, e, sc, fn, lazy) -> Optional[str]:
+        """`if C then [] else ZONE` (or `if C then ZONE else []`) as `cards_src` writes it: no
+        list, or the zone's cards read at once, without making a zone value and listing it
+        (Unstable Unicorns' `unicorns(p)`, `if has(p, "HORSE SHIT") then [] else stable(p)`)."""
+        for empty, other, osc in ((e.then, e.otherwise, sc), (e.otherwise, e.then, self._narrowed(e, sc))):
+            if isinstance(empty, A.ListLit) and not empty.items:
+                cards = self.cards_src(other, osc, fn, lazy)
+                if cards is None:
+                    return None
+                cond = self.x(e.cond, sc, fn)
+                return f"([] if {cond} else {cards})" if empty is e.then else f"({cards} if {cond} else [])"
         return None
 
     def zone_ids(self, e, sc, fn) -> Optional[str]:

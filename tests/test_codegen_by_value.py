@@ -1,5 +1,5 @@
 """Cards found by a text of their data through a table made as the module is written
-(`codegen/by_value.py`): the same games as the tree walker's."""
+(`codegen/as_statements.py`, `ByValue`): the same games as the tree walker's."""
 from __future__ import annotations
 
 from test_codegen import _same_games_on_both_engines, _seen_and_steps

@@ -15,8 +15,7 @@ from .held import Held
 from .runtime import _CARD_EVENTS, _MISSING
 from .statements import Statements
 from .switch import Switches
-from .as_statements import AsStatements
-from .by_value import ByValue
+from .as_statements import AsStatements, ByValue
 from .patterns import Patterns
 from .writer import Var, _Fn
 from ..walker.trial import legal_plan

@@ -853,8 +853,9 @@ def test_an_estimates_loops_are_written_as_statements_compiled(make_rules):
     est = source[source.index("def _Y"):].split("\ndef ")[0]
     # no comprehension (a `for` only as a loop's statement)
     assert all(line.lstrip().startswith("for ") for line in est.splitlines() if " for " in line)
-    # (`sum` and `max` of whole numbers as running totals, `fold_into`; `min` of ranks as a list)
-    assert est.count("for _") >= 3 and "_sum_list(" not in est and "_max_list(" not in est and "_min_list(" in est
+    # (`sum`, `max` and `min` of whole numbers as running totals, `fold_into`: the ranks typed
+    # as numbers, every card's a whole number, `Held.int_items`)
+    assert est.count("for _") >= 3 and "_sum_list(" not in est and "_max_list(" not in est and "_min_list(" not in est
     # the labels noted, once over ids; a card's label twice noted once: by the last card noted
     # for it where no card comes twice round the zones, by `dict.fromkeys` round a hand twice
     assert est.count("dict.fromkeys(") == 1 and est.count("[-1] is not _i") == 2 and "for _i" in est
@@ -865,8 +866,9 @@ def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rule
     (counts, sums, numbers written out, arithmetic and `if`s of them, defs of them), alone or
     joined with a list of numbers written out, before or after it, are running totals as the
     loop goes round (`Held.fold_into`: no list made and joined): the tree walker's values, an
-    empty `max`/`min` none, negative numbers, ties; a list whose items may be anything (a
-    card's rank) is still handed to `_max_list`."""
+    empty `max`/`min` none, negative numbers, ties; items typed as numbers (a card's rank,
+    a number on every card: `Held.int_items`) too; a list whose items may be anything (a
+    list's items, untyped) is still handed to `_max_list`."""
     rs = make_rules("""
         var seen = []
         derive tags = if rank = 1 then [] else [suit] + (if rank > 2 then ["high", suit] else ["low"])
@@ -875,7 +877,10 @@ def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rule
         def bare_max(c) = max([count(pile where l in tags) for l in c.tags])
         def bare_min(c) = min([count(pile where l in tags) for l in c.tags if l != "high"])
         def total(p) = sum([if fit(p, c) > 0 then fit(p, c) * 3 else low(p, c) for c in hand(p)] + [5, 0, -1])
-        def ranks(p) = max([c.rank for c in hand(p)] + [0])
+        def ranks(p) = max([x for x in [c.rank for c in hand(p)]] + [0])
+        def top_rank(p) = max([c.rank for c in hand(p)] + [0])
+        def mine(p) = if count(pile) > 3 then [] else hand(p) where rank > 1
+        def score(p) = sum([c.rank for c in mine(p)] + [0])
         setup { deal 3 to hand }
         turn { phase a {
           if count(deck) = 0 { move all_cards where it in pile to deck  shuffle deck }
@@ -885,8 +890,9 @@ def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rule
           let b = [bare_max(c) for c in hand(p)]
           let m = [bare_min(c) for c in hand(p)]
           let r = ranks(p)
+          let t = top_rank(p) + 100 * score(p)
           let s = sum([low(p, c) for c in pile])
-          set seen = seen + ["{a} {b} {m} {r} {s}"]
+          set seen = seen + ["{a} {b} {m} {r} {s} {t}"]
           choose c in hand(p) by p "Discard" { discard c }
           if turn_no >= 14 { end game }
         } }
@@ -895,7 +901,8 @@ def test_a_sum_max_or_min_of_whole_numbers_is_a_running_total_compiled(make_rule
     lines = [line for game, _ in games for line in game]
     assert len(set(lines)) > 20 and any("none" in line for line in lines) and any("-" in line for line in lines)
     source = cx.source
-    # `ranks` alone as a list; `fit`, `low`, `bare_max`, `bare_min`, `total` and the last sum folded
+    # `ranks` alone as a list; `fit`, `low`, `bare_max`, `bare_min`, `total`, `top_rank`, `score`
+    # (the cards of `if … then [] else ZONE where …`: `TypeChecker.source_ty`) and the last sum folded
     assert source.count("_max_list(") == 1 and "_min_list(" not in source and "_sum_list(" not in source
     assert "_long_list(" in source   # (a join past MAX_LIST fails as `_cat` would)
 
@@ -1161,3 +1168,36 @@ def test_a_list_of_players_or_cards_read_in_a_loop_is_made_once_per_expression_c
     assert any("false" in line for seen, _ in games for line in seen[::3]) and \
         any("3" in line for seen, _ in games for line in seen[2::3])
     assert cx.source.count("= [p for p in eng.players if p.seat not in eng.state.out]") >= 2
+
+
+def test_a_zone_or_no_list_is_read_as_the_zones_cards_compiled(make_rules, monkeypatch):
+    """`if C then [] else ZONE` and `if C then ZONE else []` iterated (by a `where`, a
+    comprehension) read the zone's cards at once, top first, without a zone value made and
+    listed (`cards_or_none`): the tree walker's values; a value that is not a player fails
+    as the walker says, at the same place."""
+    rs = make_rules("""
+        var seen = []
+        def mine(p) = if count(pile) > 2 then [] else hand(p) where rank > 1
+        def theirs(p) = (if count(pile) > 2 then hand(p) else []) where rank > 0
+        setup { deal 3 to hand }
+        turn { phase a {
+          draw 1
+          let p = current
+          let a = [c.name for c in mine(p)]
+          let b = [c.rank for c in theirs(p)]
+          let n = sum([c.rank for c in (if count(pile) > 4 then [] else hand(p))] + [0])
+          set seen = seen + ["{a} {b} {n}"]
+          choose c in hand(p) by p "Discard" { discard c }
+          if turn_no >= 10 { end game }
+        } }
+    """)
+    cx, games = _same_games_on_both_engines(rs, monkeypatch, seeds=4, read=_seen_and_steps)
+    assert cx.source.count("([] if ") == 2 and cx.source.count(" else [])") == 1
+    lines = [s for g, _ in games for s in g]
+    assert any(s.startswith("[] ") for s in lines) and any(s.startswith("[A") or s.startswith("[B") for s in lines)
+    assert any(" [] " in s for s in lines) and any(" [1" in s or " [2" in s or " [3" in s for s in lines)
+    bad = make_rules("""
+        def mine(p) = if count(pile) > 2 then [] else hand(p) where rank > 1
+        turn { phase a { say "{[c.name for c in mine(3)]}" } }
+    """)
+    assert error_of(bad, monkeypatch, "tree") == error_of(bad, monkeypatch, "compiled")

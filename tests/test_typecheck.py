@@ -146,3 +146,20 @@ def test_a_trigger_is_ordered_by_a_player_and_never_instead(make_rules, decl, me
     rs = make_rules(PLAYED.format(stmt="pass") + decl + "\n")
     found = [d for d in lint_ruleset(rs) if d.code == "E008"]
     assert any(message in d.message for d in found), [d.message for d in lint_ruleset(rs)]
+
+
+@pytest.mark.parametrize("body, ty", [
+    ("if count(deck) > 0 then [] else (hand(p) where rank > 1)", "cards"),
+    ("if count(deck) > 0 then (players where it != p) else []", "players"),
+    ("if count(deck) > 0 then [] else hand(p) where rank > 1", "cards"),        # a zone's cards, filtered
+    ("[c.rank for c in (if count(deck) > 0 then [] else hand(p))]", "list"),   # (a list of anything)
+    ("if count(deck) > 0 then [] else hand(p)", None),                         # a list or a zone
+    ("if count(deck) > 0 then [1] else hand(p)", None),
+])
+def test_an_empty_list_written_out_is_a_list_of_the_other_branchs_items(make_rules, body, ty):
+    """`if … then [] else L` is of L's type (a list of cards, of players), and a `where` over
+    `if … then [] else ZONE` keeps cards (`source_ty`): Unstable Unicorns' `unicorns(p)`, whose
+    unicorns' `worth` the generator then adds as whole numbers. Nothing more is reported."""
+    rs = make_rules(PLAYED.format(stmt="pass") + f"def d(p) = {body}\n")
+    assert TypeChecker(rs).def_ty("d") == ty
+    assert [d.message for d in lint_ruleset(rs) if d.code == "E008"] == []

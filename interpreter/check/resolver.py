@@ -246,6 +246,10 @@ class Facts:
     # possible (`ContinuousRules.may_hold`), made on first use
     card_conds: dict = attrs.field(factory=dict)
     statics: Any = None                               # the ruleset's `check.statics.Statics`, made on first use
+    # The card variables a `VAR != none` test names: how many cards' VAR is not none is kept
+    # with the state (`State.var_counts`), so that `all_cards where VAR != none and …` knows
+    # at once when there is none (`codegen.runtime._cards_with_var`)
+    counted_vars: frozenset = frozenset()
 
     def memo(self, def_name: str) -> dict:
         m = self.def_memos.get(def_name)
@@ -321,7 +325,16 @@ def _make_facts(rs) -> Facts:
                  decl_order={id(d): i for i, d in enumerate(rs.items)},
                  derives_reading=_derives_reading(rs, derive_kinds), check_zones=check_zones,
                  check_vars=check_vars, requiring=(requiring := requiring_procedures(rs)),
+                 counted_vars=counted_vars(rs),
                  **dict(zip(("last_parts", "past_parts"), required_tails(rs, requiring))))
+
+
+def counted_vars(rs) -> frozenset:
+    """The card variables named by a test `VAR != none` anywhere in the rules (`Facts.counted_vars`)."""
+    card_vars = set(rs.card_vars())
+    return frozenset(n.left.id for item in rs.items for n in A.walk(item)
+                     if isinstance(n, A.Compare) and n.op == "!=" and isinstance(n.left, A.Name)
+                     and n.left.id in card_vars and isinstance(n.right, A.Const) and n.right.value is None)
 
 
 #: The statements that move cards (`past_parts`: a trial's way through ends at its next move).

@@ -37,6 +37,10 @@ def _is_none(e) -> bool:
     return isinstance(e, A.Const) and e.value is None
 
 
+def _is_empty_list(e) -> bool:
+    return isinstance(e, A.ListLit) and not e.items
+
+
 # ---------------------------------------------------------------- scopes
 
 class Binding:
@@ -112,6 +116,18 @@ class TypeChecker:
         m = getattr(self, "t_" + type(e).__name__, None)
         return m(e, sc) if m is not None else None
 
+    def source_ty(self, e, sc) -> Optional[str]:
+        """The type of `e` as a source of items (a `where`'s, a comprehension's): its type,
+        but an `if` with an empty list written out as one branch has the other's even when it
+        is a zone, whose items are cards as a list of cards' are (`(if has(p, "X") then []
+        else stable(p)) where …`: cards)."""
+        if isinstance(e, A.IfExpr):
+            if _is_empty_list(e.then):
+                return self.source_ty(e.otherwise, sc)
+            if _is_empty_list(e.otherwise):
+                return self.source_ty(e.then, self.narrowed(e, sc))
+        return self.ty(e, sc)
+
     def card_readable(self, name) -> bool:
         """Whether `card.name` reads the card itself (a variable, derive, data every card has,
         or its name or id), rather than where it lies."""
@@ -144,14 +160,14 @@ class TypeChecker:
 
     def t_Comprehension(self, e, sc):
         inner = sc.child()
-        inner.names[e.name] = Binding("_", False, None, elem_ty(self.ty(e.source, sc)))
+        inner.names[e.name] = Binding("_", False, None, elem_ty(self.source_ty(e.source, sc)))
         return "strs" if self.ty(e.expr, inner) == "str" else "list"
 
     def t_GroupBy(self, e, sc):
         return "groups"
 
     def t_Where(self, e, sc):
-        src = self.ty(e.source, sc)
+        src = self.source_ty(e.source, sc)
         return "cards" if src in ("cards", "zone") else "players" if src == "players" else \
             "strs" if src == "strs" else "list"
 
@@ -160,6 +176,12 @@ class TypeChecker:
     def t_IfExpr(self, e, sc):
         a, b = self.ty(e.then, self.narrowed(e, sc)), self.ty(e.otherwise, sc)
         if a == b:
+            return a
+        # an empty list written out is a list of anything: of cards, players, texts, like the
+        # other branch (`if has(p, "X") then [] else stable(p) where …`, a list of cards)
+        if _is_empty_list(e.then) and b in LISTY:
+            return b
+        if _is_empty_list(e.otherwise) and a in LISTY:
             return a
         if {a, b} <= {"str", "str?"} or a == "str" and _is_none(e.otherwise) or b == "str" and _is_none(e.then):
             return "str?"
@@ -444,7 +466,7 @@ class Checks:
 
     def _it_child(self, source, sc, name="it"):
         inner = sc.child()
-        inner.names[name] = Binding(name, False, None, elem_ty(self.ty(source, sc)))
+        inner.names[name] = Binding(name, False, None, elem_ty(self.types.source_ty(source, sc)))
         return inner
 
     def v_Possible(self, e, sc):

@@ -302,6 +302,10 @@ class Expressions:
     def ty(self, e, sc) -> Optional[str]:
         return self.types.ty(e, sc)
 
+    def item_ty(self, source, sc) -> Optional[str]:
+        """The type of the items of `source` (`TypeChecker.source_ty`)."""
+        return elem_ty(self.types.source_ty(source, sc))
+
     def _narrowed(self, e, sc):
         return self.types.narrowed(e, sc)
 
@@ -328,6 +332,21 @@ class Expressions:
             a, b = self.cards_src(e.left, sc, fn, lazy), self.cards_src(e.right, sc, fn, lazy)
             if a is not None and b is not None:
                 return f"_chain({a}, {b})" if lazy else f"({a} + {b})"
+        if isinstance(e, A.IfExpr):
+            return self.cards_or_none(e, sc, fn, lazy)
+        return None
+
+    def cards_or_none(self, e, sc, fn, lazy) -> Optional[str]:
+        """`if C then [] else ZONE` (or `if C then ZONE else []`) as `cards_src` writes it: no
+        list, or the zone's cards read at once, without making a zone value and listing it
+        (Unstable Unicorns' `unicorns(p)`, `if has(p, "HORSE SHIT") then [] else stable(p)`)."""
+        for empty, other, osc in ((e.then, e.otherwise, sc), (e.otherwise, e.then, self._narrowed(e, sc))):
+            if isinstance(empty, A.ListLit) and not empty.items:
+                cards = self.cards_src(other, osc, fn, lazy)
+                if cards is None:
+                    return None
+                cond = self.x(e.cond, sc, fn)
+                return f"([] if {cond} else {cards})" if empty is e.then else f"({cards} if {cond} else [])"
         return None
 
     def zone_ids(self, e, sc, fn) -> Optional[str]:
@@ -747,7 +766,7 @@ class Expressions:
     def x_Comprehension(self, e, sc, fn):
         v = self.fresh("c")
         inner = sc.child()
-        inner.names[e.name] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
+        inner.names[e.name] = _Binding(v, False, fn, self.item_ty(e.source, sc))
         held = self.held_source(e.source, sc, fn)
         src = held[0] if held else self.iterable(e.source, sc, fn)
         with fn.looping(v):
@@ -840,14 +859,15 @@ class Expressions:
     def _it_scope(self, e, sc, fn):
         v = self.fresh("i")
         inner = sc.child()
-        inner.names["it"] = _Binding(v, False, fn, self.elem_ty(self.ty(e.source, sc)))
+        inner.names["it"] = _Binding(v, False, fn, self.item_ty(e.source, sc))
         return v, inner
 
     def x_Where(self, e, sc, fn):
         held = self.held_source(e.source, sc, fn)
         zone = None if held else self.all_cards_in_zone(e, sc)
-        src = held[0] if held else f"_cards_in_zones(eng, {zone!r})" if zone is not None else \
-            self.all_cards_with_var(e, sc) or self.iterable(e.source, sc, fn)
+        src = held[0] if held else self.all_cards_by_value(e, sc, fn) or (
+            f"_cards_in_zones(eng, {zone!r})" if zone is not None else
+            self.all_cards_with_var(e, sc) or self.iterable(e.source, sc, fn))
         v, inner = self._it_scope(e, sc, fn)
         with fn.looping(v):
             cond = self.x(e.cond, inner, fn)
@@ -901,7 +921,7 @@ class Expressions:
     def count_over_ids(self, e, sc, fn) -> Optional[str]:
         """`count(ZONE where COND)` as a count over the zone's card ids, when COND reads
         nothing of a card but its id and derived properties (see `only_id_reads`); else None."""
-        if fn is None or self.hinting or self.elem_ty(self.ty(e.source, sc)) != "card":
+        if fn is None or self.hinting or self.item_ty(e.source, sc) != "card":
             return None   # (in a hint, each card is read as a card: its reads are watched)
         with fn.in_iterable():
             ids = self.zone_ids(e.source, sc, fn)
@@ -933,7 +953,7 @@ class Expressions:
         the zone's ids; None for any other `group by` (in a hint, each card is read as a
         card: its reads are watched)."""
         key = e.key
-        if fn is None or self.hinting or self.elem_ty(self.ty(e.source, sc)) != "card" \
+        if fn is None or self.hinting or self.item_ty(e.source, sc) != "card" \
                 or not isinstance(key, A.Name) or self.local_of(key, sc) is not None \
                 or self.meaning(key).kind != "it" or card_attr_meaning(self.rs, key.id) != "var":
             return None

@@ -15,7 +15,7 @@ from .held import Held
 from .runtime import _CARD_EVENTS, _MISSING
 from .statements import Statements
 from .switch import Switches
-from .as_statements import AsStatements
+from .as_statements import AsStatements, ByValue
 from .patterns import Patterns
 from .writer import Var, _Fn
 from ..walker.trial import legal_plan
@@ -25,7 +25,7 @@ from ..walker.trial import legal_plan
 MAX_LITERAL = 64   # items of a def's list of constants written in place (`literal_def`)
 
 
-class CodeGen(Expressions, Patterns, Held, AsStatements, Statements, Switches):
+class CodeGen(Expressions, Patterns, Held, AsStatements, Statements, Switches, ByValue):
     """Generates and compiles the Python module of one ruleset."""
 
     def __init__(self, rs, budget: bool = False):

@@ -10,6 +10,7 @@ from ..base import ast as A
 from ..base.protocol import MAX_LIST
 from ..runtime import builtins as B
 from ..check.resolver import call_meaning, deterministic_expr
+from ..check.typecheck import Binding as _Binding
 from .writer import Lit, Var
 
 
@@ -350,7 +351,7 @@ class Held:
         lits = [x for x in parts if isinstance(x, A.ListLit)]
         if len(comps) != 1 or len(parts) > 2 or len(comps) + len(lits) != len(parts) \
                 or any(self._written_int(i) is None for x in lits for i in x.items) \
-                or not self.surely_int(comps[0].expr):
+                or not self.int_items(comps[0], sc):
             return None
         acc, n = self.fresh(), self.fresh("n")
         ops = {"sum": None, "max": ">", "min": "<"}
@@ -386,6 +387,16 @@ class Held:
         if op is not None and not items:
             fn.emit(f"if {acc} is _MISSING: {acc} = None")
         return Var(acc)
+
+    def int_items(self, comp, sc) -> bool:
+        """Whether each item comprehension `comp` makes is a whole number whenever it has a
+        value: by its form (`surely_int`), or by its type where the name bound is typed by its
+        source's items (`[c.worth for c in unicorns(p)]`, `worth` a number on every card)."""
+        if self.surely_int(comp.expr):
+            return True
+        inner = sc.child()
+        inner.names[comp.name] = _Binding("_", False, None, self.item_ty(comp.source, sc))
+        return self.ty(comp.expr, inner) == "int"
 
     @staticmethod
     def _fold_const(fn, acc, op, items) -> None:

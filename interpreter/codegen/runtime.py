@@ -301,7 +301,10 @@ def _cards_with_var(eng, name):
     """The cards whose variable `name` is not none, in id order (all of `all_cards where
     NAME != none and …` that its first test keeps: `Expressions.all_cards_with_var`), each
     card's variable read in C, not by a loop of bytecodes over every card. Mostly none is set
-    (a borrowed card's home): then the values' list counted as all none is the whole work."""
+    (a borrowed card's home): the state's count of the values that are not none says so at
+    once (`State.var_counts`), else the values' list counted as all none is the whole work."""
+    if eng.state.var_counts.get(name) == 0:
+        return ()
     values = list(map(itemgetter(name), eng.state.card_vars))
     if values.count(None) == len(values):
         return ()

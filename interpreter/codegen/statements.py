@@ -301,10 +301,13 @@ class Statements:
         it holds the very same value as before (`cache(d)`: a local holding derive `d`'s
         cache list, else `eng.dcache[d]`)."""
         reading = self.facts.derives_reading.get(name, ())
-        if reading:
+        counted = name in self.facts.counted_vars   # (a card's: `State.count_var`)
+        if reading or counted:
             old = self.fresh("old")
             fn.emit(f"{old} = {store}[{name!r}]")
         write()
+        if counted:
+            fn.emit(f"if ({old} is None) is not ({store}[{name!r}] is None): st.count_var({name!r}, {old}, {store}[{name!r}])")
         if reading:
             fn.emit(f"if {store}[{name!r}] is not {old}:")
             for d in reading:

@@ -483,7 +483,10 @@ def setup_position(game: Game, path: str, setup: MarkedDict) -> int:
             if k not in eng.card_var_names:
                 raise _bad(path, values, k, f"no card variable `{k}`", hint=did_you_mean(str(k), eng.card_var_names))
             for c in cards:
-                st.card_store(c.id)[k] = _value(eng, v, path, values, k)
+                store = st.card_store(c.id)
+                old = store[k]
+                store[k] = new = _value(eng, v, path, values, k)
+                st.count_var(k, old, new)
     for k, v in (setup.get("globals") or {}).items():
         if k not in st.globals:
             raise _bad(path, setup.get("globals"), k, f"no global variable `{k}`", hint=did_you_mean(str(k), st.globals))

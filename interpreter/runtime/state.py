@@ -219,6 +219,10 @@ class State:
     # and zones' lists are all its own.
     own_cards: Optional[set] = _kept("owned cards", default=None)
     own_zones: Optional[set] = _kept("owned zones", default=None)
+    # For each card variable of `Facts.counted_vars`: how many cards' value is not none
+    # (made with the game's first state; kept by `count_var` wherever a card variable is
+    # written). A variable with no count here is not counted.
+    var_counts: dict = _kept("dict", factory=dict)
 
     def copy(self, log: bool = True) -> "State":
         """An independent copy (the random source included; the log left out with `log=False`).
@@ -250,6 +254,14 @@ class State:
             own.add(cid)
             d = self.card_vars[cid] = d.copy()
         return d
+
+    def count_var(self, name: str, old, new) -> None:
+        """Card variable `name` went from `old` to `new`: its count of values that are not
+        none (`var_counts`) follows, when it is counted. Every write of a card variable calls
+        this, or tests first whether one of the two is none and the other not."""
+        counts = self.var_counts
+        if name in counts and (old is None) is not (new is None):
+            counts[name] += 1 if old is None else -1
 
     def zone_store(self, key: str) -> list:
         """The list of card ids of zone `key`, to change in place (made, empty, when the

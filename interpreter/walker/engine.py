@@ -176,6 +176,7 @@ class Engine(Statements, Events, Flow, Views, TurnOrder, ContinuousRules, Trials
                 else:
                     for d in st.card_vars:
                         d[name] = init
+        st.var_counts = {name: sum(d[name] is not None for d in st.card_vars) for name in resolver.facts(rs).counted_vars}
         return st
 
     def fail(self, node, message, code="E010", hint=None):

@@ -498,6 +498,7 @@ class Statements:
         old = store[t.name]
         store[t.name] = new = _apply(s.op, old, value, s, self)
         if card and new is not old:
+            self.state.count_var(t.name, old, new)
             # the derived properties that read this variable, unless it holds the very same value
             reading = self.derives_reading.get(t.name)
             if reading:

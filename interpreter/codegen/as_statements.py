@@ -59,7 +59,12 @@ class AsStatements:
             memo = fn.stmt_memo
         finally:
             fn.stmt_memo = fn.memo_keep = fn.memo_at = None
-        fn.lines[at:at] = ["    " * ind + f"{m} = {self.memo_init(key)}" for key, (m, _) in memo.items()]
+        kept = fn.outside or ()   # (a hint's memos the same for every option: before its loop)
+        fn.lines[at:at] = ["    " * ind + f"{m} = {self.memo_init(key)}" for key, (m, _) in memo.items() if m not in kept]
+        if kept:
+            line, outer = fn.outside_at
+            fn.lines[line:line] = ["    " * outer + f"{m} = {self.memo_init(key)}"
+                                   for key, (m, _) in sorted(memo.items(), key=lambda i: i[1][0]) if m in kept]
         return src
 
     def _ev_into(self, fn: _Fn, e, sc) -> str:

@@ -568,19 +568,12 @@ class Expressions:
         for p, ty in zip(params, types):
             sc.names[p] = _Binding("v_" + p, False, f, ty)
         f.emit("_out = []")
+        f.outside, f.outside_at = set(), (len(f.lines), f.ind)   # (set before the loop: ev_into)
         f.emit(f"for v_{params[at]} in _opts:")
-        loop = len(f.lines)
         f.ind += 1
         f.emit("eng.calls += 1")   # (each option a call, as the tree walker's)
         f.emit(f"if eng.calls > eng.call_limit: eng.calls_out({self.k(d)})")
-        f.outside = set()
         v = self.ev_into(f, d.expr, sc)
-        for m in sorted(f.outside):   # (a memo of the hint's, the same for every option: before the loop)
-            line = "    " * f.ind + f"{m} = _MISSING"
-            if line in f.lines:   # (not a name of `ev_into`'s first writing, which it threw away)
-                f.lines.remove(line)
-                f.lines.insert(loop - 1, "    " * (f.ind - 1) + f"{m} = _MISSING")
-                loop += 1
         f.emit(f"_out.append({v if negated is None else f'(-_num({v}, {negated}, eng))' if negated else f'(-{v})'})")
         f.ind -= 1
         f.emit("return _out")

@@ -63,8 +63,10 @@ class _Fn:
         self.memo_inloop = 0
         self.lambdas = 0
         # writing a hint's def as a loop over its options (Expressions.hint_def_over): the
-        # variables of the hint's memos keyed by nothing the options change, set before it
+        # variables of the hint's memos keyed by nothing the options change, which
+        # `AsStatements.ev_into` sets before the loop, at `outside_at` (line, indentation)
         self.outside: Optional[set] = None
+        self.outside_at: Optional[tuple] = None
         self.comp_vars: set = set()
         # (binding of a local card, the variable holding its `State.card_store`) after a `set`
         # of one of its variables that the next statement may share (Statements.held_set)

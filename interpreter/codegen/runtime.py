@@ -302,13 +302,10 @@ def _cards_with_var(eng, name):
     NAME != none and …` that its first test keeps: `Expressions.all_cards_with_var`), each
     card's variable read in C, not by a loop of bytecodes over every card. Mostly none is set
     (a borrowed card's home): the state's count of the values that are not none says so at
-    once (`State.var_counts`), else the values' list counted as all none is the whole work."""
+    once (`State.var_counts`, which counts every variable such a test names)."""
     if eng.state.var_counts.get(name) == 0:
         return ()
-    values = list(map(itemgetter(name), eng.state.card_vars))
-    if values.count(None) == len(values):
-        return ()
-    return compress(eng.cards, map(is_not, values, repeat(None)))
+    return compress(eng.cards, map(is_not, map(itemgetter(name), eng.state.card_vars), repeat(None)))
 
 
 def _owner_card(eng, c, node):
